@@ -1,0 +1,63 @@
+"""Wall-clock measurement: first call, warm-up, then the median of repeats.
+
+Fast calls are timed in batches (as ``timeit`` does) so that
+``time.perf_counter`` resolution and per-sample overhead do not dominate and
+the samples spread over the whole budget; each sample is the mean time of
+one call within its batch, and the reported time is the median sample.  The number of samples adapts to the cost
+of a call so every (system, workload) pair spends a bounded time: at least
+``min_reps`` samples (3 even for multi-second calls, e.g. jax eager on the
+scalar loop), at most ``max_reps``.
+"""
+
+import math
+import statistics
+import time
+
+MIN_BATCH_S = 0.01
+
+
+def time_call(fn):
+    """Run ``fn()`` once; return ``(seconds, result)``."""
+    t0 = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t0, result
+
+
+def plan(per_call_s, budget_s, min_reps, max_reps):
+    """Choose ``(batch, reps)`` from an estimate of one call's time.
+
+    Calls are batched so that ``max_reps`` samples fill the budget: the
+    samples then span the whole budget (about 2 s), so a burst of load from
+    elsewhere on the machine spoils a few samples rather than all of them,
+    and the median ignores those few."""
+    per_call_s = max(per_call_s, 1e-9)
+    batch = max(1, int(budget_s / (max_reps * per_call_s)))
+    batch = max(batch, math.ceil(MIN_BATCH_S / per_call_s))
+    reps = int(budget_s / (batch * per_call_s))
+    return batch, max(min_reps, min(max_reps, reps))
+
+
+def measure(fn, budget_s=2.0, min_reps=3, max_reps=21, warmup=1):
+    """Median per-call time of ``fn`` after ``warmup`` untimed-for-result calls.
+
+    Returns a dict: ``median_s``, ``min_s``, ``samples`` (per-call seconds),
+    ``batch`` (calls per sample), ``reps`` (number of samples)."""
+    est = None
+    for _ in range(max(1, warmup)):
+        est, _ = time_call(fn)
+    batch, reps = plan(est, budget_s, min_reps, max_reps)
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        samples.append((time.perf_counter() - t0) / batch)
+    q1, _, q3 = statistics.quantiles(samples, n=4) if len(samples) > 1 else samples * 3
+    return {
+        "median_s": statistics.median(samples),
+        "iqr_s": q3 - q1,  # spread, to spot a noisy measurement in latest.json
+        "min_s": min(samples),
+        "samples": samples,
+        "batch": batch,
+        "reps": reps,
+    }

@@ -1,0 +1,143 @@
+"""Run one system on the requested workloads and print the results as JSON.
+
+Spawned by ``run.py`` (one process per system and workload, so each first
+call is made in a fresh process), but usable alone for debugging::
+
+    python bench/worker.py --system jax_jit --workloads mlp,rnn --quick
+
+For each workload: build the data (untimed), time the first gradient call
+(the system's one-time setup plus the call), check that gradient against the
+reference, then time the steady state (warm-up, median of repeats).  Nothing
+a system does can crash the worker: every failure becomes a result with
+status ``fails`` and its reason.  The last line of stdout is
+``BENCH_JSON <json>``; anything a library prints before it is ignored.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+# bench/ for `workloads`, `timing`, `systems`; the repo root first so
+# `import zygote_py` is the working tree, whatever is installed.
+sys.path[:0] = [ROOT, HERE]
+
+# tangent-ad caches generated code on disk across processes; keep first calls cold.
+os.environ.setdefault("TANGENT_DISK_CACHE", "0")
+
+import timing  # noqa: E402
+import workloads  # noqa: E402
+from systems import SYSTEMS  # noqa: E402
+
+MARKER = "BENCH_JSON "
+
+
+def short_error(exc, limit=300):
+    """One line naming the exception, for the table's footnotes."""
+    msg = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def load_system(system):
+    """Import the system's module and its package.
+
+    Returns ``(module, None)``, or ``(None, result)`` where result says
+    "not installed" (the package itself is missing) or "fails"."""
+    try:
+        mod = importlib.import_module(f"systems.{SYSTEMS[system]}")
+    except Exception as exc:
+        return None, {"status": "fails", "error": short_error(exc)}
+    try:
+        importlib.import_module(mod.PACKAGE)
+    except ModuleNotFoundError as exc:
+        # Only the package itself missing is "not installed"; a dependency
+        # missing inside an installed package is a failure worth reading.
+        status = "not installed" if exc.name == mod.PACKAGE else "fails"
+        return None, {"status": status, "error": short_error(exc)}
+    except Exception as exc:  # a broken install must not stop the run
+        return None, {"status": "fails", "error": short_error(exc)}
+    return mod, None
+
+
+def check_result(mod, name, data, result):
+    """``(ok, max_rel_err, message)`` for the first call's gradient."""
+    if hasattr(mod, "check"):
+        return mod.check(name, data, result)
+    return workloads.compare(name, mod.to_numpy(result), args=data["args"])
+
+
+def run_workload(mod, name, opts):
+    """Time and check one workload; always returns a result dict."""
+    out = {"status": "fails"}
+    stage = "data"
+    try:
+        data = workloads.make_data(name)
+        stage = "prepare"
+        make = mod.prepare(name, data)
+        stage = "first call"
+        first_s, (grad_fn, result) = timing.time_call(lambda: _make_and_call(make))
+        out["first_s"] = first_s
+        stage = "check"
+        ok, err, msg = check_result(mod, name, data, result)
+        out["max_rel_err"] = err
+        if not ok:
+            out.update(status="wrong", error=msg)
+            return out
+        stage = "timing"
+        stats = timing.measure(grad_fn, opts.budget, opts.min_reps, opts.max_reps)
+        out.update(stats, status="ok")
+    except Exception as exc:
+        out["error"] = f"[{stage}] {short_error(exc)}"
+        if opts.traceback:
+            traceback.print_exc(file=sys.stderr)
+    return out
+
+
+def _make_and_call(make):
+    grad_fn = make()
+    return grad_fn, grad_fn()
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--system", required=True, choices=sorted(SYSTEMS))
+    p.add_argument("--workloads", default=",".join(workloads.NAMES))
+    p.add_argument("--budget", type=float, default=2.0, help="seconds of samples per workload")
+    p.add_argument("--min-reps", type=int, default=3)
+    p.add_argument("--max-reps", type=int, default=21)
+    p.add_argument("--quick", action="store_true", help="few repeats (budget 0.3 s, 3-5 reps)")
+    p.add_argument("--traceback", action="store_true", help="print tracebacks to stderr")
+    opts = p.parse_args(argv)
+    if opts.quick:
+        opts.budget, opts.min_reps, opts.max_reps = 0.3, 3, 5
+    return opts
+
+
+def main(argv=None):
+    opts = parse_args(argv)
+    names = [n for n in opts.workloads.split(",") if n]
+    mod, failure = load_system(opts.system)
+    report = {"system": opts.system, "version": None, "results": {}}
+    if mod is not None:
+        try:
+            report["version"] = mod.version()
+        except Exception as exc:
+            report["version"] = f"? ({short_error(exc, 80)})"
+    for name in names:
+        if failure is not None:
+            report["results"][name] = dict(failure)
+        elif name not in workloads.FUNCTIONS:
+            report["results"][name] = {"status": "fails", "error": f"unknown workload {name!r}"}
+        else:
+            report["results"][name] = run_workload(mod, name, opts)
+    sys.stdout.write("\n" + MARKER + json.dumps(report) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""zygote_py: source-transformation reverse-mode automatic differentiation for Python and NumPy.
+
+Re-exports only; see api.py for the functions and errors.py for the errors.
+"""
+
+from . import rules as _rules  # noqa: F401  (registers the derivative rules)
+from .api import differentiable, grad_source, gradient, jacobian, pullback, withgradient
+from .errors import (
+    MutationError,
+    NoDerivativeRule,
+    NonScalarOutput,
+    SourceUnavailable,
+    UnsupportedSyntax,
+    ZygoteError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "gradient", "withgradient", "pullback", "jacobian", "grad_source", "differentiable",
+    "ZygoteError", "UnsupportedSyntax", "NoDerivativeRule", "NonScalarOutput",
+    "SourceUnavailable", "MutationError",
+]

@@ -1,0 +1,144 @@
+"""Splicing a rule's body into the adjoint at a call site.
+
+A rule is lowered to IR once (cached).  At each call site its ops are copied
+with the rule's parameters bound to the call's values; ops that none of the
+needed cotangents depend on are dropped before anything is fetched, so an
+inactive argument costs neither code nor a saved value.  When every other
+operand of a broadcasting op is a Python scalar constant, `unbroadcast(e, a)`
+is replaced by `e`: a scalar literal cannot have broadcast `a` any larger.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+from ..ir.clone import clone_op
+from ..ir.core import Block, Op, Value
+from ..passes.simplify import simplify_block
+from .. import runtime
+
+_RULE_IR: dict = {}
+
+
+def rule_ir(vjp_fn):
+    """The lowered, simplified IR of a rule function (cached per function)."""
+    fn = _RULE_IR.get(vjp_fn)
+    if fn is None:
+        from ..frontend.lower import lower_function
+
+        fn = lower_function(vjp_fn)
+        simplify_block(fn)
+        _RULE_IR[vjp_fn] = fn
+    return fn
+
+
+def _is_scalar_constant(value: Value) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float, bool)
+
+
+class Splice:
+    """The rule's ops copied for one call site, not yet placed in a block."""
+
+    def __init__(self, rule, bound: dict, needed: list[str]):
+        self.rule = rule
+        ir = rule_ir(rule.vjp)
+        names = ["g", "y", *[p.name for p in rule.params]]
+        self.placeholders = {param.id: Value(name) for param, name in zip(ir.params, names)}
+        self.param_of = {v.id: name for name, v in zip(names, self.placeholders.values())}
+        vmap = dict(self.placeholders)
+        self.ops: list[Op] = [clone_op(op, vmap) for op in ir.body.ops[:-1]]
+        returned = vmap.get(ir.body.ops[-1].operands[0].id, ir.body.ops[-1].operands[0])
+        self.outputs: dict[str, Value] = {}
+        packed = returned.defining_op
+        if len(rule.diff) == 1:
+            self.outputs[rule.diff[0]] = returned
+        elif packed is not None and packed.opcode == "tuple" and len(packed.operands) == len(rule.diff):
+            self.outputs = dict(zip(rule.diff, packed.operands))
+        else:
+            for i, name in enumerate(rule.diff):
+                if name in needed:
+                    index = Op("const", (), 1, {"value": i})
+                    item = Op("call", [returned, index.result], 1,
+                              {"fn": operator.getitem, "expr": "getitem", "kw": (), "star": ()})
+                    self.ops += [index, item]
+                    self.outputs[name] = item.result
+        self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
+        self._elide_unbroadcast(bound)
+        self._drop_dead()
+
+    def _elide_unbroadcast(self, bound: dict) -> None:
+        mapping = {}
+        for op in self.ops:
+            if op.opcode == "call" and op.attrs["fn"] is runtime.unbroadcast and len(op.operands) == 2:
+                target = self.param_of.get(op.operands[1].id)
+                if target is None or target not in self.rule.diff:
+                    continue
+                others = [bound[n] for n in self.rule.diff if n != target and n in bound]
+                if others and all(_is_scalar_constant(v) for v in others):
+                    mapping[op.result.id] = op.operands[0]
+        if mapping:
+            for op in self.ops:
+                op.operands = [mapping.get(v.id, v) for v in op.operands]
+            self.outputs = {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
+
+    def _drop_dead(self) -> None:
+        live = {v.id for v in self.outputs.values()}
+        kept = []
+        for op in reversed(self.ops):
+            if any(r.id in live for r in op.results) or _has_live_region_use(op, live):
+                kept.append(op)
+                for v in op.operands:
+                    live.add(v.id)
+                for region in op.regions:
+                    for inner in region.walk():
+                        for v in inner.operands:
+                            live.add(v.id)
+        self.ops = kept[::-1]
+        self.used_params = [name for vid, name in self.param_of.items() if vid in live]
+
+    def place(self, block: Block, values: dict[str, Value], loc) -> dict[str, Value]:
+        """Append the ops to block with parameters bound to values; return the outputs.
+
+        The ops take the call site's location: the generated code annotates them
+        with the user's line, not the rule's."""
+        mapping = {self.placeholders_by_name()[name].id: value for name, value in values.items()}
+        for op in self.ops:
+            _substitute(op, mapping)
+            op.loc = loc
+            for region in op.regions:
+                for inner in region.walk():
+                    inner.loc = loc
+            block.append(op)
+        return {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
+
+    def placeholders_by_name(self) -> dict[str, Value]:
+        return {self.param_of[v.id]: v for v in self.placeholders.values()}
+
+
+def _has_live_region_use(op: Op, live: set[int]) -> bool:
+    return False
+
+
+def _substitute(op: Op, mapping: dict[int, Value]) -> None:
+    op.operands = [mapping.get(v.id, v) for v in op.operands]
+    for region in op.regions:
+        for inner in region.walk():
+            inner.operands = [mapping.get(v.id, v) for v in inner.operands]
+
+
+def bind_call(rule, op: Op, operands: list[Value]):
+    """Map a call op's operands to the rule's parameter names (None if it doesn't fit)."""
+    kw = op.attrs.get("kw", ())
+    if op.attrs.get("star") or None in kw:
+        return None
+    npos = len(operands) - len(kw)
+    try:
+        bound = rule.bind(tuple(operands[:npos]), dict(zip(kw, operands[npos:])))
+    except TypeError:
+        return None
+    return bound
+
+
+_ = inspect

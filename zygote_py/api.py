@@ -1,0 +1,196 @@
+"""The public API: gradient, withgradient, pullback, jacobian, differentiable, grad_source.
+
+Each call looks up (or builds) the compiled form of the function for the set
+of arguments that are active — floats, float arrays, and containers or
+objects holding them; ints, bools and strings never are — runs it, and hands
+back gradients with the type and shape of their arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from .compiler import COMPILER
+from .errors import SourceUnavailable, ZygoteError
+
+_ndarray = np.ndarray
+
+
+def is_active(x) -> bool:
+    """Whether a value can carry a derivative (its gradient is computed)."""
+    t = type(x)
+    if t is float or t is complex:
+        return True
+    if t is int or t is bool or t is str or x is None:
+        return False
+    if isinstance(x, _ndarray):
+        return x.dtype.kind in "fc"
+    if isinstance(x, np.generic):
+        return isinstance(x, (np.floating, np.complexfloating))
+    if isinstance(x, numbers.Integral):
+        return False
+    if isinstance(x, numbers.Real):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(is_active(v) for v in x)
+    if isinstance(x, dict):
+        return any(is_active(v) for v in x.values())
+    if callable(x) and not hasattr(x, "__dict__"):
+        return False
+    attrs = getattr(x, "__dict__", None)
+    if attrs is not None and not isinstance(x, type):
+        return any(is_active(v) for v in attrs.values())
+    return False
+
+
+def finalize(g, x):
+    """A cotangent in the form of its primal: a float for a float, an owned array of
+    x's shape and dtype for an array, a mirrored container, a dict for an object."""
+    if g is None or not is_active(x):
+        return None
+    t = type(x)
+    if t is float or isinstance(x, np.floating) and not isinstance(x, _ndarray):
+        return float(np.real(g)) if t is float else t(np.real(g))
+    if isinstance(x, _ndarray):
+        g = np.asarray(g)
+        if g.shape != x.shape:
+            g = np.broadcast_to(g, x.shape)
+        if g.dtype != x.dtype and x.dtype.kind == "f":
+            return g.astype(x.dtype)
+        if g.base is not None or not g.flags.writeable:
+            return g.copy()
+        return g
+    if isinstance(x, (tuple, list)):
+        if isinstance(g, dict):
+            g = [g.get(i) for i in range(len(x))]
+        out = [finalize(gi, xi) for gi, xi in zip(g, x)]
+        return tuple(out) if isinstance(x, tuple) else out
+    if isinstance(x, dict):
+        return {k: finalize(g.get(k), v) for k, v in x.items()}
+    if t is complex:
+        return complex(g)
+    attrs = getattr(x, "__dict__", None)
+    if attrs is not None:
+        if not isinstance(g, dict):
+            return None
+        return {k: finalize(g.get(k), v) for k, v in attrs.items()}
+    return g
+
+
+def _check_function(f) -> None:
+    if not callable(f):
+        raise ZygoteError(f"expected a function to differentiate, got {type(f).__name__}")
+    if getattr(f, "__code__", None) is None:
+        target = getattr(f, "__func__", None) or getattr(type(f), "__call__", None)
+        if getattr(target, "__code__", None) is None:
+            raise SourceUnavailable(f"{getattr(f, '__name__', f)!r} is not a Python function with source",
+                                    hint="differentiate a Python function that calls it")
+
+
+def _target(f, args):
+    """The Python function to transform, and the arguments to call it with."""
+    f = getattr(f, "_zp_original", f)
+    if getattr(f, "__code__", None) is not None:
+        return f, args
+    method = getattr(f, "__func__", None)
+    if method is not None:
+        return method, (f.__self__, *args), 1
+    call = type(f).__call__
+    return call, (f, *args), 1
+
+
+def _prepare(f, args):
+    _check_function(f)
+    target = _target(f, args)
+    if len(target) == 3:
+        fn, full_args, skip = target
+    else:
+        (fn, full_args), skip = target, 0
+    active = tuple(is_active(a) for a in full_args)
+    return fn, full_args, active, skip
+
+
+def withgradient(f, *args):
+    """(f(*args), gradients): gradients is a tuple with one entry per argument (None = zero)."""
+    fn, full_args, active, skip = _prepare(f, args)
+    entry = COMPILER.entry(fn, active, "grad")
+    y, bars = entry.fn(*full_args)
+    grads = tuple(finalize(b, a) for b, a in zip(bars, full_args))
+    return y, grads[skip:]
+
+
+def gradient(f, *args):
+    """The gradient of a real-scalar-valued f at args: one entry per positional argument."""
+    return withgradient(f, *args)[1]
+
+
+def pullback(f, *args):
+    """(y, back): back(dy) returns the cotangents of the arguments; callable repeatedly."""
+    fn, full_args, active, skip = _prepare(f, args)
+    entry = COMPILER.entry(fn, active, "pullback")
+    y, back_inner = entry.fn(*full_args)
+
+    def back(dy):
+        if dy is None:
+            return (None,) * len(args)
+        bars = back_inner(dy)
+        return tuple(finalize(b, a) for b, a in zip(bars, full_args))[skip:]
+
+    return y, back
+
+
+def jacobian(f, *args):
+    """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape."""
+    y, back = pullback(f, *args)
+    y_arr = np.asarray(y)
+    rows = []
+    for index in np.ndindex(y_arr.shape):
+        seed = np.zeros_like(y_arr, dtype=float)
+        seed[index] = 1.0
+        rows.append(back(seed if y_arr.shape else float(seed)))
+    out = []
+    for i, x in enumerate(args):
+        x_arr = np.asarray(x)
+        stacked = [np.zeros(x_arr.shape) if r[i] is None else np.asarray(r[i], dtype=float) for r in rows]
+        out.append(np.stack(stacked).reshape(y_arr.shape + x_arr.shape) if stacked else None)
+    return tuple(out)
+
+
+def grad_source(f, wrt=None, mode: str = "grad") -> str:
+    """The generated gradient code of f, as text.
+
+    wrt names (or indices of) the parameters to differentiate; default: all.
+    mode 'pullback' shows the pullback form instead.
+    """
+    fn = getattr(f, "_zp_original", f)
+    _check_function(fn)
+    names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])
+    if wrt is None:
+        active = tuple(True for _ in names)
+    else:
+        wanted = {wrt} if isinstance(wrt, (str, int)) else set(wrt)
+        active = tuple(n in wanted or i in wanted for i, n in enumerate(names))
+    return COMPILER.entry(fn, active, mode).source
+
+
+def differentiable(f):
+    """Transform f now (unsupported syntax fails at import); f still runs as written.
+
+    The result is callable like f and has .grad(*args), .withgradient(*args),
+    .pullback(*args) and .source(wrt=None).
+    """
+    COMPILER.lowered_ir(f)
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    wrapper._zp_original = f
+    wrapper.grad = lambda *args: gradient(f, *args)
+    wrapper.withgradient = lambda *args: withgradient(f, *args)
+    wrapper.pullback = lambda *args: pullback(f, *args)
+    wrapper.source = lambda wrt=None: grad_source(f, wrt)
+    return wrapper

@@ -1,0 +1,383 @@
+"""The emitter: IR blocks -> lines of Python source.
+
+Each op becomes a statement, except single-use pure values, which are folded
+into the expression that uses them (`x = np.sin(x) * x + ...` stays one
+line).  A folded expression is written out early under its own name if a
+statement in between would reassign a name it reads.  Branch and loop
+results that could not share a name with their inputs get explicit copies,
+as one tuple assignment so that swaps stay correct.  Adjoint statements are
+preceded by a comment quoting the user's line they differentiate.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from ..errors import SourceLoc
+from ..ir.core import Block, Op, Value
+from ..passes.purity import is_pure
+from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
+from .naming import Names
+
+_EXPRESSION_OPS = {"const", "global", "cell", "call", "getattr", "tuple", "list", "dict", "method", "callv"}
+
+
+class Emitter:
+    def __init__(self, names: Names, binder: Binder, uses: dict[int, int], *, annotate: bool):
+        self.names = names
+        self.binder = binder
+        self.uses = uses
+        self.annotate = annotate
+        self.lines: list[str] = []
+        self.indent = 0
+        self.pending: dict[int, ast.expr] = {}
+        self.last_loc: SourceLoc | None = None
+        self.grouped: set[int] = set()  # values that must keep a name (loop/branch groups)
+        self.single_use_here: dict[int, Block] = {}  # value id -> block of its only use
+        self._pending_values: dict[int, Value] = {}
+
+    # -- output ---------------------------------------------------------------
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def stmt(self, node: ast.stmt, op: Op | None = None) -> None:
+        if op is not None:
+            self.comment_for(op)
+        self.line(ast.unparse(node))
+
+    def comment_for(self, op: Op) -> None:
+        if not self.annotate or op.loc is None or op.loc == self.last_loc:
+            return
+        previous, self.last_loc = self.last_loc, op.loc
+        if previous is not None and previous.line == op.loc.line and previous.filename == op.loc.filename:
+            return
+        source = op.loc.source_line().strip()
+        if source:
+            self.line(f"# grad of: {source}  {os.path.basename(op.loc.filename)}:{op.loc.line}")
+
+    # -- values -------------------------------------------------------------
+    def name(self, value: Value) -> str:
+        return self.names.name(value)
+
+    def expr(self, value: Value, in_subscript: bool = False) -> ast.expr:
+        op = value.defining_op
+        if op is not None and op.opcode == "const":
+            return constant_expr(op.attrs["value"], self.binder, in_subscript)
+        pending = self.pending.pop(value.id, None)
+        if pending is not None:
+            return pending
+        return ast.Name(self.name(value), ast.Load())
+
+    def inlinable(self, op: Op) -> bool:
+        if op.opcode not in _EXPRESSION_OPS or len(op.results) != 1:
+            return False
+        if op.opcode in ("method", "callv") or not is_pure(op):
+            return False
+        result = op.result
+        if result.id in self.grouped or self.uses.get(result.id, 0) != 1:
+            return False
+        return self.single_use_here.get(result.id) is op.block
+
+    def flush_reading(self, assigned: set[str]) -> None:
+        """Write out pending expressions that read a name about to be reassigned."""
+        for vid in list(self.pending):
+            expr = self.pending[vid]
+            if names_read(expr) & assigned:
+                value = self._pending_values[vid]
+                del self.pending[vid]
+                self.line(f"{self.name(value)} = {ast.unparse(expr)}")
+
+    # -- blocks ---------------------------------------------------------------
+    def block(self, block: Block, terminator=None) -> None:
+        for op in block.ops:
+            if op.opcode in ("yield", "return"):
+                if terminator is not None:
+                    terminator(op)
+                continue
+            self.op(op)
+
+    def op(self, op: Op) -> None:
+        if op.opcode == "const":
+            return
+        if self.inlinable(op):
+            expr = self.build_expr(op)
+            self.pending[op.result.id] = expr
+            self._pending_values[op.result.id] = op.result
+            return
+        handler = getattr(self, "op_" + op.opcode, None)
+        if handler is None:
+            raise NotImplementedError(f"codegen for {op.opcode}")
+        handler(op)
+
+    def assign(self, targets: list[Value], value_expr: ast.expr, op: Op) -> None:
+        names = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_" for t in targets]
+        self.flush_reading(set(names))
+        if len(names) == 1:
+            target = ast.Name(names[0], ast.Store())
+        else:
+            target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
+        self.stmt(ast.Assign([target], value_expr, lineno=0), op)
+
+    def copies(self, pairs: list[tuple[str, ast.expr]]) -> None:
+        pairs = [(n, e) for n, e in pairs if not (isinstance(e, ast.Name) and e.id == n)]
+        if not pairs:
+            return
+        self.flush_reading({n for n, _ in pairs})
+        if len(pairs) == 1:
+            self.line(f"{pairs[0][0]} = {ast.unparse(pairs[0][1])}")
+        else:
+            targets = ", ".join(n for n, _ in pairs)
+            values = ", ".join(ast.unparse(e) for _, e in pairs)
+            self.line(f"{targets} = {values}")
+
+    # -- expressions --------------------------------------------------------------
+    def build_expr(self, op: Op) -> ast.expr:
+        code = op.opcode
+        attrs = op.attrs
+        if code == "global" or code == "cell":
+            return ast.Name(attrs["name"], ast.Load())
+        if code == "call":
+            fn = attrs["fn"]
+            import operator
+
+            if fn is operator.getitem and len(op.operands) == 2:
+                args = [self.expr(op.operands[0]), self.expr(op.operands[1], in_subscript=True)]
+            else:
+                args = [self.expr(v) for v in op.operands]
+            return call_expr(fn, attrs.get("expr"), args, attrs.get("kw", ()), attrs.get("star", ()),
+                             self.binder)
+        if code == "callv":
+            func = self.expr(op.operands[0])
+            args = [self.expr(v) for v in op.operands[1:]]
+            return ast.Call(func, *split_arguments(args, attrs.get("kw", ()), attrs.get("star", ())))
+        if code == "method":
+            obj = self.expr(op.operands[0])
+            args = [self.expr(v) for v in op.operands[1:]]
+            return ast.Call(ast.Attribute(obj, attrs["name"], ast.Load()),
+                            *split_arguments(args, attrs.get("kw", ()), attrs.get("star", ())))
+        if code == "getattr":
+            return ast.Attribute(self.expr(op.operands[0]), attrs["name"], ast.Load())
+        if code == "tuple":
+            return ast.Tuple([self.expr(v) for v in op.operands], ast.Load())
+        if code == "list":
+            return ast.List([self.expr(v) for v in op.operands], ast.Load())
+        if code == "dict":
+            values = [self.expr(v) for v in op.operands]
+            return ast.Dict(values[::2], values[1::2])
+        raise NotImplementedError(code)
+
+    # -- statements -----------------------------------------------------------------
+    def simple(self, op: Op) -> None:
+        expr = self.build_expr(op)
+        if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):
+            self.assign(op.results, expr, op)
+        else:
+            self.flush_reading(set())
+            self.stmt(ast.Expr(expr), op)
+
+    op_global = op_cell = op_call = op_callv = op_method = op_getattr = simple
+    op_tuple = op_list = op_dict = simple
+
+    def op_undef(self, op: Op) -> None:
+        pass
+
+    def op_unpack(self, op: Op) -> None:
+        source = self.expr(op.operands[0])
+        star = op.attrs.get("star")
+        names = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_" for t in op.results]
+        self.flush_reading(set(names))
+        elts = [ast.Starred(ast.Name(n, ast.Store()), ast.Store()) if i == star else ast.Name(n, ast.Store())
+                for i, n in enumerate(names)]
+        self.stmt(ast.Assign([ast.Tuple(elts, ast.Store())], source, lineno=0), op)
+
+    def op_assert(self, op: Op) -> None:
+        test = self.expr(op.operands[0])
+        msg = self.expr(op.operands[1]) if len(op.operands) > 1 else None
+        self.stmt(ast.Assert(test, msg), op)
+
+    def op_raise(self, op: Op) -> None:
+        self.stmt(ast.Raise(self.expr(op.operands[0]), None), op)
+
+    def _container_update(self, op: Op, inplace: str, functional) -> None:
+        container = op.operands[0]
+        args = [self.expr(v) for v in op.operands[1:]]
+        if self.name(container) == self.name(op.result):
+            self.flush_reading({self.name(container)})
+            self.stmt(inplace(ast.Name(self.name(container), ast.Load()), args), op)
+        else:
+            self.assign([op.result], functional(self.expr(container), args), op)
+
+    def op_append(self, op: Op) -> None:
+        self._container_update(
+            op, lambda c, a: ast.Expr(ast.Call(ast.Attribute(c, "append", ast.Load()), a, [])),
+            lambda c, a: ast.BinOp(c, ast.Add(), ast.List(a, ast.Load())))
+
+    def op_extend(self, op: Op) -> None:
+        self._container_update(
+            op, lambda c, a: ast.Expr(ast.Call(ast.Attribute(c, "extend", ast.Load()), a, [])),
+            lambda c, a: ast.List([ast.Starred(c, ast.Load()), ast.Starred(a[0], ast.Load())], ast.Load()))
+
+    def op_setitem(self, op: Op) -> None:
+        self._container_update(
+            op, lambda c, a: ast.Assign([ast.Subscript(c, a[0], ast.Store())], a[1], lineno=0),
+            lambda c, a: ast.Dict([None, a[0]], [c, a[1]]))
+
+    # -- control flow ---------------------------------------------------------------
+    def region_lines(self, block: Block, terminator) -> list[str]:
+        saved_lines, saved_indent = self.lines, self.indent
+        self.lines, self.indent = [], saved_indent + 1
+        try:
+            self.block(block, terminator)
+            return self.lines
+        finally:
+            self.lines, self.indent = saved_lines, saved_indent
+
+    def yield_copies(self, targets: list[Value]):
+        def terminator(op: Op) -> None:
+            pairs = []
+            for target, value in zip(targets, op.operands):
+                src = value.defining_op
+                if src is not None and src.opcode == "undef":
+                    continue
+                pairs.append((self.name(target), self.expr(value)))
+            self.copies(pairs)
+
+        return terminator
+
+    def op_if(self, op: Op) -> None:
+        cond = self.expr(op.operands[0])
+        self.flush_reading(set())
+        self.comment_for(op)
+        then_lines = self.region_lines(op.regions[0], self.yield_copies(op.results))
+        else_lines = self.region_lines(op.regions[1], self.yield_copies(op.results))
+        if not then_lines and else_lines:
+            cond = ast.UnaryOp(ast.Not(), cond)
+            then_lines, else_lines = else_lines, []
+        self.line(f"if {ast.unparse(cond)}:")
+        self.lines += then_lines or ["    " * (self.indent + 1) + "pass"]
+        if else_lines:
+            self.line("else:")
+            self.lines += else_lines
+
+    def carried_entry(self, op: Op, args: list[Value]) -> None:
+        first_init = len(op.operands) - len(op.results)
+        pairs = []
+        for arg, init in zip(args, op.operands[first_init:]):
+            src = init.defining_op
+            if src is not None and src.opcode == "undef":
+                continue
+            pairs.append((self.name(arg), self.expr(init)))
+        self.copies(pairs)
+
+    def loop_exit(self, op: Op, args: list[Value]) -> list[str]:
+        return [f"if {self.name(args[k])}:" for k in op.attrs.get("exit", ())]
+
+    def op_for(self, op: Op) -> None:
+        body = op.regions[0]
+        ntargets = op.attrs["ntargets"]
+        args = body.args[ntargets:]
+        first_init = len(op.operands) - len(op.results)
+        iterables = [self.expr(v) for v in op.operands[:first_init]]
+        self.carried_entry(op, args)
+        targets = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_"
+                   for t in body.args[:ntargets]]
+        kind = op.attrs["kind"]
+        if kind == "range":
+            header = ast.Call(ast.Name("range", ast.Load()), iterables, [])
+        elif kind == "iter":
+            header = iterables[0]
+        else:  # zip, enumerate, reversed: as the user wrote them
+            header = ast.Call(ast.Name(kind, ast.Load()), iterables, [])
+        self.binder.roots.add(kind)
+        self.comment_for(op)
+        self.line(f"for {', '.join(targets)} in {ast.unparse(header)}:")
+        self.emit_body(op, body, args)
+        self.after_loop(op, args)
+
+    def emit_body(self, op: Op, body: Block, args: list[Value]) -> None:
+        lines = self.region_lines(body, self.yield_copies(args))
+        for k in op.attrs.get("exit", ()):
+            lines.append("    " * (self.indent + 1) + f"if {self.name(args[k])}:")
+            lines.append("    " * (self.indent + 2) + "break")
+        self.lines += lines or ["    " * (self.indent + 1) + "pass"]
+
+    def after_loop(self, op: Op, args: list[Value]) -> None:
+        self.copies([(self.name(r), ast.Name(self.name(a), ast.Load())) for r, a in zip(op.results, args)
+                     if self.uses.get(r.id, 0) or r.id in self.grouped])
+
+    def op_while(self, op: Op) -> None:
+        cond_block, body = op.regions
+        args = body.args
+        self.carried_entry(op, args)
+        holder = {}
+
+        def cond_terminator(term: Op) -> None:
+            holder["cond"] = self.expr(term.operands[0])
+
+        cond_lines = self.region_lines(cond_block, cond_terminator)
+        self.comment_for(op)
+        if not cond_lines:
+            self.line(f"while {ast.unparse(holder['cond'])}:")
+        else:
+            self.line("while True:")
+            self.lines += cond_lines
+            self.line(f"    if not ({ast.unparse(holder['cond'])}):")
+            self.line("        break")
+        self.emit_body(op, body, args)
+        self.after_loop(op, args)
+
+    # -- ops added by the reverse transform -------------------------------------------
+    def op_call_pb(self, op: Op) -> None:
+        func = ast.Name(self.binder.bind(op.attrs["pb"], op.attrs["pb_expr"]), ast.Load())
+        args = [self.expr(v) for v in op.operands]
+        call = ast.Call(func, *split_arguments(args, op.attrs.get("kw", ()), op.attrs.get("star", ())))
+        self.assign(op.results, call, op)
+
+    def op_dyncall(self, op: Op) -> None:
+        from .. import dispatch
+
+        kind = op.attrs["dyn_kind"]
+        kw = op.attrs.get("kw", ())
+        values = [self.expr(v) for v in op.operands]
+        loc = ast.Name(self.binder.bind(op.loc, "loc"), ast.Load())
+        if kind == "call":
+            head = [self.binder.expr_for(op.attrs["fn"], op.attrs.get("expr"))]
+        elif kind == "method":
+            head = [values.pop(0), ast.Constant(op.attrs["name"])]
+        else:
+            head = [values.pop(0)]
+        npos = len(values) - len(kw)
+        args = ast.Tuple(values[:npos], ast.Load())
+        kwargs = ast.Dict([ast.Constant(k) for k in kw], values[npos:])
+        helper = dispatch.call_method if kind == "method" else dispatch.call
+        func = ast.Name(self.binder.bind(helper, "_zp_" + helper.__name__), ast.Load())
+        self.assign(op.results, ast.Call(func, [*head, args, kwargs, loc], []), op)
+
+    def op_call_back(self, op: Op) -> None:
+        back, g = (self.expr(v) for v in op.operands)
+        call = ast.Call(back, [g], [])
+        if len(op.results) == 1:
+            self.assign(op.results, ast.Subscript(call, ast.Constant(0), ast.Load()), op)
+        else:
+            self.assign(op.results, call, op)
+
+    def op_tape_new(self, op: Op) -> None:
+        self.assign(op.results, ast.List([], ast.Load()), op)
+
+    def op_tape_open(self, op: Op) -> None:
+        if self.name(op.result) != self.name(op.operands[0]):
+            self.assign(op.results, ast.Call(ast.Name("list", ast.Load()), [self.expr(op.operands[0])], []), op)
+
+    def op_tape_push(self, op: Op) -> None:
+        tape = self.expr(op.operands[0])
+        values = [self.expr(v) for v in op.operands[1:]]
+        item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
+        self.flush_reading(set())
+        self.line(ast.unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
+
+    def op_tape_pop(self, op: Op) -> None:
+        tape = self.expr(op.operands[0])
+        if not op.results:
+            return
+        self.assign(op.results, ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], []), op)

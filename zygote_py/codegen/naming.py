@@ -1,0 +1,170 @@
+"""Python names for IR values: readable, deterministic, and copy-free where safe.
+
+Values are named after the user's variables (`h`, `h_1`, ...), cotangents
+`x_bar`, internals `_zp_...`.  The values that meet at a branch or go around a
+loop (initial value, block argument, yielded value, result) are given one
+name when their live ranges do not overlap, so `x = f(x)` in a loop needs no
+copies.  Live ranges are computed over the forward code followed by the
+adjoint, because the adjoint reads forward values directly (in pullback form
+the adjoint is a closure that runs after the forward, which orders the same).
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from ..ir.core import Block, Op, Value
+
+_IDENT = re.compile(r"[^0-9a-zA-Z_]")
+
+
+class Liveness:
+    """Positions of defs and uses over [forward body, backward block]."""
+
+    def __init__(self, blocks: list[Block], params: list[Value]):
+        self.pos = 0
+        self.defs: dict[int, int] = {}
+        self.last: dict[int, int] = {}
+        self.values: dict[int, Value] = {}
+        for p in params:
+            self.define(p, 0)
+        for block in blocks:
+            self.visit_block(block)
+
+    def define(self, value: Value, pos: int) -> None:
+        self.defs.setdefault(value.id, pos)
+        self.last.setdefault(value.id, pos)
+        self.values[value.id] = value
+
+    def visit_block(self, block: Block) -> None:
+        self.pos += 1  # block arguments begin after the op that owns the block reads its operands
+        start = self.pos
+        for arg in block.args:
+            self.define(arg, start)
+        for op in block.ops:
+            self.pos += 1
+            here = self.pos
+            for v in op.operands:
+                self.use(v, here)
+            for region in op.regions:
+                self.visit_block(region)
+            if op.opcode in ("for", "while"):
+                # a value read inside the loop but defined before it lives to the loop's end
+                end = self.pos
+                for region in op.regions:
+                    for inner in region.walk():
+                        for v in inner.operands:
+                            if self.defs.get(v.id, 0) < here:
+                                self.last[v.id] = max(self.last[v.id], end)
+            self.pos += 1
+            for r in op.results:
+                self.define(r, self.pos)
+
+    def use(self, value: Value, pos: int) -> None:
+        if value.id not in self.defs:
+            self.define(value, 0)
+        self.last[value.id] = max(self.last[value.id], pos)
+
+    def interval(self, value: Value) -> tuple[int, int]:
+        return self.defs.get(value.id, 0), self.last.get(value.id, 0)
+
+
+class Names:
+    """Union-find of values sharing a name, with live-interval checks."""
+
+    def __init__(self, liveness: Liveness, reserved: set[str]):
+        self.liveness = liveness
+        self.parent: dict[int, int] = {}
+        self.intervals: dict[int, list[tuple[int, int]]] = {}
+        self.members: dict[int, list[Value]] = {}
+        self.reserved = set(reserved)
+        self.taken: set[str] = set()
+        self.assigned: dict[int, str] = {}
+
+    def find(self, vid: int) -> int:
+        while self.parent.get(vid, vid) != vid:
+            vid = self.parent[vid]
+        return vid
+
+    def _ensure(self, value: Value) -> int:
+        if value.id not in self.parent:
+            self.parent[value.id] = value.id
+            self.intervals[value.id] = [self.liveness.interval(value)]
+            self.members[value.id] = [value]
+        return self.find(value.id)
+
+    def try_union(self, a: Value, b: Value) -> bool:
+        ra, rb = self._ensure(a), self._ensure(b)
+        if ra == rb:
+            return True
+        name_a, name_b = self.assigned.get(ra), self.assigned.get(rb)
+        if name_a is not None and name_b is not None and name_a != name_b:
+            return False
+        for s1, e1 in self.intervals[ra]:
+            for s2, e2 in self.intervals[rb]:
+                if s1 <= e2 and s2 <= e1:
+                    return False
+        if name_b is not None:
+            self.assigned[ra] = self.assigned.pop(rb)
+        self.parent[rb] = ra
+        self.intervals[ra] += self.intervals.pop(rb)
+        self.members[ra] += self.members.pop(rb)
+        return True
+
+    def name(self, value: Value) -> str:
+        root = self._ensure(value)
+        name = self.assigned.get(root)
+        if name is None:
+            hints = [m.hint for m in self.members[root] if m.hint]
+            name = self.fresh(hints[0] if hints else "t")
+            self.assigned[root] = name
+        return name
+
+    def fresh(self, hint: str) -> str:
+        base = _IDENT.sub("_", hint) or "t"
+        if base[0].isdigit():
+            base = "v" + base
+        if keyword.iskeyword(base):
+            base += "_"
+        candidate, n = base, 0
+        while candidate in self.taken or candidate in self.reserved:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.taken.add(candidate)
+        return candidate
+
+
+def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
+    """Try to give the values meeting at each branch and loop one name."""
+    for block in blocks:
+        for op in block.walk():
+            if op.opcode == "if":
+                for k, result in enumerate(op.results):
+                    for region in op.regions:
+                        y = region.ops[-1].operands[k]
+                        if _own_def(y, region):
+                            names.try_union(result, y)
+            elif op.opcode in ("for", "while"):
+                body = op.regions[-1]
+                first_arg = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
+                first_init = len(op.operands) - len(op.results)
+                yields = body.ops[-1].operands
+                for k, result in enumerate(op.results):
+                    arg = body.args[first_arg + k]
+                    names.try_union(arg, result)
+                    if op.opcode == "while":
+                        names.try_union(arg, op.regions[0].args[k])
+                    y = yields[k]
+                    if _own_def(y, body) and yields.count(y) == 1:
+                        names.try_union(arg, y)
+                    init = op.operands[first_init + k]
+                    if mandatory_ok(init):
+                        names.try_union(arg, init)
+            elif op.opcode in ("append", "extend", "setitem"):
+                names.try_union(op.operands[0], op.result)
+
+
+def _own_def(value: Value, region: Block) -> bool:
+    op = value.defining_op
+    return op is not None and op.block is region and op.opcode not in ("const", "undef")

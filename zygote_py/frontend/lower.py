@@ -1,0 +1,341 @@
+"""The Lowerer: a Python function's gast tree -> an SSA `Function`.
+
+It holds the environment (variable name -> current SSA value), emits ops into
+the current block, and implements what expressions and statements share:
+assignment and unpacking, container updates, nested functions (inlined at
+their call sites with the caller's current values for their free names) and
+comprehensions (loops that build a fresh list or dict).  Expression and
+statement lowering live in the two mixins.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from contextlib import contextmanager
+
+import gast
+
+from ..errors import MutationError, SourceLoc, UnsupportedSyntax
+from ..ir.core import Block, Function, Op, Value
+from .lower_expr import _MISSING, ExprLowering, LocalFunction
+from .lower_stmt import RETURN, RETVAL, StmtLowering
+from .scope import Signature, function_locals, signature_of
+from .source import find_function_node, loc_of
+
+
+class Lowerer(ExprLowering, StmtLowering):
+    def __init__(self, pyfn, filename: str, node, parent: "Lowerer | None" = None):
+        self.pyfn = pyfn
+        self.filename = filename
+        self.node = node
+        self.parent = parent
+        self.local_names = function_locals(node)
+        self.env: dict = {}
+        self.block: Block | None = parent.block if parent else None
+        self.guards: list = parent.guards if parent else []
+        self.consumed: set[int] = parent.consumed if parent else set()
+        self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
+        self.inlining: list = parent.inlining if parent else []
+
+    # -- emitting ---------------------------------------------------------
+    def loc(self, node) -> SourceLoc | None:
+        if node is None or getattr(node, "lineno", None) is None:
+            return None
+        return loc_of(self.filename, node)
+
+    @contextmanager
+    def at(self, block: Block):
+        saved = self.block
+        self.block = block
+        try:
+            yield
+        finally:
+            self.block = saved
+
+    def const(self, value, node=None) -> Value:
+        return self.emit("const", (), attrs={"value": value}, node=node).result
+
+    def static(self, obj, expr: str, node) -> Value:
+        return self.emit("const", (), attrs={"value": obj, "expr": expr, "static": True}, node=node).result
+
+    def constant_of(self, value, default=None):
+        """The Python constant a value is known to hold, or default."""
+        op = value.defining_op if isinstance(value, Value) else None
+        if op is not None and op.opcode == "const":
+            return op.attrs["value"]
+        return default
+
+    def call_static(self, fn, operands, node) -> Value:
+        expr = getattr(fn, "__name__", None)
+        return self.emit("call", list(operands), attrs={"fn": fn, "expr": expr, "kw": (), "star": ()},
+                         node=node).result
+
+    def resolves_to(self, name: str, obj) -> bool:
+        if self.parent is not None:
+            return self.parent.resolves_to(name, obj) if name not in self.parent.local_names else False
+        return self.pyfn.__globals__.get(name, _MISSING) in (_MISSING, obj) and \
+            name not in self.pyfn.__code__.co_freevars
+
+    # -- errors -----------------------------------------------------------
+    def unsupported(self, node, message, hint) -> UnsupportedSyntax:
+        return UnsupportedSyntax(message, self.loc(node), hint)
+
+    def mutation_error(self, node, message, hint) -> MutationError:
+        return MutationError(message, self.loc(node), hint)
+
+    # -- assignment -------------------------------------------------------
+    def assign(self, target, value, node) -> None:
+        if isinstance(target, gast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            elts = target.elts
+            star = [i for i, e in enumerate(elts) if isinstance(e, gast.Starred)]
+            op = self.emit("unpack", [value], nresults=len(elts), node=node,
+                           attrs={"n": len(elts), "star": star[0] if star else None})
+            for elt, part in zip(elts, op.results):
+                inner = elt.value if isinstance(elt, gast.Starred) else elt
+                if isinstance(inner, gast.Name):
+                    part.hint = inner.id
+                self.assign(inner, part, node)
+        elif isinstance(target, gast.Subscript):
+            self.subscript_store(target, node, value=value)
+        elif isinstance(target, gast.Attribute):
+            raise self.mutation_error(node, f"assigning to the attribute .{target.attr} writes into an object",
+                                      "build a new object, or return the new value")
+        else:
+            raise self.unsupported(node, f"cannot assign to {type(target).__name__}",
+                                   "assign to a name or a tuple of names")
+
+    def subscript_store(self, target, node, value=None, augment=None) -> None:
+        base_node = target.value
+        if isinstance(base_node, gast.Name) and base_node.id in self.local_names:
+            current = self.env.get(base_node.id)
+            if isinstance(current, Value) and current.id in self.fresh and self.is_dict(current):
+                key = self.expr(target.slice)
+                if augment is not None:
+                    fn, rhs = augment
+                    old = self.call_static(operator.getitem, (current, key), node)
+                    value = self.call_static(fn, (old, self.expr(rhs)), node)
+                new = self.emit("setitem", [current, key, value], node=node, hint=base_node.id).result
+                self.consumed.add(current.id)
+                self.fresh.add(new.id)
+                self.env[base_node.id] = new
+                return
+        what = "item assignment" if augment is None else "augmented item assignment"
+        raise self.mutation_error(
+            node, f"{what} writes into an array or list in place",
+            "build the result functionally (np.where, np.concatenate, a list you append to); "
+            "in-place writes into arrays are not differentiated yet")
+
+    def is_dict(self, value: Value) -> bool:
+        while value.defining_op is not None and value.defining_op.opcode == "setitem":
+            value = value.defining_op.operands[0]
+        op = value.defining_op
+        return op is not None and (op.opcode == "dict" or
+                                   (op.opcode == "call" and op.attrs["fn"] is builtins.dict))
+
+    def container_update(self, name_node, method, base, operands, node) -> Value:
+        name = name_node.id
+        if name not in self.local_names or base.id not in self.fresh:
+            raise self.mutation_error(
+                node, f"{name}.{method}() modifies a list this function did not create",
+                "copy it first (xs = list(xs)), or build a new list")
+        new = self.emit(method, [base, *operands], node=node, hint=name).result
+        self.consumed.add(base.id)
+        self.fresh.add(new.id)
+        self.env[name] = new
+        return self.const(None, node)
+
+    def emit(self, opcode, operands=(), nresults=1, attrs=None, node=None, hint="", regions=()):
+        op = Op(opcode, operands, nresults, attrs, regions, self.loc(node), hints=[hint] if hint else ())
+        self.block.append(op)
+        if opcode in ("list", "dict") or (opcode == "call" and attrs and attrs.get("fn") in
+                                           (builtins.list, builtins.dict)):
+            self.fresh.add(op.result.id)
+        return op
+
+    # -- nested functions ---------------------------------------------------
+    def make_local_function(self, node, name) -> LocalFunction:
+        sig = signature_of(node)
+        defaults = [self.expr(d) for d in sig.defaults]
+        kw_defaults = {n: self.expr(d) for n, d in zip(sig.kwonly, sig.kw_defaults) if d is not None}
+        return LocalFunction(node, defaults, kw_defaults, name)
+
+    def inline_call(self, fn: LocalFunction, call) -> Value:
+        if fn in self.inlining:
+            raise self.unsupported(call, f"the nested function {fn.name!r} calls itself",
+                                   "define recursive functions at module level")
+        operands, star, kw = self.call_arguments(call)
+        if star or None in kw:
+            raise self.unsupported(call, f"*args/**kwargs in a call of the nested function {fn.name!r}",
+                                   "pass the arguments one by one")
+        sig = signature_of(fn.node)
+        bound = _bind(sig, fn, operands[:len(operands) - len(kw)], dict(zip(kw, operands[len(operands) - len(kw):])))
+        if bound is None:
+            raise self.unsupported(call, f"the call does not match the parameters of {fn.name!r}",
+                                   "check the arguments")
+        child = Lowerer(self.pyfn, self.filename, fn.node, parent=self)
+        child.block = self.block
+        child.env = dict(bound)
+        self.inlining.append(fn)
+        try:
+            if isinstance(fn.node, gast.Lambda):
+                result = child.expr(fn.node.body)
+            else:
+                child.stmts(fn.node.body)
+                result = child.finish_body(fn.node)
+        finally:
+            self.inlining.pop()
+        self.block = child.block
+        return result
+
+    def finish_body(self, node) -> Value:
+        """The function's return value, after its body was lowered."""
+        if RETURN in self.env:
+            return self.env[RETVAL]
+        return self.const(None, node)
+
+    # -- comprehensions -----------------------------------------------------
+    def comprehension(self, node, kind) -> Value:
+        saved = dict(self.env)
+        inner_names = set()
+        for gen in node.generators:
+            inner_names.update(_target_names(gen.target))
+        saved_locals = self.local_names
+        self.local_names = self.local_names | inner_names | {"_zp_acc"}
+        acc = self.emit(kind, (), node=node).result
+        self.env["_zp_acc"] = acc
+
+        def level(index):
+            if index == len(node.generators):
+                current = self.env["_zp_acc"]
+                if kind == "dict":
+                    new = self.emit("setitem", [current, self.expr(node.key), self.expr(node.value)],
+                                    node=node).result
+                else:
+                    new = self.emit("append", [current, self.expr(node.elt)], node=node).result
+                self.consumed.add(current.id)
+                self.fresh.add(new.id)
+                self.env["_zp_acc"] = new
+                return
+            gen = node.generators[index]
+            if gen.is_async:
+                raise self.unsupported(node, "async comprehensions are not supported", "use a loop")
+            loop = gast.For(target=gen.target, iter=gen.iter, body=[], orelse=[], type_comment=None)
+            gast.copy_location(loop, node)
+
+            def body():
+                conds = list(gen.ifs)
+
+                def nest(k):
+                    if k == len(conds):
+                        level(index + 1)
+                        return
+                    test = self.expr(conds[k])
+                    self.if_stmt(test, lambda: nest(k + 1), lambda: None, node)
+
+                nest(0)
+
+            self.loop_with_body(loop, body)
+
+        level(0)
+        result = self.env["_zp_acc"]
+        self.env = saved
+        self.local_names = saved_locals
+        return result
+
+    def loop_with_body(self, loop_node, body_fn) -> None:
+        """Lower a for loop whose body is produced by body_fn (for comprehensions)."""
+        original = self.stmts
+        marker = gast.Pass()
+        gast.copy_location(marker, loop_node)
+        loop_node.body = [marker]
+
+        def stmts(stmts_list):
+            if stmts_list and stmts_list[0] is marker:
+                self.stmts = original
+                try:
+                    body_fn()
+                finally:
+                    self.stmts = stmts
+                return
+            original(stmts_list)
+
+        self.stmts = stmts
+        try:
+            self.stmt_For(loop_node)
+        finally:
+            self.stmts = original
+
+
+def _target_names(target) -> list[str]:
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for e in target.elts for n in _target_names(e)]
+    if isinstance(target, gast.Starred):
+        return _target_names(target.value)
+    return []
+
+
+def _bind(sig: Signature, fn: LocalFunction, args, kwargs) -> dict | None:
+    """Bind call values to a nested function's parameters (None if they don't fit)."""
+    out = {}
+    positional = sig.positional
+    if len(args) > len(positional) and not sig.vararg:
+        return None
+    for name, value in zip(positional, args):
+        out[name] = value
+    if sig.vararg:
+        return None  # *args in nested functions: rare, refused by the caller's message
+    first_default = len(positional) - len(fn.defaults)
+    for i, name in enumerate(positional):
+        if name in out:
+            if name in kwargs:
+                return None
+            continue
+        if name in kwargs:
+            out[name] = kwargs.pop(name)
+        elif i >= first_default:
+            out[name] = fn.defaults[i - first_default]
+        else:
+            return None
+    for name in sig.kwonly:
+        if name in kwargs:
+            out[name] = kwargs.pop(name)
+        elif name in fn.kw_defaults:
+            out[name] = fn.kw_defaults[name]
+        else:
+            return None
+    if kwargs and not sig.kwarg:
+        return None
+    return out
+
+
+def lower_function(pyfn) -> Function:
+    """Parse and lower a Python function to IR (no passes run)."""
+    node, filename = find_function_node(pyfn)
+    if isinstance(node, gast.AsyncFunctionDef):
+        raise UnsupportedSyntax("async def is not supported", loc_of(filename, node),
+                                "differentiate a plain def")
+    lowerer = Lowerer(pyfn, filename, node)
+    body = Block()
+    sig = signature_of(node)
+    params = [body.add_arg(name) for name in sig.names]
+    lowerer.block = body
+    lowerer.env = dict(zip(sig.names, params))
+    if isinstance(node, gast.Lambda):
+        result = lowerer.expr(node.body)
+    else:
+        lowerer.stmts(node.body)
+        result = lowerer.finish_body(node)
+    lowerer.emit("return", [result], nresults=0, node=node)
+    # The parameters are the body block's arguments; the Function lists them too.
+    name = getattr(pyfn, "__name__", "f")
+    fn = Function(name if name != "<lambda>" else "lambda", params, body, loc_of(filename, node),
+                  signature=sig)
+    fn.meta["guards"] = lowerer.guards
+    fn.meta["pyfn"] = pyfn
+    fn.meta["filename"] = filename
+    return fn

@@ -1,0 +1,344 @@
+"""Lowering of expressions (gast) to SSA ops.
+
+Operators become calls of the `operator` module's functions, so that one rule
+serves `a * b` and `operator.mul(a, b)`.  Reads of modules, functions and
+classes from globals, closure cells and builtins are resolved *now* to
+constants (recorded as guards the cache re-checks), so `np.sin(x)` is a call
+of the known ufunc; every other global or cell read happens at run time.
+`and`, `or` and the ternary become `if` ops, keeping Python's short-circuit
+and value semantics.  Comprehensions become loops that build a fresh list.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import types
+
+import gast
+import numpy as np
+
+from ..errors import UnsupportedSyntax
+from ..ir.core import Value
+from . import runtime_forms
+from .scope import resolve_free
+
+BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+    gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.LShift: operator.lshift,
+    gast.RShift: operator.rshift, gast.BitOr: operator.or_, gast.BitXor: operator.xor,
+    gast.BitAnd: operator.and_,
+}
+UNARYOPS = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Not: operator.not_,
+            gast.Invert: operator.invert}
+CMPOPS = {
+    gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge,
+    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Is: operator.is_,
+    gast.IsNot: operator.is_not,
+}
+
+# Values of these kinds are code, not data: resolved when the function is transformed.
+_STATIC_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                 types.BuiltinMethodType, type, np.ufunc, types.MethodType, staticmethod,
+                 classmethod, types.MethodDescriptorType, types.WrapperDescriptorType)
+
+
+def is_static(obj) -> bool:
+    return isinstance(obj, _STATIC_TYPES) or (callable(obj) and hasattr(obj, "__wrapped__"))
+
+
+class LocalFunction:
+    """A def or lambda nested in the function being lowered; inlined where called."""
+
+    def __init__(self, node, defaults: list[Value], kw_defaults: dict, name: str):
+        self.node = node
+        self.defaults = defaults
+        self.kw_defaults = kw_defaults
+        self.name = name
+
+
+class ExprLowering:
+    """Mixin of the Lowerer: one method per expression kind."""
+
+    def expr(self, node) -> Value:
+        value = self.expr_or_function(node)
+        if isinstance(value, LocalFunction):
+            raise self.unsupported(
+                node, f"the nested function {value.name!r} is used as a value",
+                "zygote_py inlines nested functions where they are called; call it directly, "
+                "or define it at module level to pass it around")
+        return value
+
+    def expr_or_function(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"{type(node).__name__} expressions are not supported",
+                                   "rewrite the expression with plain calls and operators")
+        return method(node)
+
+    # -- leaves -----------------------------------------------------------
+    def expr_Constant(self, node):
+        return self.const(node.value, node)
+
+    def expr_Name(self, node):
+        name = node.id
+        if name in self.local_names:
+            if name not in self.env:
+                raise self.unsupported(
+                    node, f"local variable {name!r} is used before it is assigned",
+                    "assign it on every path before this line")
+            value = self.env[name]
+            if isinstance(value, Value) and value.id in self.consumed:
+                raise self.mutation_error(
+                    node, f"{name!r} names a list or dict that was modified through another name",
+                    "zygote_py tracks in-place updates of containers through one name; "
+                    "copy the container (list(x)) before modifying it under a second name")
+            return value
+        return self.free_name(name, node)
+
+    def free_name(self, name: str, node):
+        if self.parent is not None:
+            return self.parent.read_from_child(name, node, self)
+        kind, where = resolve_free(name, self.pyfn)
+        if kind == "cell":
+            try:
+                obj = where.cell_contents
+            except ValueError:
+                obj = None
+            if is_static(obj):
+                self.guards.append(("cell", where, None, obj))
+                return self.static(obj, name, node)
+            return self.emit("cell", (), attrs={"name": name}, node=node, hint=name).result
+        if kind == "builtin":
+            self.guards.append(("global", self.pyfn.__globals__, name, _MISSING))
+            return self.static(where, name, node)
+        obj = where.get(name, _MISSING)
+        if is_static(obj):
+            self.guards.append(("global", where, name, obj))
+            return self.static(obj, name, node)
+        return self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
+
+    def read_from_child(self, name, node, child):
+        """A nested (inlined) function reads a name free in it: ours, as of the call."""
+        if name in self.local_names and name in self.env:
+            return self.env[name]
+        return self.free_name(name, node)
+
+    # -- operators --------------------------------------------------------
+    def expr_BinOp(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        return self.call_static(BINOPS[type(node.op)], (left, right), node)
+
+    def expr_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        if isinstance(node.op, gast.USub) and self.constant_of(operand, _MISSING) is not _MISSING:
+            value = self.constant_of(operand)
+            if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+                return self.const(-value, node)
+        return self.call_static(UNARYOPS[type(node.op)], (operand,), node)
+
+    def compare_one(self, op, left, right, node):
+        if isinstance(op, gast.In):
+            return self.call_static(operator.contains, (right, left), node)
+        if isinstance(op, gast.NotIn):
+            inside = self.call_static(operator.contains, (right, left), node)
+            return self.call_static(operator.not_, (inside,), node)
+        return self.call_static(CMPOPS[type(op)], (left, right), node)
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        pairs = list(zip(node.ops, node.comparators))
+
+        def chain(left, index):
+            op, right_node = pairs[index]
+            right = self.expr(right_node)
+            result = self.compare_one(op, left, right, node)
+            if index == len(pairs) - 1:
+                return result
+            # a < b < c  is  (a < b) and (b < c), evaluating b once
+            return self.if_value(result, lambda: chain(right, index + 1), lambda: result, node)
+
+        return chain(left, 0)
+
+    def expr_BoolOp(self, node):
+        def combine(index):
+            value = self.expr(node.values[index])
+            if index == len(node.values) - 1:
+                return value
+            rest = lambda: combine(index + 1)  # noqa: E731
+            keep = lambda: value  # noqa: E731
+            if isinstance(node.op, gast.And):
+                return self.if_value(value, rest, keep, node)
+            return self.if_value(value, keep, rest, node)
+
+        return combine(0)
+
+    def expr_IfExp(self, node):
+        cond = self.expr(node.test)
+        return self.if_value(cond, lambda: self.expr(node.body), lambda: self.expr(node.orelse), node)
+
+    def expr_NamedExpr(self, node):
+        value = self.expr(node.value)
+        self.assign(node.target, value, node)
+        return value
+
+    # -- containers -------------------------------------------------------
+    def elements(self, elts, node):
+        if any(isinstance(e, gast.Starred) for e in elts):
+            raise self.unsupported(node, "starred items inside a literal are not supported",
+                                   "build the sequence with + or list(...) instead")
+        return [self.expr(e) for e in elts]
+
+    def expr_Tuple(self, node):
+        values = self.elements(node.elts, node)
+        consts = [self.constant_of(v, _MISSING) for v in values]
+        if all(c is not _MISSING for c in consts) and all(_plain_constant(c) for c in consts):
+            return self.const(tuple(consts), node)
+        return self.emit("tuple", values, node=node).result
+
+    def expr_List(self, node):
+        return self.emit("list", self.elements(node.elts, node), node=node).result
+
+    def expr_Dict(self, node):
+        if any(k is None for k in node.keys):
+            raise self.unsupported(node, "** inside a dict literal is not supported",
+                                   "merge dicts with a loop or dict(a, **b) outside the function")
+        operands = []
+        for k, v in zip(node.keys, node.values):
+            operands += [self.expr(k), self.expr(v)]
+        return self.emit("dict", operands, node=node).result
+
+    def expr_Set(self, node):
+        return self.call_static(builtins.set, (self.emit("list", self.elements(node.elts, node),
+                                                          node=node).result,), node)
+
+    # -- attribute, subscript, slices ---------------------------------------
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        obj = self.constant_of(base, _MISSING)
+        if obj is not _MISSING and isinstance(obj, (types.ModuleType, type)):
+            try:
+                attr = getattr(obj, node.attr)
+            except AttributeError:
+                raise self.unsupported(node, f"{obj.__name__} has no attribute {node.attr!r}",
+                                       "check the spelling") from None
+            expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
+            return self.static(attr, expr, node)
+        return self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
+                         hint=node.attr).result
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        index = self.expr(node.slice)
+        return self.call_static(operator.getitem, (base, index), node)
+
+    def expr_Slice(self, node):
+        parts = [self.expr(p) if p is not None else self.const(None, node)
+                 for p in (node.lower, node.upper, node.step)]
+        consts = [self.constant_of(p, _MISSING) for p in parts]
+        if all(c is not _MISSING for c in consts):
+            return self.const(slice(*consts), node)
+        return self.call_static(builtins.slice, parts, node)
+
+    # -- calls ------------------------------------------------------------
+    def call_arguments(self, node):
+        operands, star, kw = [], [], []
+        for arg in node.args:
+            if isinstance(arg, gast.Starred):
+                star.append(len(operands))
+                operands.append(self.expr(arg.value))
+            else:
+                operands.append(self.expr(arg))
+        for keyword in node.keywords:
+            operands.append(self.expr(keyword.value))
+            kw.append(keyword.arg)  # None for **kwargs
+        return operands, tuple(star), tuple(kw)
+
+    def expr_Call(self, node):
+        func = node.func
+        if isinstance(func, gast.Attribute):
+            base = self.expr_or_function(func.value)
+            if isinstance(base, Value) and self.constant_of(base, _MISSING) is _MISSING:
+                return self.method_call(base, func, node)
+        callee = self.expr_or_function(func)
+        if isinstance(callee, LocalFunction):
+            return self.inline_call(callee, node)
+        operands, star, kw = self.call_arguments(node)
+        obj = self.constant_of(callee, _MISSING)
+        if obj is not _MISSING:
+            special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
+            if special is not None:
+                return special
+            return self.emit("call", operands, attrs={
+                "fn": obj, "expr": callee.owner.attrs.get("expr"), "kw": kw, "star": star},
+                node=node).result
+        return self.emit("callv", [callee, *operands], attrs={"kw": kw, "star": star},
+                         node=node).result
+
+    def method_call(self, base: Value, func, node):
+        name = func.attr
+        operands, star, kw = self.call_arguments(node)
+        if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star:
+            return self.container_update(func.value, name, base, operands, node)
+        if name in _ARRAY_MUTATORS:
+            raise self.mutation_error(
+                node, f".{name}() writes into an array in place",
+                "compute a new array instead (for example np.sort(x), np.full_like(x, v))")
+        return self.emit("method", [base, *operands],
+                         attrs={"name": name, "kw": kw, "star": star}, node=node).result
+
+    # -- nested functions and comprehensions -------------------------------
+    def expr_Lambda(self, node):
+        return self.make_local_function(node, "<lambda>")
+
+    def expr_ListComp(self, node):
+        return self.comprehension(node, "list")
+
+    def expr_GeneratorExp(self, node):
+        # consumed whole by sum(), np.array(), np.stack(), ...: a list behaves the same
+        return self.comprehension(node, "list")
+
+    def expr_DictComp(self, node):
+        return self.comprehension(node, "dict")
+
+    def expr_SetComp(self, node):
+        return self.call_static(builtins.set, (self.comprehension(node, "list"),), node)
+
+    def expr_JoinedStr(self, node):
+        parts = []
+        for piece in node.values:
+            if isinstance(piece, gast.FormattedValue):
+                spec = self.expr(piece.format_spec) if piece.format_spec else self.const("", node)
+                value = self.expr(piece.value)
+                conversion = {115: builtins.str, 114: builtins.repr, 97: builtins.ascii}.get(piece.conversion)
+                if conversion is not None:
+                    value = self.call_static(conversion, (value,), node)
+                parts.append(self.call_static(builtins.format, (value, spec), node))
+            else:
+                parts.append(self.expr(piece))
+        joined = self.emit("list", parts, node=node).result
+        return self.call_static(runtime_forms.join_strings, (joined,), node)
+
+    def expr_Starred(self, node):
+        raise self.unsupported(node, "a starred expression is not supported here",
+                               "unpack into names first")
+
+    def expr_Await(self, node):
+        raise self.unsupported(node, "await is not supported", "differentiate a plain def")
+
+    def expr_Yield(self, node):
+        raise self.unsupported(node, "yield (a generator) is not supported",
+                               "return a list instead of yielding values")
+
+    expr_YieldFrom = expr_Yield
+
+
+_MISSING = object()
+_ARRAY_MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "setfield",
+                             "partition", "__setitem__", "__iadd__", "__isub__", "__imul__"})
+
+
+def _plain_constant(value) -> bool:
+    return value is None or isinstance(value, (bool, int, float, complex, str, slice, tuple,
+                                               type(Ellipsis)))

@@ -1,0 +1,389 @@
+"""Lowering of statements and control flow to structured SSA.
+
+`if` becomes an `if` op whose results are the variables either branch
+rebinds.  Loops carry every variable live around them as block arguments
+(the simplifier later drops the ones that never change).  `break`,
+`continue` and `return` inside structured code become flag variables: after
+a statement that may have set one, the rest of the block is guarded by
+`if not flag`, and loops exit when a break or return flag is set.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from ..ir.core import Block, Op, Value
+from .scope import bound_names
+
+BREAK, CONTINUE, RETURN, RETVAL = "_zp_break", "_zp_continue", "_zp_return", "_zp_retval"
+FLAGS = (BREAK, CONTINUE, RETURN)
+
+_UNSUPPORTED_STATEMENTS = {
+    "Try": ("try/except is not supported", "move the try/except outside the differentiated function"),
+    "TryStar": ("try/except* is not supported", "move it outside the differentiated function"),
+    "With": ("with blocks are not supported", "move the with block outside the differentiated function"),
+    "AsyncWith": ("async with is not supported", "differentiate a plain def"),
+    "AsyncFor": ("async for is not supported", "differentiate a plain def"),
+    "AsyncFunctionDef": ("async def is not supported", "differentiate a plain def"),
+    "Global": ("global statements are not supported",
+               "return the new value instead of rebinding a global"),
+    "Nonlocal": ("nonlocal statements are not supported",
+                 "return the new value instead of rebinding an enclosing variable"),
+    "Delete": ("del is not supported", "let the variable go out of scope instead"),
+    "ClassDef": ("a class defined inside a differentiated function is not supported",
+                 "define the class at module level"),
+    "Import": ("import inside a differentiated function is not supported",
+               "import at the top of the module"),
+    "ImportFrom": ("import inside a differentiated function is not supported",
+                   "import at the top of the module"),
+    "Match": ("match statements are not supported", "use if/elif/else"),
+}
+
+
+class StmtLowering:
+    """Mixin of the Lowerer: statements, blocks and control flow."""
+
+    # -- statement lists with early-exit guards ------------------------------
+    def stmts(self, stmts) -> None:
+        for index, stmt in enumerate(stmts):
+            self.stmt(stmt)
+            rest = stmts[index + 1:]
+            live = self.live_flags()
+            if rest and live:
+                guard = self.any_flag(live, stmt)
+                self.if_stmt(guard, lambda: None, lambda: self.guarded_rest(live, rest, stmt), stmt)
+                return
+
+    def guarded_rest(self, live, rest, node) -> None:
+        """Lower the statements after an early exit; here no flag is set yet."""
+        for flag in FLAGS:
+            if self.env.get(flag) in live:
+                self.env[flag] = self.const(False, node)
+        self.stmts(rest)
+
+    def live_flags(self) -> list[Value]:
+        """Flags that may be set now (not the constant False)."""
+        live = []
+        for flag in FLAGS:
+            value = self.env.get(flag)
+            if value is not None and self.constant_of(value, True) is not False:
+                live.append(value)
+        return live
+
+    def any_flag(self, flags, node) -> Value:
+        combined = flags[0]
+        for flag in flags[1:]:
+            combined = self.call_static(builtins_or, (combined, flag), node)
+        return combined
+
+    def stmt(self, node) -> None:
+        kind = type(node).__name__
+        if kind in _UNSUPPORTED_STATEMENTS:
+            message, hint = _UNSUPPORTED_STATEMENTS[kind]
+            raise self.unsupported(node, message, hint)
+        method = getattr(self, "stmt_" + kind, None)
+        if method is None:
+            raise self.unsupported(node, f"{kind} statements are not supported",
+                                   "rewrite it with assignments, if, for and while")
+        method(node)
+
+    # -- simple statements ------------------------------------------------
+    def stmt_Expr(self, node):
+        if isinstance(node.value, gast.Constant):  # docstrings and bare constants
+            return
+        self.expr_or_function(node.value)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Assign(self, node):
+        value = self.expr_or_function(node.value)
+        if not isinstance(value, Value) and all(isinstance(t, gast.Name) for t in node.targets):
+            for target in node.targets:  # f = lambda ...: a nested function under a name
+                self.env[target.id] = value
+            return
+        value = self.expr(node.value) if not isinstance(value, Value) else value
+        for target in node.targets:
+            self.assign(target, value, node)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value), node)
+
+    def stmt_AugAssign(self, node):
+        from .lower_expr import BINOPS
+
+        fn = BINOPS[type(node.op)]
+        target = node.target
+        if isinstance(target, gast.Name):
+            current = self.expr(gast.Name(target.id, gast.Load(), None, None))
+            value = self.call_static(fn, (current, self.expr(node.value)), node)
+            self.assign(target, value, node)
+        elif isinstance(target, gast.Subscript):
+            self.subscript_store(target, node, augment=(fn, node.value))
+        else:
+            raise self.mutation_error(node, "augmented assignment to an attribute writes into an object",
+                                      "compute the new value and return it instead")
+
+    def stmt_Assert(self, node):
+        test = self.expr(node.test)
+        operands = [test] + ([self.expr(node.msg)] if node.msg is not None else [])
+        self.emit("assert", operands, nresults=0, node=node)
+
+    def stmt_Raise(self, node):
+        if node.exc is None:
+            raise self.unsupported(node, "a bare raise is not supported", "raise an exception object")
+        self.emit("raise", [self.expr(node.exc)], nresults=0, node=node)
+
+    def stmt_FunctionDef(self, node):
+        if node.decorator_list:
+            raise self.unsupported(node, "decorators on nested functions are not supported",
+                                   "define the decorated function at module level")
+        self.env[node.name] = self.make_local_function(node, node.name)
+
+    # -- return, break, continue ------------------------------------------
+    def stmt_Return(self, node):
+        value = self.expr(node.value) if node.value is not None else self.const(None, node)
+        self.env[RETURN] = self.const(True, node)
+        self.env[RETVAL] = value
+
+    def stmt_Break(self, node):
+        self.env[BREAK] = self.const(True, node)
+
+    def stmt_Continue(self, node):
+        self.env[CONTINUE] = self.const(True, node)
+
+    # -- if ---------------------------------------------------------------
+    def stmt_If(self, node):
+        cond = self.expr(node.test)
+        self.if_stmt(cond, lambda: self.stmts(node.body), lambda: self.stmts(node.orelse), node)
+
+    def if_stmt(self, cond, then_fn, else_fn, node) -> None:
+        before = dict(self.env)
+        branches = []
+        for fn in (then_fn, else_fn):
+            block = Block()
+            self.env = dict(before)
+            with self.at(block):
+                fn()
+                branches.append((block, self.env))
+        names = []
+        for _, env in branches:
+            for name, value in env.items():
+                if value is not before.get(name) and name not in names:
+                    names.append(name)
+        yields = []
+        for block, env in branches:
+            with self.at(block):
+                values = [self.value_or_undef(env.get(name), name, node) for name in names]
+                self.emit("yield", values, nresults=0, node=node)
+            yields.append(values)
+        op = Op("if", [cond], len(names), regions=[b for b, _ in branches],
+                loc=self.loc(node), hints=[_hint(n) for n in names])
+        self.block.append(op)
+        self.env = before
+        for index, (name, result) in enumerate(zip(names, op.results)):
+            self.env[name] = result
+            if all(values[index].id in self.fresh for values in yields):
+                self.fresh.add(result.id)
+
+    def track_carried(self, inits, args, results) -> None:
+        """A container created here stays so around a loop; modifying it inside the
+        loop consumes the value it had before, as far as other names are concerned."""
+        for init, arg, result in zip(inits, args, results):
+            if init.id in self.fresh:
+                self.fresh.update((arg.id, result.id))
+            if arg.id in self.consumed:
+                self.consumed.add(init.id)
+
+    def value_or_undef(self, value, name, node):
+        if value is None:
+            if name in FLAGS:  # an early-exit flag not set on this path is simply False
+                return self.const(False, node)
+            if name == RETVAL:
+                return self.const(None, node)
+            return self.emit("undef", (), node=node, hint=_hint(name)).result
+        if not isinstance(value, Value):  # a nested function defined in one branch only
+            raise self.unsupported(node, f"nested function {name!r} is defined conditionally",
+                                   "define it unconditionally")
+        return value
+
+    def if_value(self, cond, then_fn, else_fn, node) -> Value:
+        """An expression-level conditional: the value of whichever side runs."""
+        blocks, values = [], []
+        for fn in (then_fn, else_fn):
+            block = Block()
+            with self.at(block):
+                value = fn()
+                self.emit("yield", [value], nresults=0, node=node)
+            blocks.append(block)
+            values.append(value)
+        op = Op("if", [cond], 1, regions=blocks, loc=self.loc(node))
+        self.block.append(op)
+        return op.result
+
+    # -- loops ------------------------------------------------------------
+    def loop_carried(self, body_stmts) -> list[str]:
+        names = [n for n, v in self.env.items() if isinstance(v, Value) and n not in (BREAK, CONTINUE)]
+        for name in bound_names(body_stmts):
+            if name not in names and name in self.local_names:
+                names.append(name)
+        return names
+
+    def stmt_For(self, node):
+        kind, iterables, ntargets = self.for_iteration(node.iter)
+        has_break = _contains(node.body, gast.Break)
+        has_return = _contains(node.body, gast.Return)
+        saved_flags = {f: self.env.get(f) for f in (BREAK, CONTINUE)}
+        self.env.pop(CONTINUE, None)
+        if has_break:
+            self.env[BREAK] = self.const(False, node)
+        else:
+            self.env.pop(BREAK, None)
+        if has_return:
+            self.env.setdefault(RETURN, self.const(False, node))
+            self.env.setdefault(RETVAL, self.const(None, node))
+        carried = self.loop_carried(node.body)
+        if has_break:
+            carried.append(BREAK)
+        inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
+        body = Block()
+        targets = [body.add_arg() for _ in range(ntargets)]
+        args = [body.add_arg(_hint(n)) for n in carried]
+        self.track_carried(inits, args, args)
+        before = dict(self.env)
+        self.env.update(zip(carried, args))
+        with self.at(body):
+            if kind in ("range", "iter", "reversed"):
+                self.assign(node.target, targets[0], node)
+            else:  # zip and enumerate bind a tuple of targets
+                packed = self.emit("tuple", targets, node=node).result
+                self.assign(node.target, packed, node)
+            for t in targets:
+                if not t.hint and t.owner is body:
+                    t.hint = _first_name(node.target)
+            self.stmts(node.body)
+            self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
+                      nresults=0, node=node)
+        exit_slots = tuple(i for i, n in enumerate(carried) if n in (BREAK, RETURN))
+        op = Op("for", [*iterables, *inits], len(carried), regions=[body], loc=self.loc(node),
+                attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
+                hints=[_hint(n) for n in carried])
+        self.block.append(op)
+        self.track_carried(inits, args, op.results)
+        self.env = before
+        self.env.update(zip(carried, op.results))
+        self.finish_loop(node, has_break, saved_flags)
+
+    def finish_loop(self, node, has_break, saved_flags) -> None:
+        if node.orelse:
+            if has_break:
+                self.if_stmt(self.env[BREAK], lambda: None, lambda: self.stmts(node.orelse), node)
+            else:
+                self.stmts(node.orelse)
+        for flag, value in saved_flags.items():
+            if value is None:
+                self.env.pop(flag, None)
+            else:
+                self.env[flag] = value
+
+    def for_iteration(self, iter_node):
+        """(kind, iterable values, number of targets) for a for loop's iterator."""
+        if isinstance(iter_node, gast.Call) and isinstance(iter_node.func, gast.Name) \
+                and not iter_node.keywords and not any(isinstance(a, gast.Starred) for a in iter_node.args):
+            name = iter_node.func.id
+            builtin = getattr(builtins, name, None)
+            if name not in self.local_names and self.resolves_to(name, builtin):
+                args = [self.expr(a) for a in iter_node.args]
+                if name == "range":
+                    return "range", args, 1
+                if name == "zip" and args:
+                    return "zip", args, len(args)
+                if name == "enumerate" and len(args) in (1, 2):
+                    if len(args) == 1:
+                        args.append(self.const(0, iter_node))
+                    return "enumerate", args, 2
+                if name == "reversed" and len(args) == 1:
+                    return "reversed", args, 1
+                call = self.emit("call", args, attrs={"fn": builtin, "expr": name, "kw": (), "star": ()},
+                                 node=iter_node).result
+                return "iter", [call], 1
+        return "iter", [self.expr(iter_node)], 1
+
+    def stmt_While(self, node):
+        has_break = _contains(node.body, gast.Break)
+        has_return = _contains(node.body, gast.Return)
+        saved_flags = {f: self.env.get(f) for f in (BREAK, CONTINUE)}
+        self.env.pop(CONTINUE, None)
+        if has_break:
+            self.env[BREAK] = self.const(False, node)
+        else:
+            self.env.pop(BREAK, None)
+        if has_return:
+            self.env.setdefault(RETURN, self.const(False, node))
+            self.env.setdefault(RETVAL, self.const(None, node))
+        carried = self.loop_carried(node.body)
+        if has_break:
+            carried.append(BREAK)
+        inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
+        before = dict(self.env)
+        cond_block, body = Block([_hint(n) for n in carried]), Block([_hint(n) for n in carried])
+        self.track_carried(inits, cond_block.args, cond_block.args)
+        self.track_carried(inits, body.args, body.args)
+        self.env = dict(before)
+        self.env.update(zip(carried, cond_block.args))
+        with self.at(cond_block):
+            exits = [self.env[f] for f in (BREAK, RETURN) if f in carried]
+            if exits:
+                stop = self.any_flag(exits, node)
+                test = self.if_value(stop, lambda: self.const(False, node),
+                                     lambda: self.expr(node.test), node)
+            else:
+                test = self.expr(node.test)
+            self.emit("yield", [test], nresults=0, node=node)
+        self.env = dict(before)
+        self.env.update(zip(carried, body.args))
+        with self.at(body):
+            self.stmts(node.body)
+            self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
+                      nresults=0, node=node)
+        op = Op("while", inits, len(carried), regions=[cond_block, body], loc=self.loc(node),
+                hints=[_hint(n) for n in carried])
+        self.block.append(op)
+        self.track_carried(inits, body.args, op.results)
+        self.env = before
+        self.env.update(zip(carried, op.results))
+        self.finish_loop(node, has_break, saved_flags)
+
+
+def builtins_or(a, b):
+    """Either early-exit flag is set (flags are plain bools)."""
+    return a or b
+
+
+def _hint(name: str) -> str:
+    return name
+
+
+def _first_name(target) -> str:
+    if isinstance(target, gast.Name):
+        return target.id
+    return ""
+
+
+def _contains(stmts, kind) -> bool:
+    """Whether `kind` (Break/Continue/Return) occurs in stmts at this loop level."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            return True
+        if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        if kind is not gast.Return and isinstance(node, (gast.For, gast.While)):
+            stack.extend(node.orelse)  # a break in the inner body belongs to the inner loop
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return False

@@ -1,0 +1,31 @@
+"""Calls the lowering treats specially, and tiny helpers the lowered code calls.
+
+Some builtins only make sense inside the frame of the function that calls them
+(`locals()`, `super()`, `eval`); a transformed function runs in another frame,
+so they are refused up front rather than silently doing something else.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+_FRAME_BUILTINS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval,
+                   builtins.exec, builtins.super, builtins.breakpoint}
+
+
+def join_strings(parts):
+    """An f-string's pieces, already formatted, joined (f-strings carry no derivative)."""
+    return "".join(parts)
+
+
+def lower_special_call(lowerer, obj, operands, star, kw, node):
+    """Lower a call to `obj` specially, or return None for an ordinary call."""
+    try:
+        special = obj in _FRAME_BUILTINS
+    except TypeError:
+        special = False
+    if special:
+        raise lowerer.unsupported(
+            node, f"{obj.__name__}() depends on the calling frame, which a transformed function "
+            "does not share", "pass the values you need explicitly")
+    return None

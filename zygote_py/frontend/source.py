@@ -1,0 +1,138 @@
+"""Finding a function's source: the exact def or lambda node in its real file.
+
+The whole file is parsed once (cached by file name and text) with the standard
+`ast` module, and the node whose code object this is gets located by line;
+lambdas sharing a line are told apart by their parameter names and by the
+column positions Python records for each instruction (3.11+).  Only the
+located subtree is converted to gast, which keeps a first gradient cheap.
+Working from the whole file means line and column numbers are the real ones.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import types
+
+import gast
+
+from ..errors import SourceLoc, SourceUnavailable
+
+_FILE_CACHE: dict[str, tuple[str, ast.Module]] = {}
+
+
+def _file_tree(filename: str, module_globals: dict | None) -> ast.Module | None:
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None
+    text = "".join(lines)
+    cached = _FILE_CACHE.get(filename)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError:
+        return None
+    _FILE_CACHE[filename] = (text, tree)
+    return tree
+
+
+def _arg_names(node: ast.Lambda | ast.FunctionDef) -> tuple[str, ...]:
+    a = node.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args)]
+    if a.vararg:
+        names.append(a.vararg.arg)
+    names += [x.arg for x in a.kwonlyargs]
+    if a.kwarg:
+        names.append(a.kwarg.arg)
+    return tuple(names)
+
+
+def _code_arg_names(code: types.CodeType) -> tuple[str, ...]:
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return tuple(code.co_varnames[:n])
+
+
+def _positions(code: types.CodeType) -> list[tuple[int, int]]:
+    if not hasattr(code, "co_positions"):
+        return []
+    return [(line, col) for line, _, col, _ in code.co_positions() if line is not None and col is not None]
+
+
+def _contains(node: ast.AST, line: int, col: int) -> bool:
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    return start <= (line, col) <= end
+
+
+def _byte_to_char_col(filename: str, line: int, byte_col: int) -> int:
+    text = linecache.getline(filename, line)
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def loc_of(filename: str, node) -> SourceLoc:
+    """The user-facing location of an AST node (character columns, 0-based)."""
+    line = getattr(node, "lineno", 1)
+    col = _byte_to_char_col(filename, line, getattr(node, "col_offset", 0))
+    end_col = None
+    if getattr(node, "end_lineno", None) == line and getattr(node, "end_col_offset", None) is not None:
+        end_col = _byte_to_char_col(filename, line, node.end_col_offset)
+    return SourceLoc(filename, line, col, end_col)
+
+
+def _function_loc(fn) -> SourceLoc | None:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    return SourceLoc(code.co_filename, code.co_firstlineno, 0)
+
+
+def find_function_node(fn) -> tuple[gast.AST, str]:
+    """The gast FunctionDef or Lambda of a Python function, and its file name."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise SourceUnavailable(
+            f"{getattr(fn, '__qualname__', fn)!r} is not a Python function, so it has no source",
+            hint="differentiate a Python function that calls it, or register a rule with @zp.adjoint",
+        )
+    filename = code.co_filename
+    tree = _file_tree(filename, getattr(fn, "__globals__", None))
+    if tree is None:
+        raise SourceUnavailable(
+            f"cannot read the source of {fn.__qualname__} (defined in {filename!r})",
+            _function_loc(fn),
+            hint="define the function in a .py file (functions made by exec or typed at a bare "
+            "interpreter prompt have no source file)",
+        )
+    first = code.co_firstlineno
+    is_lambda = code.co_name == "<lambda>"
+    candidates = []
+    for node in ast.walk(tree):
+        if is_lambda:
+            if isinstance(node, ast.Lambda) and node.lineno == first:
+                candidates.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first in (start, node.lineno):
+                candidates.append(node)
+    if len(candidates) > 1:
+        names = _code_arg_names(code)
+        candidates = [c for c in candidates if _arg_names(c) == names]
+    if len(candidates) > 1:
+        positions = _positions(code)
+        if positions:
+            inside = [c for c in candidates if all(_contains(c, ln, col) for ln, col in positions)]
+            # of the lambdas that contain every instruction, the innermost is this one
+            inside.sort(key=lambda c: (c.lineno, c.col_offset), reverse=True)
+            candidates = inside[:1] if inside else candidates
+    if len(candidates) != 1:
+        raise SourceUnavailable(
+            f"cannot tell which {'lambda' if is_lambda else 'definition'} on line {first} is "
+            f"{fn.__qualname__}",
+            _function_loc(fn),
+            hint="put each lambda on its own line, or use a def",
+        )
+    node = candidates[0]
+    return gast.ast_to_gast(node), filename

@@ -1,0 +1,1 @@
+"""passes package."""

@@ -1,0 +1,119 @@
+"""Activity analysis: which values depend differentiably on the active inputs.
+
+A value is *varied* when it is computed from an active parameter through ops
+that carry derivatives.  Comparisons, integer-valued functions (len, argmax,
+floor, shapes) and everything registered as non-differentiable cut the chain.
+Loop slots are solved to a fixed point.  Whether a varied value also reaches
+the output is decided later, for free: the reverse transform only emits
+adjoint code where a cotangent actually arrives.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ..ir.core import Block, Function, Op
+from ..rules import registry
+
+# attribute reads that never carry a derivative, whatever the object
+NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides",
+                           "__class__", "__name__", "flags"})
+
+
+def call_is_differentiable(fn) -> bool:
+    """Whether a call of fn may propagate derivatives from its arguments."""
+    try:
+        if registry.is_nondifferentiable(fn):
+            return False
+    except TypeError:
+        return True
+    return True
+
+
+def varied_values(fn: Function, active: list[bool], extra_roots=()) -> set[int]:
+    """Ids of the values of fn that depend differentiably on the active params."""
+    varied = {p.id for p, a in zip(fn.params, active) if a}
+    varied.update(extra_roots)
+
+    def op_varies(op: Op) -> bool:
+        if not any(v.id in varied for v in op.operands):
+            return False
+        code = op.opcode
+        if code == "call":
+            return call_is_differentiable(op.attrs["fn"])
+        if code == "getattr":
+            return op.attrs["name"] not in NONDIFF_ATTRS
+        if code == "method":
+            return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+        return code not in ("assert", "raise", "undef", "yield", "return")
+
+    def visit(block: Block) -> bool:
+        changed = False
+        for op in block.ops:
+            code = op.opcode
+            if code == "if":
+                for region in op.regions:
+                    changed |= visit(region)
+                for k, result in enumerate(op.results):
+                    if result.id not in varied and any(
+                            r.ops[-1].operands[k].id in varied for r in op.regions):
+                        varied.add(result.id)
+                        changed = True
+            elif code in ("for", "while"):
+                changed |= visit_loop(op)
+            elif op.results and op_varies(op):
+                for result in op.results:
+                    if result.id not in varied:
+                        varied.add(result.id)
+                        changed = True
+        return changed
+
+    def visit_loop(op: Op) -> bool:
+        changed = False
+        body = op.regions[-1]
+        ntargets = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
+        first_init = len(op.operands) - len(op.results)
+        if op.opcode == "for":
+            kind = op.attrs["kind"]
+            iterables = op.operands[:first_init]
+            targets = body.args[:ntargets]
+            if kind == "enumerate":
+                pairs = [(iterables[0], targets[1])]
+            elif kind in ("iter", "reversed", "zip"):
+                pairs = list(zip(iterables, targets))
+            else:
+                pairs = []
+            for iterable, target in pairs:
+                if iterable.id in varied and target.id not in varied:
+                    varied.add(target.id)
+                    changed = True
+        for _ in range(len(op.results) + 2):
+            step = False
+            for k, result in enumerate(op.results):
+                init = op.operands[first_init + k]
+                yielded = body.ops[-1].operands[k]
+                if init.id in varied or yielded.id in varied:
+                    for value in (result, body.args[ntargets + k]) + (
+                            (op.regions[0].args[k],) if op.opcode == "while" else ()):
+                        if value.id not in varied:
+                            varied.add(value.id)
+                            step = True
+            for region in op.regions:
+                step |= visit(region)
+            changed |= step
+            if not step:
+                break
+        return changed
+
+    while visit(fn.body):
+        pass
+    return varied
+
+
+def _ndarray():
+    import numpy as np
+
+    return np.ndarray
+
+
+_ = operator

@@ -1,0 +1,317 @@
+"""Rules for products (@, matmul, dot, outer, inner, vdot, vecdot, tensordot,
+einsum) and a few `np.linalg` functions (inv, det, slogdet, solve, norm).
+
+Real arrays only.  The common 2-D cases are written inline in the bodies; the
+general cases (1-D operands, batches that broadcast, N-D dot, einsum) go
+through helpers.
+"""
+
+from __future__ import annotations
+
+import operator
+import string
+
+import numpy as np
+
+from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.runtime import shape_of, unbroadcast
+
+# ---------------------------------------------------------------------------
+# helpers
+
+
+def _matmul_cotangents(g, a, b):
+    """Cotangents of a @ b for 1-D operands and (broadcasting) stacks of matrices."""
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b, g * a
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    g2 = np.expand_dims(g, -2) if a.ndim == 1 else g
+    g2 = np.expand_dims(g2, -1) if b.ndim == 1 else g2
+    ga = unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2)
+    gb = unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2)
+    return np.reshape(ga, a.shape), np.reshape(gb, b.shape)
+
+
+def _dot_cotangents(g, a, b):
+    """Cotangents of np.dot(a, b) in all of dot's cases (scalars, 1-D, N-D)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return unbroadcast(g * b, a), unbroadcast(g * a, b)
+    if nb == 1:
+        # y[i...] = sum_k a[i..., k] b[k]
+        ga = np.multiply.outer(g, b)
+        gb = np.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+        return ga, gb
+    # y[i..., j..., m] = sum_k a[i..., k] b[j..., k, m]
+    kb = nb - 2
+    free_b = [i for i in range(nb) if i != kb]
+    g = np.asarray(g)
+    ga = np.tensordot(g, b, axes=(list(range(na - 1, g.ndim)), free_b))
+    gb = np.tensordot(a, g, axes=(list(range(na - 1)), list(range(na - 1))))
+    return ga, np.moveaxis(gb, 0, kb)
+
+
+def _inner_cotangents(g, a, b):
+    """Cotangents of np.inner(a, b) = sum over the last axes of a and b."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return unbroadcast(g * b, a), unbroadcast(g * a, b)
+    g = np.asarray(g)
+    ga = np.tensordot(g, b, axes=(list(range(na - 1, g.ndim)), list(range(nb - 1))))
+    gb = np.tensordot(g, a, axes=(list(range(na - 1)), list(range(na - 1))))
+    return ga, gb
+
+
+def _tensordot_axes(axes, na, nb):
+    if isinstance(axes, (int, np.integer)):
+        return list(range(na - axes, na)), list(range(axes))
+    axes_a, axes_b = axes
+    if isinstance(axes_a, (int, np.integer)):
+        axes_a = [axes_a]
+    if isinstance(axes_b, (int, np.integer)):
+        axes_b = [axes_b]
+    return [int(i) % na for i in axes_a], [int(i) % nb for i in axes_b]
+
+
+def _tensordot_cotangents(g, a, b, axes):
+    na, nb = np.ndim(a), np.ndim(b)
+    axes_a, axes_b = _tensordot_axes(axes, na, nb)
+    free_a = [i for i in range(na) if i not in axes_a]
+    free_b = [i for i in range(nb) if i not in axes_b]
+    g = np.asarray(g)
+    nfa = len(free_a)
+    # ga: g's b-part contracted with b's free axes; the remaining b axes (the
+    # contracted ones, in b's order) correspond to a's contracted axes.
+    ga = np.tensordot(g, b, axes=(list(range(nfa, g.ndim)), free_b))
+    pairs_by_b = sorted(zip(axes_b, axes_a))
+    ga_axes = free_a + [pa for _, pa in pairs_by_b]
+    ga = np.transpose(ga, np.argsort(ga_axes))
+    gb = np.tensordot(a, g, axes=(free_a, list(range(nfa))))
+    pairs_by_a = sorted(zip(axes_a, axes_b))
+    gb_axes = [pb for _, pb in pairs_by_a] + free_b
+    gb = np.transpose(gb, np.argsort(gb_axes))
+    return ga, gb
+
+
+def _einsum_specs(subscripts, operands):
+    """Explicit, ellipsis-free input specs and output spec of an einsum call."""
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("zygote_py: np.einsum's sublist form has no derivative rule; "
+                                  "use a subscripts string")
+    subs = subscripts.replace(" ", "")
+    ins, out = subs.split("->") if "->" in subs else (subs, None)
+    in_specs = ins.split(",")
+    used = {c for c in subs if c.isalpha()}
+    spare = [c for c in string.ascii_letters if c not in used]
+    n_ell = 0
+    for s, op in zip(in_specs, operands):
+        if "..." in s:
+            n_ell = max(n_ell, np.ndim(op) - len(s.replace("...", "")))
+    ell = "".join(spare[:n_ell])
+    specs = []
+    for s, op in zip(in_specs, operands):
+        if "..." in s:
+            k = np.ndim(op) - len(s.replace("...", ""))
+            s = s.replace("...", ell[n_ell - k:])
+        specs.append(s)
+    if out is None:
+        letters = "".join(in_specs).replace("...", "")
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        out = ell + "".join(once)
+    else:
+        out = out.replace("...", ell)
+    return specs, out
+
+
+def _einsum_cotangents(g, subscripts, operands):
+    """One cotangent per operand of np.einsum(subscripts, *operands)."""
+    specs, out = _einsum_specs(subscripts, operands)
+    optimize = "greedy" if len(operands) > 2 else False
+    grads = []
+    for i, (target, op) in enumerate(zip(specs, operands)):
+        op_shape = np.shape(op)
+        others = [s for j, s in enumerate(specs) if j != i]
+        other_ops = [o for j, o in enumerate(operands) if j != i]
+        uniq = "".join(dict.fromkeys(target))
+        available = set(out).union(*others) if others else set(out)
+        keep = "".join(c for c in uniq if c in available)
+        expr = ",".join([out] + others) + "->" + keep
+        grad = np.einsum(expr, g, *other_ops, optimize=optimize)
+        size = {c: op_shape[target.index(c)] for c in uniq}
+        if len(keep) < len(uniq):
+            # letters summed inside this operand only: broadcast over them
+            grad = np.reshape(grad, [grad.shape[keep.index(c)] if c in keep else 1 for c in uniq])
+            grad = np.broadcast_to(grad, [max(size[c], grad.shape[k]) for k, c in enumerate(uniq)])
+        # size-1 dimensions of this operand that einsum broadcast (ellipsis dims)
+        axes = tuple(k for k, c in enumerate(uniq) if size[c] == 1 and grad.shape[k] != 1)
+        if axes:
+            grad = np.sum(grad, axis=axes, keepdims=True)
+        if len(uniq) < len(target):
+            # a repeated letter (a diagonal): scatter onto the diagonal of zeros
+            z = np.zeros(op_shape, dtype=np.result_type(grad, np.float32))
+            np.einsum(target + "->" + uniq, z)[...] = grad
+            grad = z
+        grads.append(grad)
+    return tuple(grads)
+
+
+def _solve_cotangents(g, y, a, b):
+    """Cotangents of x = solve(a, b) with stacks of matrices and broadcasting."""
+    at = np.swapaxes(a, -1, -2)
+    if np.ndim(b) == 1:
+        gb = np.linalg.solve(at, g[..., None])[..., 0]
+        ga = -gb[..., :, None] * y[..., None, :]
+    else:
+        gb = np.linalg.solve(at, g)
+        ga = -(gb @ np.swapaxes(y, -1, -2))
+    return unbroadcast(ga, a), unbroadcast(gb, b)
+
+
+def _norm_cotangent(g, y, x, ord, axis, keepdims):
+    """Cotangent of np.linalg.norm for the orders other than the default."""
+    x = np.asarray(x)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(int(a) % x.ndim for a in axis)
+    else:
+        axes = (int(axis) % x.ndim,)
+    gk = g if keepdims else np.expand_dims(g, axes)
+    yk = y if keepdims else np.expand_dims(y, axes)
+    if len(axes) == 1 or (axis is None and x.ndim == 1):  # vector norms
+        if ord == 2:
+            return x * (gk / yk)
+        if ord in (np.inf, -np.inf):
+            hit = np.abs(x) == yk
+            return np.sign(x) * hit * (gk / np.sum(hit, axis=axes, keepdims=True))
+        if ord == 0:
+            return np.zeros_like(x)
+        p = float(ord)
+        return np.sign(x) * np.abs(x) ** (p - 1) * (gk / yk ** (p - 1))
+    if ord == "fro":
+        return x * (gk / yk)
+    if ord in ("nuc", 2, -2):
+        moved = np.moveaxis(x, axes, (-2, -1))
+        u, _, vt = np.linalg.svd(moved, full_matrices=False)
+        if ord == "nuc":
+            d = u @ vt
+        elif ord == 2:
+            d = u[..., :, :1] @ vt[..., :1, :]
+        else:
+            d = u[..., :, -1:] @ vt[..., -1:, :]
+        gm = np.moveaxis(gk, axes, (-2, -1))
+        return np.moveaxis(gm * d, (-2, -1), axes)
+    raise NotImplementedError(f"zygote_py: no derivative rule for np.linalg.norm(ord={ord!r}) "
+                              "of a matrix")
+
+
+# ---------------------------------------------------------------------------
+# products
+
+
+@vjp(operator.matmul, np.matmul, np.linalg.matmul, diff=("a", "b"))
+def matmul(g, y, a, b, out=None, **kwargs):
+    """a @ b: 2-D inline; 1-D operands and broadcasting stacks via a helper."""
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T, a.T @ g
+    return _matmul_cotangents(g, a, b)
+
+
+@vjp(np.dot)
+def dot(g, y, a, b, out=None):
+    if np.ndim(a) == 2 and np.ndim(b) == 2:
+        return g @ b.T, a.T @ g
+    return _dot_cotangents(g, a, b)
+
+
+@vjp_method(np.ndarray, "dot", diff=("self", "other"))
+def ndarray_dot(g, y, self, other, out=None):
+    if self.ndim == 2 and np.ndim(other) == 2:
+        return g @ other.T, self.T @ g
+    return _dot_cotangents(g, self, other)
+
+
+@vjp(np.outer, np.linalg.outer)
+def outer(g, y, a, b, out=None):
+    return np.reshape(g @ np.ravel(b), shape_of(a)), np.reshape(np.ravel(a) @ g, shape_of(b))
+
+
+@vjp(np.inner)
+def inner(g, y, a, b):
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return g * b, g * a
+    return _inner_cotangents(g, a, b)
+
+
+@vjp(np.vdot)
+def vdot(g, y, a, b):
+    """Real arrays: vdot flattens both operands."""
+    return np.reshape(g * np.ravel(b), shape_of(a)), np.reshape(g * np.ravel(a), shape_of(b))
+
+
+@vjp(getattr(np, "vecdot", None), getattr(np.linalg, "vecdot", None), diff=("a", "b"))
+def vecdot(g, y, a, b, out=None, *, axis=-1, **kwargs):
+    gk = np.expand_dims(g, axis)
+    return unbroadcast(gk * b, a), unbroadcast(gk * a, b)
+
+
+@vjp(np.tensordot, diff=("a", "b"))
+def tensordot(g, y, a, b, axes=2):
+    return _tensordot_cotangents(g, a, b, axes)
+
+
+@vjp(np.einsum, diff=("operands",))
+def einsum(g, y, subscripts, *operands, out=None, optimize=False, **kwargs):
+    """Subscript-string form, with implicit or explicit output, ellipses, repeated
+    letters (diagonals) and letters summed within one operand.  The cotangent of
+    `operands` is a tuple, one entry per operand."""
+    return _einsum_cotangents(g, subscripts, operands)
+
+
+# ---------------------------------------------------------------------------
+# np.linalg
+
+
+@vjp(np.linalg.inv)
+def inv(g, y, a):
+    yt = np.swapaxes(y, -1, -2)
+    return -(yt @ g @ yt)
+
+
+@vjp(np.linalg.det)
+def det(g, y, a):
+    """d det(a) = det(a) inv(a)^T (a must be invertible)."""
+    return np.expand_dims(g * y, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@vjp(np.linalg.slogdet)
+def slogdet(g, y, a):
+    """The output is (sign, logabsdet); only logabsdet carries a derivative."""
+    gl = g[1]
+    if gl is None:
+        return None
+    return np.expand_dims(gl, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+
+
+@vjp(np.linalg.solve)
+def solve(g, y, a, b):
+    """x = solve(a, b): b_bar = solve(a^T, g), a_bar = -b_bar x^T."""
+    if a.ndim == 2 and b.ndim <= 2:
+        gb = np.linalg.solve(a.T, g)
+        if b.ndim == 1:
+            return -np.outer(gb, y), gb
+        return -(gb @ y.T), gb
+    return _solve_cotangents(g, y, a, b)
+
+
+@vjp(np.linalg.norm, diff=("x",))
+def norm(g, y, x, ord=None, axis=None, keepdims=False):
+    """The default order (2-norm of vectors, Frobenius of matrices) inline; p-norms,
+    inf-norms (ties split evenly), nuc and spectral norms via a helper.  The
+    derivative at x == 0 is nan for the 2-norm."""
+    if ord is None:
+        gk = g if keepdims or axis is None else np.expand_dims(g, axis)
+        yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+        return x * (gk / yk)
+    return _norm_cotangent(g, y, x, ord, axis, keepdims)

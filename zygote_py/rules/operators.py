@@ -1,0 +1,215 @@
+"""Rules for Python's arithmetic operators (module `operator`), the NumPy ufuncs
+that share their math, and the differentiable builtins (abs, sum, min, max,
+pow, float, list, tuple).
+
+Rule bodies are straight-line code that the compiler inlines (see
+`registry.py`); anything that needs a loop lives in a module-level helper
+whose name starts with `_` and is called from the body.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from zygote_py.rules.registry import vjp
+from zygote_py.runtime import unbroadcast
+
+# ---------------------------------------------------------------------------
+# + - * / and unary operators
+
+
+@vjp(operator.add, np.add)
+def add(g, y, a, b, out=None, **kwargs):
+    return unbroadcast(g, a), unbroadcast(g, b)
+
+
+@vjp(operator.sub, np.subtract)
+def subtract(g, y, a, b, out=None, **kwargs):
+    return unbroadcast(g, a), unbroadcast(-g, b)
+
+
+@vjp(operator.mul, np.multiply)
+def multiply(g, y, a, b, out=None, **kwargs):
+    return unbroadcast(g * b, a), unbroadcast(g * a, b)
+
+
+@vjp(operator.truediv, np.divide)
+def divide(g, y, a, b, out=None, **kwargs):
+    ga = g / b
+    return unbroadcast(ga, a), unbroadcast(-ga * y, b)
+
+
+@vjp(operator.neg, np.negative)
+def negative(g, y, a, out=None, **kwargs):
+    return -g
+
+
+@vjp(operator.pos, np.positive)
+def positive(g, y, a, out=None, **kwargs):
+    return g
+
+
+@vjp(operator.mod, np.remainder)
+def remainder(g, y, a, b, out=None, **kwargs):
+    """a % b = a - b * floor(a / b): d/da = 1, d/db = -floor(a / b) (away from the jumps)."""
+    return unbroadcast(g, a), unbroadcast(-g * (a // b), b)
+
+
+@vjp(np.fmod, math.fmod)
+def fmod(g, y, a, b, out=None, **kwargs):
+    """fmod(a, b) = a - b * trunc(a / b): d/da = 1, d/db = -trunc(a / b)."""
+    return unbroadcast(g, a), unbroadcast(-g * np.trunc(a / b), b)
+
+
+# ---------------------------------------------------------------------------
+# powers
+
+
+def _pow_exponent_cotangent(g, y, a):
+    """g * d(a**b)/db = g * a**b * log(a), taken as 0 where a <= 0 (no real log).
+
+    Only reached when the exponent is active, and never warns or makes nan for
+    bases that are zero or negative.
+    """
+    if isinstance(a, (float, int)):
+        return g * y * math.log(a) if a > 0 else 0.0 * g
+    a = np.asarray(a)
+    return g * y * np.log(np.where(a > 0, a, 1.0))
+
+
+@vjp(operator.pow, np.power, builtins.pow, math.pow)
+def power(g, y, a, b, out=None, **kwargs):
+    """Integer exponents are never active, so they return no exponent cotangent
+    and take the cheap special cases (folded away for constant exponents)."""
+    if isinstance(b, (int, np.integer)):
+        if b == 2:
+            return g * 2 * a, None
+        if b == 1:
+            return g, None
+        if b == 0:
+            return None, None
+        if b == -1:
+            return -g * y * y, None
+        if b == 3:
+            return g * 3 * a * a, None
+        return g * b * a ** (b - 1), None
+    ga = unbroadcast(g * b * a ** (b - 1), a)
+    gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
+    return ga, gb
+
+
+@vjp(np.float_power)
+def float_power(g, y, a, b, out=None, **kwargs):
+    ga = unbroadcast(g * b * np.float_power(a, b - 1), a)
+    gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
+    return ga, gb
+
+
+# ---------------------------------------------------------------------------
+# abs
+
+
+@vjp(operator.abs, builtins.abs, np.absolute, np.fabs)
+def absolute(g, y, a, out=None, **kwargs):
+    """The derivative of |a| is taken as 0 at a == 0 (sign(0) = 0)."""
+    return g * np.sign(a)
+
+
+# ---------------------------------------------------------------------------
+# builtins over sequences
+
+
+def _sum_cotangent(g, items):
+    """Cotangent of builtins.sum's iterable: each item gets g (unbroadcast to its shape)."""
+    kind = type(items)
+    if kind is list:
+        return [unbroadcast(g, x) for x in items]
+    if kind is tuple:
+        return tuple(unbroadcast(g, x) for x in items)
+    if isinstance(items, np.ndarray):
+        return np.broadcast_to(g, items.shape)
+    return None
+
+
+@vjp(builtins.sum, math.fsum, diff=("iterable", "start"))
+def sum_(g, y, iterable, start=0):
+    """sum(xs) over a list/tuple gives a list/tuple cotangent; over an array, g per row."""
+    return _sum_cotangent(g, iterable), None if isinstance(start, int) else unbroadcast(g, start)
+
+
+def _position_of(items, y):
+    """Index of the item min/max returned: by identity, else the first equal one."""
+    for i, x in enumerate(items):
+        if x is y:
+            return i
+    for i, x in enumerate(items):
+        if x == y:
+            return i
+    return None
+
+
+def _choice_cotangent(g, y, args):
+    """Cotangent of builtins.min/max: all of g to the chosen item (the first on ties)."""
+    if len(args) == 1:
+        items = args[0]
+        if isinstance(items, np.ndarray):
+            z = np.zeros(items.shape, dtype=np.result_type(items.dtype, float))
+            z[int(np.argmax(items == y))] = g
+            return (z,)
+        if type(items) not in (list, tuple):
+            return (None,)
+        out = [None] * len(items)
+        i = _position_of(items, y)
+        if i is not None:
+            out[i] = g
+        return (out if type(items) is list else tuple(out),)
+    out = [None] * len(args)
+    i = _position_of(args, y)
+    if i is not None:
+        out[i] = g
+    return tuple(out)
+
+
+@vjp(builtins.max, diff=("args",))
+def max_(g, y, *args, key=None, default=None):
+    """max(a, b, ...) or max(iterable): the cotangent is a tuple with one entry per
+    positional argument; the chosen item gets all of g (the first one on ties, as
+    Python's max itself returns the first maximal item)."""
+    return _choice_cotangent(g, y, args)
+
+
+@vjp(builtins.min, diff=("args",))
+def min_(g, y, *args, key=None, default=None):
+    """Like max_: the item min returned (the first on ties) gets all of g."""
+    return _choice_cotangent(g, y, args)
+
+
+@vjp(builtins.float, diff=("x",))
+def float_(g, y, x=0.0):
+    """float(x): a float cotangent, or an array of x's shape for a size-1 array."""
+    if isinstance(x, np.ndarray):
+        return np.full(x.shape, g, dtype=x.dtype)
+    return float(g)
+
+
+def _sequence_cotangent(g, iterable):
+    """Cotangent of list(xs) / tuple(xs): g (a list or tuple) in xs's own form."""
+    kind = type(iterable)
+    if kind is list:
+        return list(g)
+    if kind is tuple:
+        return tuple(g)
+    if isinstance(iterable, np.ndarray):
+        sub = iterable.shape[1:]
+        return np.stack([np.zeros(sub) if gi is None else np.broadcast_to(gi, sub) for gi in g])
+    return None
+
+
+@vjp(builtins.list, builtins.tuple, diff=("iterable",))
+def sequence(g, y, iterable=()):
+    """list(xs) / tuple(xs) of a list, tuple or array: the cotangent takes xs's form."""
+    return _sequence_cotangent(g, iterable)

@@ -1,0 +1,231 @@
+"""The registry of derivative rules, keyed by the object they differentiate.
+
+A reverse rule is an ordinary Python function
+
+    @vjp(np.multiply, operator.mul)
+    def multiply(g, y, a, b):
+        return unbroadcast(g * b, a), unbroadcast(g * a, b)
+
+whose first two parameters are the output cotangent `g` and the primal output
+`y`, followed by the primal's own parameters (with the primal's defaults).  It
+returns one cotangent per differentiable parameter (a tuple when there are
+several; `None` means zero).  By default the differentiable parameters are the
+ones without a default value; `diff=` names them explicitly.
+
+The compiler does not call the rule: it lowers the rule's body once, splices
+it into the adjoint at each call site with the call's values substituted for
+the parameters, and drops the cotangents of inactive arguments.  The same
+function stays callable, which the runtime uses for calls it can only resolve
+while running, and the tests use to check every rule numerically.  A rule's
+body may use assignments, arithmetic, calls, conditionals and `return`; it
+must be pure.
+
+Methods and attributes of a type are registered by name (`vjp_method`,
+`vjp_attr`); functions whose results never carry a derivative (argmax, floor,
+shape, ...) are registered with `nondifferentiable`, and produce no adjoint.
+Each rule has a `jvp` slot for its forward-mode rule.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass
+class Rule:
+    """A reverse rule: the primal it differentiates and how to bind a call to it."""
+
+    primal: Any
+    qualname: str
+    vjp: Callable
+    params: tuple[inspect.Parameter, ...]  # the primal's parameters, as the rule declares them
+    diff: tuple[str, ...]  # differentiable parameter names, in the order the rule returns them
+    jvp: Callable | None = None
+    meta: dict = field(default_factory=dict)
+
+    def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        """Map call-site arguments (any objects) to the rule's primal parameters.
+
+        Raises TypeError when the call does not fit the rule's signature.
+        Parameters the call leaves out take their defaults.
+        """
+        sig = inspect.Signature(list(self.params))
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+
+# Keyed by the primal object itself (functions, ufuncs and builtins hash by identity).
+_FUNCTION_RULES: dict[Any, Rule] = {}
+# (type, method or attribute name) -> Rule
+_METHOD_RULES: dict[tuple[type, str], Rule] = {}
+_ATTR_RULES: dict[tuple[type, str], Rule] = {}
+_NONDIFF_FUNCTIONS: dict[Any, str] = {}
+_NONDIFF_METHODS: dict[tuple[type, str], str] = {}
+_NONDIFF_ATTRS: dict[tuple[type, str], str] = {}
+
+
+def qualified_name(obj: Any) -> str:
+    """'numpy.sin', 'math.exp', 'operator.add', 'builtins.abs' for a callable."""
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if module is None:
+        # NumPy ufuncs have no __module__; they all live in the numpy namespace.
+        module = "numpy" if type(obj).__name__ == "ufunc" else "builtins"
+    if module.startswith("_") and not module.startswith("__"):
+        # C accelerator modules: operator.add reports _operator; show the public module.
+        module = module[1:]
+    if module.startswith("numpy"):
+        # np.linalg.inv reports numpy.linalg._linalg; show the public path.
+        public = module.split("._")[0]
+        module = public if public != "numpy.core" else "numpy"
+    return f"{module}.{name}"
+
+
+def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:
+    params = list(inspect.signature(fn).parameters.values())
+    if len(params) < skip:
+        raise TypeError(f"rule {fn.__name__} must take (g, y, *primal_params)")
+    return tuple(params[skip:])
+
+
+def _default_diff(params: tuple[inspect.Parameter, ...]) -> tuple[str, ...]:
+    return tuple(
+        p.name
+        for p in params
+        if p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
+
+
+def vjp(*primals: Any, diff: tuple[str, ...] | None = None, **meta: Any) -> Callable:
+    """Register the decorated function as the reverse rule of each primal."""
+
+    def register(fn: Callable) -> Callable:
+        params = _rule_params(fn, 2)
+        names = diff if diff is not None else _default_diff(params)
+        for primal in primals:
+            if primal is None:  # a function absent from this NumPy version
+                continue
+            _FUNCTION_RULES[primal] = Rule(primal, qualified_name(primal), fn, params, names, meta=meta)
+        return fn
+
+    return register
+
+
+def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None, **meta: Any) -> Callable:
+    """Register a reverse rule for methods `cls.name(self, ...)`; `self` is a primal parameter."""
+
+    def register(fn: Callable) -> Callable:
+        params = _rule_params(fn, 2)
+        names_diff = diff if diff is not None else _default_diff(params)
+        for name in names:
+            qual = f"{qualified_name(cls)}.{name}"
+            _METHOD_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, names_diff, meta=meta)
+        return fn
+
+    return register
+
+
+def vjp_attr(cls: type, *names: str) -> Callable:
+    """Register a reverse rule for attribute reads `obj.name`; the rule is (g, y, self)."""
+
+    def register(fn: Callable) -> Callable:
+        params = _rule_params(fn, 2)
+        for name in names:
+            qual = f"{qualified_name(cls)}.{name}"
+            _ATTR_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, _default_diff(params))
+        return fn
+
+    return register
+
+
+def jvp(primal: Any) -> Callable:
+    """Attach a forward-mode rule `(dx..., y, *primal_params) -> dy` to a registered primal."""
+
+    def register(fn: Callable) -> Callable:
+        _FUNCTION_RULES[primal].jvp = fn
+        return fn
+
+    return register
+
+
+def nondifferentiable(*primals: Any) -> None:
+    """Declare functions whose results carry no derivative (treated as constants)."""
+    for primal in primals:
+        if primal is not None:
+            _NONDIFF_FUNCTIONS[primal] = qualified_name(primal)
+
+
+def nondifferentiable_methods(cls: type, *names: str) -> None:
+    for name in names:
+        _NONDIFF_METHODS[(cls, name)] = f"{qualified_name(cls)}.{name}"
+
+
+def nondifferentiable_attrs(cls: type, *names: str) -> None:
+    for name in names:
+        _NONDIFF_ATTRS[(cls, name)] = f"{qualified_name(cls)}.{name}"
+
+
+def _hashable(obj: Any) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def function_rule(fn: Any) -> Rule | None:
+    return _FUNCTION_RULES.get(fn) if _hashable(fn) else None
+
+
+def is_nondifferentiable(fn: Any) -> bool:
+    return _hashable(fn) and fn in _NONDIFF_FUNCTIONS
+
+
+def method_rule(cls: type, name: str) -> Rule | None:
+    for klass in cls.__mro__:
+        rule = _METHOD_RULES.get((klass, name))
+        if rule is not None:
+            return rule
+    return None
+
+
+def method_is_nondifferentiable(cls: type, name: str) -> bool:
+    return any((klass, name) in _NONDIFF_METHODS for klass in cls.__mro__)
+
+
+def attr_rule(cls: type, name: str) -> Rule | None:
+    for klass in cls.__mro__:
+        rule = _ATTR_RULES.get((klass, name))
+        if rule is not None:
+            return rule
+    return None
+
+
+def attr_is_nondifferentiable(cls: type, name: str) -> bool:
+    return any((klass, name) in _NONDIFF_ATTRS for klass in cls.__mro__)
+
+
+def method_names_with_rules(cls: type) -> set[str]:
+    return {name for (klass, name) in _METHOD_RULES if klass is cls}
+
+
+def nondiff_method_names(cls: type) -> set[str]:
+    return {name for (klass, name) in _NONDIFF_METHODS if klass is cls}
+
+
+def all_rules() -> list[Rule]:
+    return [*_FUNCTION_RULES.values(), *_METHOD_RULES.values(), *_ATTR_RULES.values()]
+
+
+def supported() -> list[str]:
+    """Qualified names of every function, method and attribute with a derivative rule."""
+    return sorted({rule.qualname for rule in all_rules()})
+
+
+def nondifferentiable_names() -> list[str]:
+    """Qualified names of everything registered as carrying no derivative."""
+    return sorted({*_NONDIFF_FUNCTIONS.values(), *_NONDIFF_METHODS.values(), *_NONDIFF_ATTRS.values()})

@@ -1,0 +1,597 @@
+"""Rules for shape and structure: indexing, reshaping, transposing, joining,
+splitting, array construction from (nested) lists, dtype casts and copies.
+
+Most of these move the cotangent back through the inverse view (reshape g to
+the input's shape, transpose by the inverse permutation, split what was
+concatenated).  Indexing scatters g into zeros; integer-array indices with
+repeats accumulate (np.add.at / np.bincount).  A list or tuple argument gets a
+list or tuple cotangent (None for entries that got nothing), a dict a dict.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from zygote_py.rules.registry import vjp, vjp_attr, vjp_method
+from zygote_py.runtime import shape_of, unbroadcast
+
+# ---------------------------------------------------------------------------
+# helpers (called from rule bodies; they may loop)
+
+
+def like_input(ga, a):
+    """An array cotangent ga in the form of the argument a it belongs to.
+
+    a list/tuple (possibly nested) -> list/tuple of cotangents of its entries,
+    a Python float -> float, a NumPy scalar -> that scalar type, an array -> ga.
+    """
+    if isinstance(a, np.ndarray):
+        return ga
+    kind = type(a)
+    if kind is list:
+        return [like_input(ga[i], x) for i, x in enumerate(a)]
+    if isinstance(a, tuple):
+        return tuple(like_input(ga[i], x) for i, x in enumerate(a))
+    if kind is float or kind is int or kind is bool:
+        return float(ga)
+    if isinstance(a, np.generic):
+        return ga[()] if isinstance(ga, np.ndarray) else ga
+    return ga
+
+
+def _float_zeros(a):
+    """Zeros of a's shape, in a's dtype when that is inexact, else float64."""
+    dtype = a.dtype if a.dtype.kind in "fc" else np.float64
+    return np.zeros(a.shape, dtype=dtype)
+
+
+def _is_int_array_index(i):
+    if isinstance(i, np.ndarray):
+        return i.dtype != np.bool_
+    if isinstance(i, list):
+        return np.asarray(i).dtype != np.bool_
+    return False
+
+
+def _index_cotangent(g, a, index):
+    """Cotangent of a[index] for arrays, lists, tuples and dicts."""
+    if isinstance(a, np.ndarray):
+        parts = index if type(index) is tuple else (index,)
+        for part in parts:
+            if _is_int_array_index(part):
+                if a.ndim == 1 and len(parts) == 1:
+                    # Repeats accumulate: a weighted histogram is the fastest scatter-add.
+                    n = a.shape[0]
+                    flat = np.ravel(index) % n if n else np.ravel(index)
+                    z = np.bincount(flat, weights=np.ravel(np.broadcast_to(g, np.shape(index))),
+                                    minlength=n)
+                    return z.astype(a.dtype, copy=False) if a.dtype.kind in "fc" else z
+                z = _float_zeros(a)
+                np.add.at(z, index, g)
+                return z
+        z = _float_zeros(a)
+        z[index] = g
+        return z
+    if isinstance(a, (list, tuple)):
+        out = [None] * len(a)
+        if isinstance(index, slice):
+            for i, gi in zip(range(len(a))[index], g):
+                out[i] = gi
+        else:
+            out[index] = g
+        return out if type(a) is list else tuple(out)
+    if isinstance(a, dict):
+        return {index: g}
+    return None
+
+
+def _array_cotangent(g, obj):
+    """Cotangent of np.array(obj) for obj a (nested) list/tuple of floats and arrays."""
+    if isinstance(obj, np.ndarray):
+        g = np.reshape(g, obj.shape)
+        return g.astype(obj.dtype, copy=False) if obj.dtype.kind in "fc" else g
+    kind = type(obj)
+    if kind is list:
+        return [_array_cotangent(g[i], x) for i, x in enumerate(obj)]
+    if isinstance(obj, tuple):
+        return tuple(_array_cotangent(g[i], x) for i, x in enumerate(obj))
+    if kind is float or kind is int or kind is bool:
+        return float(g)
+    if isinstance(obj, np.generic):
+        return obj.dtype.type(g) if obj.dtype.kind in "fc" else float(g)
+    return g
+
+
+def _join_cotangent(g, arrays, axis):
+    """Split g (the cotangent of np.concatenate(arrays, axis)) back into pieces."""
+    pieces = []
+    if axis is None:
+        flat = np.ravel(g)
+        start = 0
+        for x in arrays:
+            n = int(np.size(x))
+            pieces.append(flat[start:start + n].reshape(np.shape(x)))
+            start += n
+    else:
+        ax = axis % g.ndim
+        lead = (slice(None),) * ax
+        start = 0
+        for x in arrays:
+            n = np.shape(x)[ax]
+            pieces.append(g[lead + (slice(start, start + n),)])
+            start += n
+    return pieces if type(arrays) is list else tuple(pieces)
+
+
+def _stack_like_cotangent(g, arrays, promote, axis):
+    """Cotangent of hstack/vstack: promote each input, split g, reshape back."""
+    promoted = [promote(x) for x in arrays]
+    pieces = _join_cotangent(g, promoted, axis)
+    out = [like_input(np.reshape(p, np.shape(x)), x) for p, x in zip(pieces, arrays)]
+    return out if type(arrays) is list else tuple(out)
+
+
+def _hstack_cotangent(g, tup):
+    axis = 0 if np.ndim(tup[0]) <= 1 else 1
+    return _stack_like_cotangent(g, tup, np.atleast_1d, axis)
+
+
+def _vstack_cotangent(g, tup):
+    return _stack_like_cotangent(g, tup, np.atleast_2d, 0)
+
+
+def _method_axes(axes):
+    """x.transpose(*axes) accepts (), (None,), (perm,) or the ints themselves."""
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return None
+    if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        return axes[0]
+    return axes
+
+
+def _inverse_permutation(axes, ndim):
+    return np.argsort(np.remainder(axes, ndim))
+
+
+def _tile_cotangent(g, a, reps):
+    shape = np.shape(a)
+    reps = tuple(reps) if np.ndim(reps) else (int(reps),)
+    d = max(len(shape), len(reps))
+    s = (1,) * (d - len(shape)) + tuple(shape)
+    r = (1,) * (d - len(reps)) + reps
+    interleaved = []
+    for ri, si in zip(r, s):
+        interleaved += [ri, si]
+    summed = np.reshape(g, interleaved).sum(axis=tuple(range(0, 2 * d, 2)))
+    return np.reshape(summed, shape)
+
+
+def _repeat_cotangent(g, a, repeats, axis):
+    shape = np.shape(a)
+    if axis is None:
+        base = (int(np.prod(shape)),)
+        ax = 0
+    else:
+        base = shape
+        ax = axis % len(shape)
+    n = base[ax]
+    if np.size(repeats) == 1:
+        r = int(np.ravel(repeats)[0])
+        split = base[:ax] + (n, r) + base[ax + 1:]
+        out = np.reshape(g, split).sum(axis=ax + 1)
+    else:
+        owner = np.repeat(np.arange(n), repeats)
+        out = np.zeros(base, dtype=np.result_type(g, np.float32))
+        np.add.at(out, (slice(None),) * ax + (owner,), g)
+    return np.reshape(out, shape)
+
+
+def _take_cotangent(g, a, indices, axis, mode):
+    a = np.asarray(a)
+    z = _float_zeros(a)
+    n = a.size if axis is None else a.shape[axis]
+    idx = np.asarray(indices)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    if axis is None:
+        flat = z.reshape(-1)
+        np.add.at(flat, idx, g)
+        return z
+    np.add.at(z, (slice(None),) * (axis % a.ndim) + (idx,), g)
+    return z
+
+
+def _split_cotangent(g, y, axis):
+    """Join the cotangents of np.split's pieces (None -> zeros of the piece's shape)."""
+    parts = [np.zeros(p.shape, dtype=p.dtype) if gi is None else gi for gi, p in zip(g, y)]
+    return np.concatenate(parts, axis=axis)
+
+
+def _diagonal_cotangent(g, a, offset, axis1, axis2):
+    """Place g (diagonal values, last axis) on the offset diagonal of zeros like a."""
+    z = _float_zeros(np.asarray(a))
+    zm = np.moveaxis(z, (axis1, axis2), (-2, -1))
+    n1, n2 = zm.shape[-2], zm.shape[-1]
+    if offset >= 0:
+        i = np.arange(max(0, min(n1, n2 - offset)))
+        j = i + offset
+    else:
+        j = np.arange(max(0, min(n2, n1 + offset)))
+        i = j - offset
+    zm[..., i, j] = g
+    return z
+
+
+def _sort_cotangent(g, a, axis):
+    a = np.asarray(a)
+    if axis is None:
+        order = np.argsort(a, axis=None, kind="stable")
+        z = _float_zeros(a).reshape(-1)
+        z[order] = g
+        return z.reshape(a.shape)
+    order = np.argsort(a, axis=axis, kind="stable")
+    z = _float_zeros(a)
+    np.put_along_axis(z, order, g, axis)
+    return z
+
+
+def _pad_cotangent(g, array, pad_width, mode):
+    if mode != "constant":
+        raise NotImplementedError(f"zygote_py: no derivative rule for np.pad(mode={mode!r})")
+    ndim = np.ndim(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (ndim, 2))
+    region = tuple(slice(int(lo), g.shape[i] - int(hi)) for i, (lo, hi) in enumerate(widths))
+    return g[region]
+
+
+def _item_cotangent(g, a, args):
+    z = _float_zeros(a)
+    if not args:
+        z.reshape(-1)[0] = g
+    elif len(args) == 1 and isinstance(args[0], tuple):
+        z[args[0]] = g
+    elif len(args) == 1:
+        z.reshape(-1)[args[0]] = g
+    else:
+        z[args] = g
+    return z
+
+
+def _filled(g, shape, dtype):
+    if g is None:
+        return np.zeros(shape, dtype=dtype)
+    if not shape:
+        return np.asarray(g, dtype=dtype)
+    return np.stack([_filled(gi, shape[1:], dtype) for gi in g])
+
+
+def _tolist_cotangent(g, a):
+    dtype = a.dtype if a.dtype.kind in "fc" else np.float64
+    return _filled(g, a.shape, dtype)
+
+
+def _atleast_cotangent(g, arys):
+    if len(arys) == 1:
+        return (np.reshape(g, shape_of(arys[0])),)
+    return tuple(None if gi is None else np.reshape(gi, shape_of(x)) for gi, x in zip(g, arys))
+
+
+# ---------------------------------------------------------------------------
+# indexing
+
+
+@vjp(operator.getitem, diff=("a",))
+def getitem(g, y, a, b):
+    """a[b] for arrays (basic, negative steps, boolean masks, integer arrays with
+    repeats accumulating, tuples with None/Ellipsis), lists and tuples (a list or
+    tuple cotangent, None where untouched) and dicts ({b: g})."""
+    return _index_cotangent(g, a, b)
+
+
+@vjp(np.take, diff=("a",))
+def take(g, y, a, indices, axis=None, out=None, mode="raise"):
+    return _take_cotangent(g, a, indices, axis, mode)
+
+
+@vjp_method(np.ndarray, "take", diff=("self",))
+def ndarray_take(g, y, self, indices, axis=None, out=None, mode="raise"):
+    return _take_cotangent(g, self, indices, axis, mode)
+
+
+@vjp_method(np.ndarray, "item")
+def ndarray_item(g, y, self, *args):
+    return _item_cotangent(g, self, args)
+
+
+@vjp_method(np.ndarray, "tolist")
+def ndarray_tolist(g, y, self):
+    return _tolist_cotangent(g, self)
+
+
+# ---------------------------------------------------------------------------
+# reshaping
+
+
+@vjp(np.reshape, diff=("a",))
+def reshape(g, y, a, shape=None, order="C", **kwargs):
+    return np.reshape(g, shape_of(a), order=order)
+
+
+@vjp_method(np.ndarray, "reshape")
+def ndarray_reshape(g, y, self, *shape, order="C", copy=None):
+    return np.reshape(g, self.shape, order=order)
+
+
+@vjp(np.ravel)
+def ravel(g, y, a, order="C"):
+    return np.reshape(g, shape_of(a), order=order)
+
+
+@vjp_method(np.ndarray, "ravel", "flatten")
+def ndarray_ravel(g, y, self, order="C"):
+    return g.reshape(self.shape, order=order)
+
+
+@vjp(np.squeeze)
+def squeeze(g, y, a, axis=None):
+    return np.reshape(g, shape_of(a))
+
+
+@vjp_method(np.ndarray, "squeeze")
+def ndarray_squeeze(g, y, self, axis=None):
+    return np.reshape(g, self.shape)
+
+
+@vjp(np.expand_dims, diff=("a",))
+def expand_dims(g, y, a, axis):
+    return np.reshape(g, shape_of(a))
+
+
+@vjp(np.atleast_1d, np.atleast_2d, np.atleast_3d, diff=("arys",))
+def atleast_nd(g, y, *arys):
+    """One array in: one array out; several: a tuple out, and a tuple of cotangents."""
+    return _atleast_cotangent(g, arys)
+
+
+@vjp(np.broadcast_to, diff=("array",))
+def broadcast_to(g, y, array, shape, subok=False):
+    return unbroadcast(g, array)
+
+
+# ---------------------------------------------------------------------------
+# permuting axes
+
+
+@vjp(np.transpose)
+def transpose(g, y, a, axes=None):
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, _inverse_permutation(axes, np.ndim(g)))
+
+
+@vjp_method(np.ndarray, "transpose")
+def ndarray_transpose(g, y, self, *axes):
+    perm = _method_axes(axes)
+    if perm is None:
+        return g.transpose()
+    return g.transpose(_inverse_permutation(perm, g.ndim))
+
+
+@vjp_attr(np.ndarray, "T")
+def ndarray_T(g, y, self):
+    return g.T
+
+
+@vjp_attr(np.ndarray, "mT")
+def ndarray_mT(g, y, self):
+    return np.swapaxes(g, -1, -2)
+
+
+@vjp_attr(np.ndarray, "real")
+def ndarray_real(g, y, self):
+    """Real arrays only: x.real is x."""
+    return g
+
+
+@vjp(np.swapaxes, diff=("a",))
+def swapaxes(g, y, a, axis1, axis2):
+    return np.swapaxes(g, axis1, axis2)
+
+
+@vjp_method(np.ndarray, "swapaxes", diff=("self",))
+def ndarray_swapaxes(g, y, self, axis1, axis2):
+    return g.swapaxes(axis1, axis2)
+
+
+@vjp(np.moveaxis, diff=("a",))
+def moveaxis(g, y, a, source, destination):
+    return np.moveaxis(g, destination, source)
+
+
+@vjp(np.flip)
+def flip(g, y, m, axis=None):
+    return np.flip(g, axis)
+
+
+@vjp(np.roll, diff=("a",))
+def roll(g, y, a, shift, axis=None):
+    return np.roll(g, np.negative(shift), axis)
+
+
+# ---------------------------------------------------------------------------
+# joining and splitting
+
+
+@vjp(np.concatenate, diff=("arrays",))
+def concatenate(g, y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """The cotangent is a list (tuple) of pieces of g, one per input array."""
+    return _join_cotangent(g, arrays, axis)
+
+
+@vjp(np.stack, diff=("arrays",))
+def stack(g, y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """The cotangent is a list (tuple) of views of g along the new axis."""
+    pieces = list(np.moveaxis(g, axis, 0))
+    return pieces if type(arrays) is list else tuple(pieces)
+
+
+@vjp(np.hstack, diff=("tup",))
+def hstack(g, y, tup, dtype=None, casting="same_kind"):
+    return _hstack_cotangent(g, tup)
+
+
+@vjp(np.vstack, diff=("tup",))
+def vstack(g, y, tup, dtype=None, casting="same_kind"):
+    return _vstack_cotangent(g, tup)
+
+
+@vjp(np.split, np.array_split, diff=("ary",))
+def split(g, y, ary, indices_or_sections, axis=0):
+    """g is a list with one cotangent (or None) per piece."""
+    return _split_cotangent(g, y, axis)
+
+
+@vjp(np.tile, diff=("A",))
+def tile(g, y, A, reps):
+    return _tile_cotangent(g, A, reps)
+
+
+@vjp(np.repeat, diff=("a",))
+def repeat(g, y, a, repeats, axis=None):
+    return _repeat_cotangent(g, a, repeats, axis)
+
+
+@vjp_method(np.ndarray, "repeat", diff=("self",))
+def ndarray_repeat(g, y, self, repeats, axis=None):
+    return _repeat_cotangent(g, self, repeats, axis)
+
+
+@vjp(np.pad, diff=("array",))
+def pad(g, y, array, pad_width, mode="constant", **kwargs):
+    """mode='constant' only: the cotangent is the unpadded region of g."""
+    return _pad_cotangent(g, array, pad_width, mode)
+
+
+# ---------------------------------------------------------------------------
+# triangles and diagonals
+
+
+@vjp(np.triu)
+def triu(g, y, m, k=0):
+    return np.triu(g, k)
+
+
+@vjp(np.tril)
+def tril(g, y, m, k=0):
+    return np.tril(g, k)
+
+
+@vjp(np.diagonal)
+def diagonal(g, y, a, offset=0, axis1=0, axis2=1):
+    return _diagonal_cotangent(g, a, offset, axis1, axis2)
+
+
+@vjp_method(np.ndarray, "diagonal")
+def ndarray_diagonal(g, y, self, offset=0, axis1=0, axis2=1):
+    return _diagonal_cotangent(g, self, offset, axis1, axis2)
+
+
+@vjp(np.trace)
+def trace(g, y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return _diagonal_cotangent(np.expand_dims(g, -1), a, offset, axis1, axis2)
+
+
+@vjp_method(np.ndarray, "trace")
+def ndarray_trace(g, y, self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return _diagonal_cotangent(np.expand_dims(g, -1), self, offset, axis1, axis2)
+
+
+@vjp(np.diag)
+def diag(g, y, v, k=0):
+    """1-D v builds a matrix (cotangent: g's k-th diagonal); 2-D v extracts one."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return _diagonal_cotangent(g, v, k, 0, 1)
+
+
+@vjp(np.sort, diff=("a",))
+def sort(g, y, a, axis=-1, kind=None, order=None, stable=None):
+    """g goes back through the (stable) sorting permutation."""
+    return _sort_cotangent(g, a, axis)
+
+
+# ---------------------------------------------------------------------------
+# construction, casts, copies
+
+
+@vjp(np.array, diff=("object",))
+def array(g, y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0, **kwargs):
+    """np.array of an array is the identity; of (nested) lists of floats and arrays,
+    the cotangent mirrors the nesting (floats get floats)."""
+    if isinstance(object, np.ndarray) and dtype is None and ndmin == 0:
+        return g
+    if ndmin:
+        return _array_cotangent(np.reshape(g, np.shape(object)), object)
+    return _array_cotangent(g, object)
+
+
+@vjp(np.asarray, np.asanyarray, np.ascontiguousarray, diff=("a",))
+def asarray(g, y, a, dtype=None, order=None, **kwargs):
+    """Identity for an array of the same dtype; mirrors (nested) lists like np.array."""
+    if isinstance(a, np.ndarray) and dtype is None:
+        return g
+    return _array_cotangent(g, a)
+
+
+@vjp_method(np.ndarray, "astype", diff=("self",))
+def ndarray_astype(g, y, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """Float casts only (an integer result carries no derivative): g in self's dtype."""
+    return np.asarray(g, dtype=self.dtype)
+
+
+@vjp(np.copy)
+def copy(g, y, a, order="K", subok=False):
+    return g
+
+
+@vjp_method(np.ndarray, "copy")
+def ndarray_copy(g, y, self, order="C"):
+    return g
+
+
+def _linspace_cotangents(g, start, stop, num, endpoint, retstep, axis):
+    gy, gstep = g if retstep else (g, None)
+    div = num - 1 if endpoint else num
+    t = np.arange(num) / div if div > 0 else np.zeros(num)
+    if gy is None:
+        g_start = g_stop = 0.0
+    else:
+        gy = np.moveaxis(np.asarray(gy), axis, 0)
+        g_stop = np.sum(gy * t.reshape((num,) + (1,) * (gy.ndim - 1)), axis=0)
+        g_start = np.sum(gy, axis=0) - g_stop
+    if gstep is not None and div > 0:
+        g_stop = g_stop + gstep / div
+        g_start = g_start - gstep / div
+    return unbroadcast(g_start, start), unbroadcast(g_stop, stop)
+
+
+@vjp(np.linspace, diff=("start", "stop"))
+def linspace(g, y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+             **kwargs):
+    """start and stop (scalars or arrays) are differentiable; with retstep=True the
+    output and g are (samples, step)."""
+    return _linspace_cotangents(g, start, stop, num, endpoint, retstep, axis)
+
+
+@vjp(np.full, diff=("fill_value",))
+def full(g, y, shape, fill_value, dtype=None, order="C", **kwargs):
+    return unbroadcast(g, fill_value)
+
+
+@vjp(np.full_like, diff=("fill_value",))
+def full_like(g, y, a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return unbroadcast(g, fill_value)

@@ -1,0 +1,204 @@
+"""Helpers the generated code and the rule bodies call while running.
+
+Everything here is on the hot path of a gradient, so each function takes the
+cheap branch first (same shape, `None`) and allocates only when it must.
+`None` is the zero cotangent everywhere: accumulation treats it as identity.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_ndarray = np.ndarray
+
+
+def shape_of(x):
+    """The NumPy shape of x without converting it (() for Python scalars)."""
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return shape
+    return np.shape(x)
+
+
+def unbroadcast(g, x):
+    """Sum the cotangent g down to the shape of the primal x (undoing broadcasting)."""
+    if g is None:
+        return None
+    gshape = getattr(g, "shape", ())
+    xshape = getattr(x, "shape", None)
+    if xshape is None:
+        if type(x) in (float, int, bool, complex):
+            xshape = ()
+        else:
+            xshape = np.shape(x)
+    if gshape == xshape:
+        return g
+    extra = len(gshape) - len(xshape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if g.shape != xshape:  # e.g. g was a scalar and x is an array
+        g = np.broadcast_to(g, xshape)
+    return g
+
+
+def normalize_axis(axis, ndim):
+    """A reduction's axis argument as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+    return (axis % ndim if ndim else 0,)
+
+
+def expand_reduced(g, x, axis=None, keepdims=False):
+    """Broadcast the cotangent of a reduction of x back over the reduced axes."""
+    xshape = shape_of(x)
+    if not keepdims and axis is not None:
+        g = np.expand_dims(g, normalize_axis(axis, len(xshape)))
+    return np.broadcast_to(g, xshape)
+
+
+def reduced_size(x, axis=None):
+    """How many elements of x each output of a reduction over axis combines."""
+    xshape = shape_of(x)
+    n = 1
+    for a in normalize_axis(axis, len(xshape)):
+        n *= xshape[a]
+    return n
+
+
+def zeros_if_none(g, x):
+    """g, or zeros shaped like the primal x when g is None (a loop needs a value)."""
+    if g is not None:
+        return g
+    if isinstance(x, _ndarray):
+        return np.zeros_like(x, dtype=np.result_type(x.dtype, np.float64))
+    if isinstance(x, (tuple, list)):
+        return type(x)(zeros_if_none(None, v) for v in x)
+    return 0.0
+
+
+# -- cotangents of containers ---------------------------------------------------
+def item_cotangent(g, key):
+    """The cotangent of one element of a tuple/list/dict whose cotangent is g."""
+    if g is None:
+        return None
+    if type(g) is dict:
+        return g.get(key)
+    return g[key]
+
+
+def attribute_cotangent(name, g):
+    """The structural cotangent of an object from that of one attribute: {name: g}."""
+    if g is None:
+        return None
+    return {name: g}
+
+
+def unpack_cotangent(x, parts, star):
+    """The cotangent of x from those of the targets of `a, *b, c = x`."""
+    if all(p is None for p in parts):
+        return None
+    if star is not None:
+        starred = parts[star]
+        n_star = len(x) - (len(parts) - 1)
+        starred = list(starred) if starred is not None else [None] * n_star
+        parts = [*parts[:star], *starred, *parts[star + 1:]]
+    if isinstance(x, _ndarray):
+        return np.stack([zeros_if_none(p, x[i]) for i, p in enumerate(parts)])
+    if isinstance(x, list):
+        return list(parts)
+    return tuple(parts)
+
+
+def split_last(g):
+    """(cotangent of the list before append, cotangent of the appended item)."""
+    if g is None:
+        return None, None
+    return g[:-1], g[-1]
+
+
+def split_tail(g, items):
+    """(cotangent of the list before extend, cotangent of the items it was extended by)."""
+    if g is None:
+        return None, None
+    n = len(items)
+    head, tail = g[:len(g) - n], g[len(g) - n:]
+    if isinstance(items, _ndarray):
+        tail = np.stack([zeros_if_none(t, items[i]) for i, t in enumerate(tail)]) if n else None
+    elif isinstance(items, tuple):
+        tail = tuple(tail)
+    return head, tail
+
+
+def split_key(g, key):
+    """(cotangent of the dict before d[key] = v, cotangent of v)."""
+    if g is None or key not in g:
+        return g, None
+    rest = dict(g)
+    return rest, rest.pop(key)
+
+
+def accum_index(acc, seq, i, g, reverse=False):
+    """Add g into the cotangent accumulator of seq at item i, in place (acc is owned).
+
+    acc is created here on first use and only ever touched by this function,
+    so writing into it cannot disturb any other value.
+    """
+    if g is None:
+        return acc
+    n = len(seq)
+    if reverse:
+        i = n - 1 - i
+    if isinstance(seq, _ndarray):
+        if acc is None:
+            acc = np.zeros(seq.shape, dtype=np.result_type(seq.dtype, np.float64))
+        acc[i] += g
+        return acc
+    if acc is None:
+        acc = [None] * n
+    acc[i] = accum(acc[i], g)
+    return acc
+
+
+def accum(a, b):
+    """a + b where either may be None (zero), and containers add elementwise."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) is tuple or type(a) is list:
+        if type(b) is not type(a):
+            b = type(a)(b)
+        return type(a)(accum(p, q) for p, q in zip(a, b))
+    if type(a) is dict:
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = accum(out.get(k), v)
+        return out
+    return a + b
+
+
+def check_scalar(y, loc):
+    """The seed cotangent 1.0 for a real scalar output; NonScalarOutput otherwise."""
+    if type(y) is float:
+        return 1.0
+    if isinstance(y, (np.floating, np.integer, int)) and not isinstance(y, bool):
+        return 1.0
+    if isinstance(y, _ndarray) and y.shape == () and y.dtype.kind in "fiu":
+        return 1.0
+    from .errors import NonScalarOutput
+
+    if isinstance(y, (complex, np.complexfloating)) or (isinstance(y, _ndarray) and y.dtype.kind == "c"):
+        raise NonScalarOutput("gradient needs a real scalar output, but the function returned a "
+                              f"complex value ({y!r})", loc,
+                              "return the real part, abs(...), or a real loss built from it")
+    shape = getattr(y, "shape", None)
+    what = f"an array of shape {shape}" if shape is not None else f"a {type(y).__name__}"
+    raise NonScalarOutput(f"gradient needs a real scalar output, but the function returned {what}",
+                          loc, "use zp.jacobian(f, ...) for every output's gradient, or "
+                          "zp.pullback(f, ...) to pull back a cotangent of your choice; "
+                          "or reduce the output (np.sum, np.mean) to a scalar loss")
