@@ -232,16 +232,15 @@ class ControlFlowAdjoints:
         finally:
             self.scope = saved
 
-        for k, result in zip(active_slots, loop.results):
-            if result.id not in self.maybe_none and slot_args[active_slots.index(k)].id in self.maybe_none:
+        # outer values' cotangents first: the slots carried their whole value through the loop
+        for value, result in zip(scope.slots, loop.results[len(active_slots):]):
+            self.maybe_none.add(result.id)
+            self.set_bar(value, result)
+        for k, result, arg in zip(active_slots, loop.results, slot_args):
+            if arg.id in self.maybe_none:
                 self.maybe_none.add(result.id)
             if inits[k].id in self.varied:
                 self.accumulate(inits[k], result)
-        for value, result in zip(scope.slots, loop.results[len(active_slots):]):
-            if slot_args and False:
-                pass
-            self.maybe_none.add(result.id)
-            self.set_bar(value, result)
         for key, iterable in index_accumulators:
             total = self.scope.bars.pop(key.id, None)
             self.scope.primals.pop(key.id, None)

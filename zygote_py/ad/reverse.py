@@ -228,7 +228,8 @@ class ReverseTransform(ControlFlowAdjoints):
                     region.insert(len(region.ops) - 1, push)
 
     def adjoint_block(self, block: Block) -> None:
-        for op in reversed(block.ops):
+        # a snapshot: the loop adjoints insert trip counters into the forward block
+        for op in reversed(list(block.ops)):
             if op.opcode in ("yield", "return"):
                 continue
             if not any(self.bar(r) is not None for r in op.results):
@@ -310,23 +311,22 @@ class ReverseTransform(ControlFlowAdjoints):
         op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
         op.results.append(back)
         g = self.bar(op.result)
-        active_params = [i for i, a in enumerate(active) if a]
 
         def emit_back():
-            call = self.emit("call_back", [self.fetch(back), g], len(active_params))
-            for result, param_index in zip(call.results, active_params):
+            # the callee's back returns one cotangent per parameter (None where inactive)
+            call = self.emit("call_back", [self.fetch(back), g], len(mapping))
+            for param_index, result in enumerate(call.results):
+                if not active[param_index]:
+                    continue
                 self.maybe_none.add(result.id)
                 for operand_index in mapping[param_index]:
-                    self.accumulate_part(op.operands[operand_index], result, mapping, param_index)
+                    if self.varied_operand(op.operands[operand_index]):
+                        self.accumulate(op.operands[operand_index], result)
 
         if g.id in self.maybe_none:
             self.guarded(g, emit_back)
         else:
             emit_back()
-
-    def accumulate_part(self, operand, value, mapping, param_index) -> None:
-        if self.varied_operand(operand):
-            self.accumulate(operand, value)
 
     def dynamic_call(self, op: Op, kind: str) -> None:
         """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
@@ -428,9 +428,8 @@ class ReverseTransform(ControlFlowAdjoints):
     def adjoint_append(self, op: Op) -> None:
         container, item = op.operands
         g = self.bar(op.result)
-        split = self.emit("call", [g], 2, {"fn": runtime.split_last, "expr": "_zp_split_last",
-                                           "kw": (), "star": ()}).results
-        unpack = self.emit("unpack", [split[0]], 2, {"n": 2, "star": None})
+        split = self.call(runtime.split_last, g, expr="_zp_split_last")
+        unpack = self.emit("unpack", [split], 2, {"n": 2, "star": None})
         rest, last = unpack.results
         self.maybe_none.update((rest.id, last.id))
         if self.varied_operand(container):
