@@ -95,18 +95,20 @@ class Compiler:
         return copy
 
     # -- entries ------------------------------------------------------------------
-    def entry(self, fn, active: tuple, mode: str) -> Entry:
+    def entry(self, fn, active: tuple, mode: str, cells: tuple = ()) -> Entry:
+        """The compiled form of fn for these active parameters (and active closure
+        cells, whose cotangents the pullback returns last, as a dict)."""
         per_fn = self.cache.get(fn)
-        key = (active, mode)
+        key = (active, mode, cells)
         if per_fn is not None:
             entry = per_fn.get(key)
             if entry is not None and entry.valid(fn.__code__):
                 return entry
-        entry = self._build(fn, active, mode)
+        entry = self._build(fn, active, mode, cells)
         self.cache.setdefault(fn, {})[key] = entry
         return entry
 
-    def _build(self, fn, active: tuple, mode: str) -> Entry:
+    def _build(self, fn, active: tuple, mode: str, cells: tuple = ()) -> Entry:
         from .ad.reverse import ReverseTransform
         from .codegen.generate import compile_generated, generate
         from .passes.simplify import simplify
@@ -119,7 +121,7 @@ class Compiler:
         self._guards_stack = getattr(self, "_guards_stack", [])
         self._guards_stack.append(guards)
         try:
-            program = ReverseTransform(ir, list(active), self).run()
+            program = ReverseTransform(ir, list(active), self, cells).run()
         finally:
             self._guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)

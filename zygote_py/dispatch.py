@@ -1,17 +1,24 @@
-"""Calls that can only be resolved while running: `y, back = call(f, args, kwargs, loc)`.
+"""Calls that can only be resolved while running.
 
 The compiler resolves most callees when it transforms a function.  When the
-callee is a value (a method of an object, a function passed as an argument, a
-callable object, a custom rule) the generated code asks this module.  It
-picks, in order: a registered rule, a non-differentiable function, a
-user-defined adjoint, or a Python function with source (transformed and
-cached like any other); anything else with active arguments is a
-`NoDerivativeRule` naming the call site.  `back(g)` returns cotangents for
-(the callee itself, *args, *kwargs values).
+callee is a value (a method of an object, a function passed in, a callable
+object, a custom rule) or the call passes `*args`/`**kwargs`, the generated
+code calls `call(f, operands, spec, loc)`, where `spec[i]` says how operand
+i is passed: None (positional), '*' (unpacked), '**' (unpacked mapping) or a
+keyword name.  It returns `(y, back)`; `back(g)` returns one cotangent per
+operand, preceded by the callee's own (a dict for a callable object, the
+`self` of a bound method), so the caller can add them where they belong.
+
+Resolution order: a user-defined adjoint, a registered rule, a function known
+to be non-differentiable, a Python function with source (transformed and
+cached like any other), a bound method or callable object of such a function.
+Anything else called with an active argument is a NoDerivativeRule naming the
+call site -- never a silently zero gradient.
 """
 
 from __future__ import annotations
 
+import inspect
 import types
 
 import numpy as np
@@ -26,118 +33,259 @@ def _is_active(x) -> bool:
     return is_active(x)
 
 
-def _rule_pullback(rule, y, args, kwargs, self_obj=None):
-    call_args = ((self_obj,) if self_obj is not None else ()) + tuple(args)
-    bound = rule.bind(call_args, kwargs)
-    names = list(bound)
+class _Flat:
+    """Operands flattened into (args, kwargs), remembering where each came from."""
+
+    def __init__(self, operands, spec):
+        self.args: list = []
+        self.kwargs: dict = {}
+        self.origin = []
+        for value, how in zip(operands, spec):
+            if how is None:
+                self.origin.append(("pos", len(self.args)))
+                self.args.append(value)
+            elif how == "*":
+                items = tuple(value)
+                self.origin.append(("star", len(self.args), len(items), value))
+                self.args.extend(items)
+            elif how == "**":
+                self.origin.append(("dstar", list(value.keys()), value))
+                self.kwargs.update(value)
+            else:
+                self.origin.append(("kw", how))
+                self.kwargs[how] = value
+
+    def regroup(self, arg_bars, kw_bars) -> tuple:
+        """Cotangents per flattened argument -> cotangents per operand."""
+        out = []
+        for origin in self.origin:
+            kind = origin[0]
+            if kind == "pos":
+                out.append(arg_bars[origin[1]])
+            elif kind == "kw":
+                out.append(kw_bars.get(origin[1]))
+            elif kind == "star":
+                _, start, n, value = origin
+                part = list(arg_bars[start:start + n])
+                if all(p is None for p in part):
+                    out.append(None)
+                elif isinstance(value, np.ndarray):
+                    out.append(np.stack([np.zeros_like(value[i], dtype=float) if p is None else p
+                                         for i, p in enumerate(part)]))
+                else:
+                    out.append(type(value)(part) if isinstance(value, (tuple, list)) else tuple(part))
+            else:
+                _, keys, value = origin
+                part = {k: kw_bars.get(k) for k in keys}
+                out.append(None if all(v is None for v in part.values()) else part)
+        return tuple(out)
+
+    def any_active(self) -> bool:
+        return any(_is_active(a) for a in (*self.args, *self.kwargs.values()))
+
+
+def _origins(sig: inspect.Signature, flat: _Flat):
+    """For each parameter of sig: where its value came from in the flattened call."""
+    bound = sig.bind(*range(len(flat.args)), **{k: ("kw", k) for k in flat.kwargs})
+    out = {}
+    for name, param in sig.parameters.items():
+        if name not in bound.arguments:
+            continue
+        value = bound.arguments[name]
+        if param.kind == param.VAR_POSITIONAL:
+            out[name] = ("varpos", list(value))
+        elif param.kind == param.VAR_KEYWORD:
+            out[name] = ("varkw", {k: v[1] for k, v in value.items()})
+        elif isinstance(value, tuple):
+            out[name] = ("kw", value[1])
+        else:
+            out[name] = ("pos", value)
+    return out
+
+
+def _spread(origins, bars_by_param: dict, flat: _Flat):
+    """Cotangents per parameter -> per flattened argument and keyword."""
+    arg_bars = [None] * len(flat.args)
+    kw_bars: dict = {}
+    for name, origin in origins.items():
+        bar = bars_by_param.get(name)
+        if bar is None:
+            continue
+        kind = origin[0]
+        if kind == "pos":
+            arg_bars[origin[1]] = bar
+        elif kind == "kw":
+            kw_bars[origin[1]] = bar
+        elif kind == "varpos":
+            for i, bi in zip(origin[1], bar):
+                arg_bars[i] = bi
+        else:
+            for key, kwname in origin[1].items():
+                kw_bars[kwname] = bar.get(key) if isinstance(bar, dict) else None
+    return arg_bars, kw_bars
+
+
+def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
+    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents."""
+    call_args = ((self_obj,) if self_obj is not None else ()) + tuple(flat.args)
+    y = fn_call(*flat.args, **flat.kwargs)
+    sig = inspect.Signature(list(rule.params))
+    bound = sig.bind(*call_args, **flat.kwargs)
+    bound.apply_defaults()
+    shift = _Flat((self_obj, *flat.args) if self_obj is not None else flat.args,
+                  [None] * len(call_args))
+    shift.kwargs = dict(flat.kwargs)
+    origins = _origins(sig, shift)
 
     def back(g):
         if g is None:
-            return (None,) * (1 + len(args) + len(kwargs))
-        outs = rule.vjp(g, y, **bound)
+            return (None,) * (1 + len(flat.origin))
+        outs = rule.vjp(g, y, *bound.args, **bound.kwargs)
         if len(rule.diff) == 1:
             outs = (outs,)
-        by_name = dict(zip(rule.diff, outs))
-        result = [by_name.get(names[0]) if self_obj is not None else None]
-        offset = 1 if self_obj is not None else 0
-        for i in range(len(args)):
-            result.append(by_name.get(names[offset + i]))
-        for k in kwargs:
-            result.append(by_name.get(k))
-        return tuple(result)
+        arg_bars, kw_bars = _spread(origins, dict(zip(rule.diff, outs)), shift)
+        head = arg_bars[0] if self_obj is not None else None
+        arg_bars = arg_bars[1:] if self_obj is not None else arg_bars
+        return (head, *flat.regroup(arg_bars, kw_bars))
 
     return y, back
+
+
+def _function_pullback(f, flat: _Flat, prefix=()):
+    """(y, back) for a Python function with source, transformed and cached."""
+    from .compiler import COMPILER
+
+    sig = inspect.signature(f)
+    args = (*prefix, *flat.args)
+    bound = sig.bind(*args, **flat.kwargs)
+    bound.apply_defaults()
+    names = list(sig.parameters)
+    values = [bound.arguments.get(n, ()) for n in names]
+    active = tuple(_is_active(v) for v in values)
+    cells = _active_cells(f)
+    pullback = COMPILER.entry(f, active, "pullback", cells).fn
+    y, inner = pullback(*args, **flat.kwargs)
+    shifted = _Flat(args, [None] * len(args))
+    shifted.kwargs = dict(flat.kwargs)
+    origins = _origins(sig, shifted)
+
+    def back(g):
+        """(cotangent of the function's captured cells, *prefix, *per operand)."""
+        if g is None:
+            return (None,) * (1 + len(prefix) + len(flat.origin))
+        out = inner(g)
+        own = out[-1] if cells else None
+        arg_bars, kw_bars = _spread(origins, dict(zip(names, out)), shifted)
+        return (own, *arg_bars[:len(prefix)], *flat.regroup(arg_bars[len(prefix):], kw_bars))
+
+    return y, back
+
+
+def _active_cells(f) -> tuple:
+    """Names of f's closure cells that hold active values right now."""
+    if not f.__closure__:
+        return ()
+    out = []
+    for name, cell in zip(f.__code__.co_freevars, f.__closure__):
+        try:
+            if _is_active(cell.cell_contents):
+                out.append(name)
+        except ValueError:
+            pass
+    return tuple(out)
 
 
 def _zero_back(n):
-    def back(g):
-        return (None,) * n
-
-    return back
+    return lambda g: (None,) * n
 
 
-def call(f, args, kwargs, loc):
-    n = 1 + len(args) + len(kwargs)
+def _no_rule(f, loc):
+    name = registry.qualified_name(f)
+    return NoDerivativeRule(
+        f"no derivative rule for {name}, which is called here with an active argument", loc,
+        f"register one with @zp.adjoint({getattr(f, '__name__', 'f')}), or wrap the argument in "
+        "zp.stop_gradient(...) if no derivative is wanted through it")
+
+
+def call(f, operands, spec, loc):
+    flat = _Flat(operands, spec)
+    n = 1 + len(flat.origin)
     custom = getattr(f, "_zp_custom_rule", None)
     if custom is not None:
-        y, user_back = custom(*args, **kwargs)
-
-        def back(g):
-            bars = user_back(g) if g is not None else None
-            if bars is None:
-                return (None,) * n
-            if not isinstance(bars, tuple):
-                bars = (bars,)
-            return (None, *bars) + (None,) * (n - 1 - len(bars))
-
-        return y, back
+        return _custom(custom, flat)
     rule = registry.function_rule(f)
     if rule is not None:
-        return _rule_pullback(rule, f(*args, **kwargs), args, kwargs)
+        return _rule_pullback(rule, f, flat)
     if registry.is_nondifferentiable(f):
-        return f(*args, **kwargs), _zero_back(n)
-    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType):
-        y, inner = call(f.__func__, (f.__self__, *args), kwargs, loc)
-        return y, lambda g: inner(g)[1:]  # the callee's own cotangent is that of self
-    if isinstance(f, types.BuiltinMethodType) and isinstance(getattr(f, "__self__", None), (np.ndarray, np.generic)):
-        return call_method(f.__self__, f.__name__, args, kwargs, loc)
+        return f(*flat.args, **flat.kwargs), _zero_back(n)
     if isinstance(f, types.FunctionType):
-        return _user_function(f, args, kwargs, n)
-    call_method_fn = getattr(type(f), "__call__", None)
-    if isinstance(call_method_fn, types.FunctionType) and not isinstance(f, type):
-        y, inner = _user_function(call_method_fn, (f, *args), kwargs, n + 1)
-        return y, lambda g: inner(g)[1:]
-    if not any(_is_active(a) for a in (*args, *kwargs.values())):
-        return f(*args, **kwargs), _zero_back(n)
-    name = registry.qualified_name(f)
-    raise NoDerivativeRule(f"no derivative rule for {name}, which is called here with an active argument",
-                           loc, f"register one with @zp.adjoint({getattr(f, '__name__', 'f')}), or wrap the "
-                           "argument in zp.stop_gradient(...) if no derivative is wanted through it")
+        return _function_pullback(f, flat)
+    if isinstance(f, types.MethodType):
+        if isinstance(f.__func__, types.FunctionType):
+            y, back = _function_pullback(f.__func__, flat, prefix=(f.__self__,))
+            return y, lambda g: back(g)[1:]  # the method's own cotangent is that of self
+        return call_method(f.__self__, f.__name__, operands, spec, loc)
+    self_obj = getattr(f, "__self__", None)
+    if isinstance(f, types.BuiltinMethodType) and self_obj is not None and not isinstance(self_obj, types.ModuleType):
+        return call_method(self_obj, f.__name__, operands, spec, loc)
+    dunder_call = getattr(type(f), "__call__", None)
+    if isinstance(dunder_call, types.FunctionType) and not isinstance(f, type):
+        y, back = _function_pullback(dunder_call, flat, prefix=(f,))
+        return y, lambda g: back(g)[1:]
+    if not flat.any_active():
+        return f(*flat.args, **flat.kwargs), _zero_back(n)
+    raise _no_rule(f, loc)
 
 
-def _user_function(f, args, kwargs, n):
-    """Transform f (cached) and call its pullback; back gives (None, *args, *kwargs) cotangents."""
-    import inspect
+def call_method(obj, name, operands, spec, loc):
+    """obj.name(*operands): back gives (cotangent of obj, per-operand cotangents)."""
+    flat = _Flat(operands, spec)
+    n = 1 + len(flat.origin)
+    cls = type(obj)
+    rule = registry.method_rule(cls, name)
+    if rule is None and isinstance(obj, np.generic):
+        rule = registry.method_rule(np.ndarray, name)
+    if rule is not None:
+        return _rule_pullback(rule, getattr(obj, name), flat, self_obj=obj)
+    if registry.method_is_nondifferentiable(cls, name):
+        return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
+    static = inspect.getattr_static(cls, name, None)
+    if isinstance(static, staticmethod):
+        y, back = call(static.__func__, operands, spec, loc)
+        return y, lambda g: (None, *back(g)[1:])
+    if isinstance(static, classmethod):
+        y, back = _function_pullback(static.__func__, flat, prefix=(cls,))
+        return y, lambda g: (None, *back(g)[2:])
+    if isinstance(static, types.FunctionType):
+        y, back = _function_pullback(static, flat, prefix=(obj,))
+        return y, lambda g: back(g)[1:]
+    bound = getattr(obj, name)
+    if not _is_active(obj) and not flat.any_active():
+        return bound(*flat.args, **flat.kwargs), _zero_back(n)
+    raise _no_rule(bound, loc)
 
-    from .compiler import COMPILER
 
-    params = list(inspect.signature(f).parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        names = None  # the pullback binds *args/**kwargs itself, in the same order
-        call_args, call_kwargs = args, kwargs
-        active = tuple(_is_active(a) for a in args)
-    else:
-        bound = inspect.signature(f).bind(*args, **kwargs)
-        bound.apply_defaults()
-        names = [p.name for p in params]
-        call_args, call_kwargs = tuple(bound.arguments[name] for name in names), {}
-        active = tuple(_is_active(a) for a in call_args)
-    pullback = COMPILER.entry(f, active, "pullback").fn
-    y, back_inner = pullback(*call_args, **call_kwargs)
+def _custom(rule, flat: _Flat):
+    y, user_back = rule(*flat.args, **flat.kwargs)
 
     def back(g):
         if g is None:
-            return (None,) * n
-        bars = back_inner(g)
-        if names is None:
-            return (None, *bars[:len(args)], *(None,) * len(kwargs))
-        by_name = dict(zip(names, bars))
-        return (None, *bars[:len(args)], *(by_name.get(k) for k in kwargs))
+            return (None,) * (1 + len(flat.origin))
+        bars = user_back(g)
+        if not isinstance(bars, tuple):
+            bars = (bars,)
+        arg_bars = list(bars[:len(flat.args)]) + [None] * (len(flat.args) - len(bars))
+        return (None, *flat.regroup(arg_bars, {}))
 
     return y, back
 
 
-def call_method(obj, name, args, kwargs, loc):
-    n = 1 + len(args) + len(kwargs)
-    if isinstance(obj, (np.ndarray, np.generic)):
-        rule = registry.method_rule(type(obj), name) or registry.method_rule(np.ndarray, name)
-        if rule is not None:
-            y = getattr(obj, name)(*args, **kwargs)
-            return _rule_pullback(rule, y, args, kwargs, self_obj=obj)
-        if registry.method_is_nondifferentiable(np.ndarray, name):
-            return getattr(obj, name)(*args, **kwargs), _zero_back(n)
-    attr = getattr(type(obj), name, None)
-    if isinstance(attr, types.FunctionType):
-        y, inner = _user_function(attr, (obj, *args), kwargs, n + 1)
-        return y, lambda g: inner(g)[1:]  # (self, *args): drop the function's own slot
-    return call(getattr(obj, name), args, kwargs, loc)
+def attribute_cotangent(obj, name, g):
+    """Cotangent of obj from that of obj.name: {name: g}, or through a property's getter."""
+    if g is None:
+        return None
+    prop = inspect.getattr_static(type(obj), name, None)
+    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+        _, back = _function_pullback(prop.fget, _Flat((), ()), prefix=(obj,))
+        return back(g)[1]
+    return {name: g}

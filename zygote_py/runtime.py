@@ -81,6 +81,17 @@ def zeros_if_none(g, x):
     return 0.0
 
 
+def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
+    """A nested function as a value: its code over fresh cells holding the captured values."""
+    import types
+
+    cells = tuple(types.CellType(v) for v in captured)
+    fn = types.FunctionType(code, module_globals, code.co_name, tuple(defaults) or None, cells)
+    if kwdefaults:
+        fn.__kwdefaults__ = dict(kwdefaults)
+    return fn
+
+
 # -- cotangents of containers ---------------------------------------------------
 def item_cotangent(g, key):
     """The cotangent of one element of a tuple/list/dict whose cotangent is g."""
@@ -89,13 +100,6 @@ def item_cotangent(g, key):
     if type(g) is dict:
         return g.get(key)
     return g[key]
-
-
-def attribute_cotangent(name, g):
-    """The structural cotangent of an object from that of one attribute: {name: g}."""
-    if g is None:
-        return None
-    return {name: g}
 
 
 def unpack_cotangent(x, parts, star):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView, ValuesView
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -252,6 +252,8 @@ def random_like(y, rng):
     if isinstance(y, (list, tuple)):
         items = [random_like(v, rng) for v in y]
         return items if type(y) is list else tuple(items)
+    if isinstance(y, dict):
+        return {k: random_like(v, rng) for k, v in y.items()}
     raise TypeError(f"no random cotangent for {type(y).__name__}")
 
 
@@ -259,8 +261,12 @@ def inner(g, y):
     """<g, y> summed over matching leaves (None in g is zero)."""
     if g is None:
         return 0.0
+    if isinstance(y, (ItemsView, ValuesView)):
+        y = list(y)
     if isinstance(y, (list, tuple)):
         return sum(inner(gi, yi) for gi, yi in zip(g, y))
+    if isinstance(y, dict):
+        return sum(inner(g.get(k), v) for k, v in y.items())
     return float(np.sum(np.asarray(g, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 

@@ -76,6 +76,28 @@ for fn in (operator.abs, builtins.abs, np.absolute, np.fabs):
     add(F(fn, NZ(3, 4)), F(fn, NZ(5)))
 add(F(builtins.abs, S(0.5, 2)), F(builtins.abs, S(-2, -0.5)), F(operator.abs, S(-2, -0.5)))
 
+# sequences: concatenation and repetition
+add(
+    F(operator.add, [S(), R(2)], [S()]),
+    F(operator.add, (S(),), (S(), S())),
+    F(operator.add, [], [S()]),
+    F(operator.mul, [S(), S()], 3),
+    F(operator.mul, 2, (S(), R(2))),
+)
+
+# dict methods
+add(
+    M(dict, "items", {"a": S(), "b": R(3)},
+      g=lambda y, rng: [(None, 1.5), (None, rng.standard_normal(3))]),
+    M(dict, "items", {"a": S(), "b": S()}, g=lambda y, rng: [None, (None, 0.5)], note="partial g"),
+    M(dict, "values", {"a": S(), "b": R(3)}, g=lambda y, rng: [0.7, rng.standard_normal(3)]),
+    M(dict, "get", {"a": S(), "b": R(3)}, "b"),
+    M(dict, "get", {"a": S()}, "z", S()),
+    M(dict, "get", {"a": S()}, "a", 1.0),
+    M(dict, "copy", {"a": S(), "b": R(2)}),
+    M(list, "copy", [S(), R(2)]),
+)
+
 # ---------------------------------------------------------------------------
 # builtins over sequences
 

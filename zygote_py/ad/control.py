@@ -287,6 +287,8 @@ class ControlFlowAdjoints:
         keys = self.__dict__.setdefault("_index_keys", {})
         key = keys.get((iterable.id, id(op)))
         if key is None:
-            key = Value((iterable.hint or "v"), iterable.owner)
+            # "defined" by the loop op: local to the region holding the loop, so an
+            # enclosing loop starts a fresh accumulator each iteration and adds it up
+            key = Value((iterable.hint or "v"), op)
             keys[(iterable.id, id(op))] = key
         return key

@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from .. import runtime
+from .. import dispatch, runtime
 from ..errors import NoDerivativeRule
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..passes.activity import NONDIFF_ATTRS, varied_values
@@ -60,11 +60,15 @@ class SaveRecord:
 
 
 class ReverseTransform(ControlFlowAdjoints):
-    def __init__(self, fn: Function, active: list[bool], compiler):
+    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=()):
         self.fn = fn
         self.active = active
         self.compiler = compiler
-        self.varied = varied_values(fn, active)
+        self.active_cells = tuple(active_cells)
+        # closure cells holding active values are inputs too (the function's own cotangent)
+        self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
+                           if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
+        self.varied = varied_values(fn, active, extra_roots=[v.id for v in self.cell_reads.values()])
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
         self.mirror: dict[int, Block] = {id(fn.body): self.backward}
@@ -201,6 +205,15 @@ class ReverseTransform(ControlFlowAdjoints):
         outputs = []
         for param, active in zip(self.fn.params, self.active):
             outputs.append(self.bar(param) if active else None)
+        if self.active_cells:
+            names, bars = [], []
+            for name in self.active_cells:
+                bar = self.bar(self.cell_reads[name]) if name in self.cell_reads else None
+                if bar is not None:
+                    names.append(self.const(name))
+                    bars.append(bar)
+            pairs = [v for pair in zip(names, bars) for v in pair]
+            outputs.append(self.emit("dict", pairs).result)
         none = None
         values = []
         for out in outputs:
@@ -250,9 +263,11 @@ class ReverseTransform(ControlFlowAdjoints):
         rule = registry.function_rule(fn)
         if rule is not None:
             bound = bind_call(rule, op, op.operands)
-            if bound is not None:
+            if bound is not None and _binds_values(rule, bound):
                 self.apply_rule(rule, op, bound, op.result)
-                return
+            else:  # *args rules, or a call spreading *args: bound while running
+                self.dynamic_call(op, kind="call")
+            return
         if registry.is_nondifferentiable(fn):
             return
         if getattr(fn, "_zp_custom_rule", None) is not None:
@@ -330,12 +345,6 @@ class ReverseTransform(ControlFlowAdjoints):
 
     def dynamic_call(self, op: Op, kind: str) -> None:
         """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
-        if op.attrs.get("star") or None in op.attrs.get("kw", ()):
-            from ..errors import UnsupportedSyntax
-
-            raise UnsupportedSyntax("*args or **kwargs in a call whose callee is only known at run "
-                                    "time, with active arguments", op.loc,
-                                    "pass the arguments one by one")
         back = Value("_zp_back", op)
         op.attrs = dict(op.attrs, dyn_kind=kind)
         op.opcode = "dyncall"
@@ -367,7 +376,7 @@ class ReverseTransform(ControlFlowAdjoints):
         rule = registry.method_rule(np.ndarray, name)
         if rule is not None:
             bound = bind_call(rule, op, op.operands)
-            if bound is not None:
+            if bound is not None and _binds_values(rule, bound):
                 self.apply_rule(rule, op, bound, op.result)
                 return
         if registry.method_is_nondifferentiable(np.ndarray, name):
@@ -384,10 +393,19 @@ class ReverseTransform(ControlFlowAdjoints):
             self.apply_rule(rule, op, {"self": obj}, op.result)
             return
         g = self.bar(op.result)
-        key = self.const(name)
-        part = self.call(runtime.attribute_cotangent, key, g, expr="_zp_attribute_cotangent")
+        part = self.call(dispatch.attribute_cotangent, self.fetch(obj), self.const(name), g,
+                         expr="_zp_attribute_cotangent")
         self.maybe_none.add(part.id)
         self.accumulate(obj, part)
+
+    def adjoint_closure(self, op: Op) -> None:
+        """A nested function made here: its cotangent {name: bar} goes to the captured values."""
+        g = self.bar(op.result)
+        for name, operand in zip(op.attrs["names"], op.operands):
+            if self.varied_operand(operand):
+                part = self.call(runtime.item_cotangent, g, self.const(name), expr="_zp_item_cotangent")
+                self.maybe_none.add(part.id)
+                self.accumulate(operand, part)
 
     def adjoint_tuple(self, op: Op) -> None:
         self._adjoint_sequence(op)
@@ -476,6 +494,11 @@ class AdjointProgram:
         self.forward = forward
         self.backward = backward
         self.has_grad = has_grad
+
+
+def _binds_values(rule, bound: dict) -> bool:
+    """Every differentiable parameter is bound to one value (not a *args tuple)."""
+    return all(name not in bound or isinstance(bound[name], Value) for name in rule.diff)
 
 
 def _has_var_params(fn) -> bool:

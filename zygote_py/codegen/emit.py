@@ -327,6 +327,23 @@ class Emitter:
         self.emit_body(op, body, args)
         self.after_loop(op, args)
 
+    def op_closure(self, op: Op) -> None:
+        from .. import runtime
+
+        names = op.attrs["names"]
+        values = [self.expr(v) for v in op.operands]
+        captured = ast.Tuple(values[:len(names)], ast.Load())
+        ndefaults = op.attrs["ndefaults"]
+        defaults = ast.Tuple(values[len(names):len(names) + ndefaults], ast.Load())
+        kwvalues = values[len(names) + ndefaults:]
+        kwdefaults = ast.Dict([ast.Constant(k) for k in op.attrs["kwdefaults"]], kwvalues)
+        func = ast.Name(self.binder.bind(runtime.make_closure, "_zp_make_closure"), ast.Load())
+        code = ast.Name(self.binder.bind(op.attrs["code"], f"code_{op.attrs['code'].co_name.strip('<>')}"),
+                        ast.Load())
+        call = ast.Call(func, [code, ast.Call(ast.Name("globals", ast.Load()), [], []), captured, defaults,
+                               kwdefaults], [])
+        self.assign(op.results, call, op)
+
     # -- ops added by the reverse transform -------------------------------------------
     def op_call_pb(self, op: Op) -> None:
         func = ast.Name(self.binder.bind(op.attrs["pb"], op.attrs["pb_expr"]), ast.Load())
@@ -335,10 +352,12 @@ class Emitter:
         self.assign(op.results, call, op)
 
     def op_dyncall(self, op: Op) -> None:
+        """`y, back = _zp_call(f, (operands...), spec, loc)` (see dispatch.py)."""
         from .. import dispatch
 
         kind = op.attrs["dyn_kind"]
         kw = op.attrs.get("kw", ())
+        star = op.attrs.get("star", ())
         values = [self.expr(v) for v in op.operands]
         loc = ast.Name(self.binder.bind(op.loc, "loc"), ast.Load())
         if kind == "call":
@@ -348,11 +367,11 @@ class Emitter:
         else:
             head = [values.pop(0)]
         npos = len(values) - len(kw)
-        args = ast.Tuple(values[:npos], ast.Load())
-        kwargs = ast.Dict([ast.Constant(k) for k in kw], values[npos:])
+        spec = [("*" if i in star else None) for i in range(npos)] + [k if k is not None else "**" for k in kw]
         helper = dispatch.call_method if kind == "method" else dispatch.call
         func = ast.Name(self.binder.bind(helper, "_zp_" + helper.__name__), ast.Load())
-        self.assign(op.results, ast.Call(func, [*head, args, kwargs, loc], []), op)
+        args = [*head, ast.Tuple(values, ast.Load()), ast.Tuple([ast.Constant(x) for x in spec], ast.Load()), loc]
+        self.assign(op.results, ast.Call(func, args, []), op)
 
     def op_call_back(self, op: Op) -> None:
         back, g = (self.expr(v) for v in op.operands)

@@ -37,6 +37,18 @@ class Lowerer(ExprLowering, StmtLowering):
         self.consumed: set[int] = parent.consumed if parent else set()
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.inlining: list = parent.inlining if parent else []
+        self.root_block: Block | None = parent.root_block if parent else None
+        self.cells: dict[str, Value] = parent.cells if parent else {}
+
+    def read_cell(self, name: str, node) -> Value:
+        """A closure cell's value, read once at function entry (cells are not rebound:
+        nonlocal is refused), so that its cotangent adds up across loop iterations."""
+        value = self.cells.get(name)
+        if value is None:
+            op = Op("cell", (), 1, {"name": name}, (), self.loc(node), hints=[name])
+            self.root_block.insert(0, op)
+            value = self.cells[name] = op.result
+        return value
 
     # -- emitting ---------------------------------------------------------
     def loc(self, node) -> SourceLoc | None:
@@ -324,6 +336,7 @@ def lower_function(pyfn) -> Function:
     sig = signature_of(node)
     params = [body.add_arg(name) for name in sig.names]
     lowerer.block = body
+    lowerer.root_block = body
     lowerer.env = dict(zip(sig.names, params))
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)

@@ -22,6 +22,7 @@ from ..errors import UnsupportedSyntax
 from ..ir.core import Value
 from . import runtime_forms
 from .scope import resolve_free
+from .source import positions_inside
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -64,11 +65,33 @@ class ExprLowering:
     def expr(self, node) -> Value:
         value = self.expr_or_function(node)
         if isinstance(value, LocalFunction):
-            raise self.unsupported(
-                node, f"the nested function {value.name!r} is used as a value",
-                "zygote_py inlines nested functions where they are called; call it directly, "
-                "or define it at module level to pass it around")
+            return self.closure_value(value, node)
         return value
+
+    def closure_value(self, fn: LocalFunction, node) -> Value:
+        """A nested function used as a value: a real function over the captured values.
+
+        Called directly, nested functions are inlined; passed around or returned,
+        they become a `closure` op whose cotangent is {captured name: cotangent}.
+        The captured values are those at the point the function is made."""
+        code = _nested_code(self.pyfn.__code__, fn.node)
+        if code is None:
+            raise self.unsupported(node, f"cannot find the compiled code of {fn.name!r}",
+                                   "define it at module level")
+        captured = []
+        for name in code.co_freevars:
+            inner = gast.Name(name, gast.Load(), None, None)
+            gast.copy_location(inner, node)
+            value = self.expr_or_function(inner)
+            if isinstance(value, LocalFunction):
+                raise self.unsupported(node, f"{fn.name!r} captures the nested function {name!r}",
+                                       "define the functions at module level")
+            captured.append(value)
+        defaults = list(fn.defaults)
+        kwnames = tuple(fn.kw_defaults)
+        return self.emit("closure", [*captured, *defaults, *fn.kw_defaults.values()], node=node,
+                         attrs={"code": code, "names": code.co_freevars, "ndefaults": len(defaults),
+                                "kwdefaults": kwnames}, hint=fn.name if fn.name != "<lambda>" else "").result
 
     def expr_or_function(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -109,7 +132,7 @@ class ExprLowering:
             if is_static(obj):
                 self.guards.append(("cell", where, None, obj))
                 return self.static(obj, name, node)
-            return self.emit("cell", (), attrs={"name": name}, node=node, hint=name).result
+            return self.read_cell(name, node)
         if kind == "builtin":
             self.guards.append(("global", self.pyfn.__globals__, name, _MISSING))
             return self.static(where, name, node)
@@ -332,6 +355,23 @@ class ExprLowering:
                                "return a list instead of yielding values")
 
     expr_YieldFrom = expr_Yield
+
+
+def _nested_code(code, node):
+    """The code object of a nested def or lambda, found among code's constants."""
+    name = node.name if isinstance(node, gast.FunctionDef) else "<lambda>"
+    found = []
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        for const in current.co_consts:
+            if isinstance(const, types.CodeType):
+                if const.co_name == name and const.co_firstlineno == node.lineno:
+                    found.append(const)
+                stack.append(const)
+    if len(found) > 1:  # several lambdas on one line: the one whose code lies inside node
+        found.sort(key=lambda c: positions_inside(c, node), reverse=True)
+    return found[0] if found else None
 
 
 _MISSING = object()

@@ -61,7 +61,12 @@ def _positions(code: types.CodeType) -> list[tuple[int, int]]:
     return [(line, col) for line, _, col, _ in code.co_positions() if line is not None and col is not None]
 
 
-def _contains(node: ast.AST, line: int, col: int) -> bool:
+def positions_inside(code: types.CodeType, node) -> int:
+    """How many of code's instruction positions fall inside node's source span."""
+    return sum(_contains(node, ln, col) for ln, col in _positions(code))
+
+
+def _contains(node, line: int, col: int) -> bool:
     start = (node.lineno, node.col_offset)
     end = (node.end_lineno, node.end_col_offset)
     return start <= (line, col) <= end
@@ -123,10 +128,16 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
     if len(candidates) > 1:
         positions = _positions(code)
         if positions:
-            inside = [c for c in candidates if all(_contains(c, ln, col) for ln, col in positions)]
-            # of the lambdas that contain every instruction, the innermost is this one
-            inside.sort(key=lambda c: (c.lineno, c.col_offset), reverse=True)
-            candidates = inside[:1] if inside else candidates
+            # the lambda containing most of the code's instruction positions; of equals,
+            # the innermost (an outer lambda's span contains an inner one's)
+            def score(c):
+                return (sum(_contains(c, ln, col) for ln, col in positions), c.lineno, c.col_offset)
+
+            ranked = sorted(candidates, key=score, reverse=True)
+            best = score(ranked[0])[0]
+            if best > 0 and (len(ranked) == 1 or score(ranked[1])[0] < best or
+                             ranked[1].col_offset != ranked[0].col_offset):
+                candidates = ranked[:1]
     if len(candidates) != 1:
         raise SourceUnavailable(
             f"cannot tell which {'lambda' if is_lambda else 'definition'} on line {first} is "

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..rules import registry
 
-_PURE_OPCODES = {"const", "global", "cell", "getattr", "tuple", "list", "dict", "unpack", "undef",
+_PURE_OPCODES = {"const", "global", "cell", "closure", "getattr", "tuple", "list", "dict", "unpack", "undef",
                  "append", "extend", "setitem", "tape_new", "tape_copy", "yield"}
 _PURE_BUILTINS = {builtins.len, builtins.range, builtins.zip, builtins.enumerate, builtins.reversed,
                   builtins.isinstance, builtins.slice, builtins.min, builtins.max, builtins.abs,

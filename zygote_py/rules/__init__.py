@@ -7,6 +7,7 @@ registration call `nondifferentiable(*primals)` live in `zygote_py.rules.registr
 """
 
 from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
+    indexing,
     linalg,
     math_rules,
     nondiff,

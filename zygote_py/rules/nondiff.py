@@ -103,3 +103,10 @@ nondifferentiable_methods(
 nondifferentiable_attrs(
     np.ndarray, "shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides", "flags",
 )
+
+# --- containers: keys, membership, positions ---------------------------------
+nondifferentiable_methods(dict, "keys", "__contains__", "__len__")
+nondifferentiable_methods(list, "index", "count", "__contains__", "__len__")
+nondifferentiable_methods(tuple, "index", "count", "__contains__", "__len__")
+nondifferentiable_methods(str, "join", "format", "split", "strip", "lower", "upper", "startswith",
+                          "endswith", "replace")

@@ -247,7 +247,7 @@ def ndarray_clip(g, y, self, min=None, max=None, out=None, **kwargs):
 
 
 @vjp(np.where, diff=("x", "y_"))
-def where(g, y, condition, x=None, y_=None, /):
+def where(g, y, condition, x=None, y_=None):
     """np.where(condition, x, y): x gets g where condition holds, y elsewhere.
 
     (The primal's third parameter is named y_ here: y is the output.  The

@@ -15,15 +15,41 @@ import operator
 
 import numpy as np
 
-from zygote_py.rules.registry import vjp
-from zygote_py.runtime import unbroadcast
+from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.runtime import accum, unbroadcast
 
 # ---------------------------------------------------------------------------
 # + - * / and unary operators
 
 
+def _as_sequence(items, like):
+    """items (a slice of a list/tuple cotangent) in the sequence type of `like`."""
+    return list(items) if type(like) is list else tuple(items)
+
+
+def _concat_cotangents(g, a, b):
+    """Cotangents of a + b for sequences (concatenation): the two halves of g."""
+    n = len(a)
+    return _as_sequence(g[:n], a), _as_sequence(g[n:], b)
+
+
+def _repeat_cotangents(g, a, b):
+    """Cotangents of seq * n or n * seq (repetition): the repeats' cotangents summed."""
+    seq, times = (a, b) if isinstance(a, (list, tuple)) else (b, a)
+    n = len(seq)
+    total = [None] * n
+    for k in range(int(times)):
+        for i in range(n):
+            total[i] = accum(total[i], g[k * n + i])
+    out = _as_sequence(total, seq)
+    return (out, None) if seq is a else (None, out)
+
+
 @vjp(operator.add, np.add)
 def add(g, y, a, b, out=None, **kwargs):
+    """Numbers and arrays (unbroadcast), or lists/tuples (concatenation: g is split)."""
+    if isinstance(g, (list, tuple)):
+        return _concat_cotangents(g, a, b)
     return unbroadcast(g, a), unbroadcast(g, b)
 
 
@@ -34,6 +60,9 @@ def subtract(g, y, a, b, out=None, **kwargs):
 
 @vjp(operator.mul, np.multiply)
 def multiply(g, y, a, b, out=None, **kwargs):
+    """Numbers and arrays, or a list/tuple repeated an integer number of times."""
+    if isinstance(g, (list, tuple)):
+        return _repeat_cotangents(g, a, b)
     return unbroadcast(g * b, a), unbroadcast(g * a, b)
 
 
@@ -85,7 +114,7 @@ def _pow_exponent_cotangent(g, y, a):
 def power(g, y, a, b, out=None, **kwargs):
     """Integer exponents are never active, so they return no exponent cotangent
     and take the cheap special cases (folded away for constant exponents)."""
-    if isinstance(b, (int, np.integer)):
+    if isinstance(b, int):
         if b == 2:
             return g * 2 * a, None
         if b == 1:
@@ -213,3 +242,47 @@ def _sequence_cotangent(g, iterable):
 def sequence(g, y, iterable=()):
     """list(xs) / tuple(xs) of a list, tuple or array: the cotangent takes xs's form."""
     return _sequence_cotangent(g, iterable)
+
+
+# ---------------------------------------------------------------------------
+# dict methods (the cotangent of a dict is a dict of the cotangents of its values)
+
+
+def _dict_from_items(g, d, position):
+    """{key: cotangent} from the per-item cotangents of iterating d.items() / d.values().
+
+    g lists one cotangent per item in iteration order (None where none);
+    for items() each is a (key, value) pair's cotangent, and position=1 picks
+    the value's.
+    """
+    out = {}
+    for key, gi in zip(d, g):
+        if gi is not None and position is not None:
+            gi = gi[position]
+        if gi is not None:
+            out[key] = gi
+    return out
+
+
+@vjp_method(dict, "items")
+def dict_items(g, y, self):
+    return _dict_from_items(g, self, 1)
+
+
+@vjp_method(dict, "values")
+def dict_values(g, y, self):
+    return _dict_from_items(g, self, None)
+
+
+@vjp_method(dict, "get", diff=("self", "default"))
+def dict_get(g, y, self, key, default=None):
+    """d.get(key, default): the entry's cotangent if the key is there, else default's."""
+    if key in self:
+        return {key: g}, None
+    return None, g
+
+
+@vjp_method(dict, "copy")
+@vjp_method(list, "copy")
+def container_copy(g, y, self):
+    return g

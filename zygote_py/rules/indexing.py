@@ -1,0 +1,212 @@
+"""Rules for indexing and for selections that scatter back: a[index] on arrays,
+lists, tuples and dicts, take, item, tolist, triangles, diagonals, trace, sort.
+
+The cotangent of a selection is g scattered into zeros shaped like the input;
+integer-array indices with repeats accumulate (np.bincount for 1-D arrays,
+np.add.at otherwise).  A list or tuple gets a list or tuple cotangent with
+None for untouched entries, a dict a dict {key: g}.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from zygote_py.rules.registry import vjp, vjp_method
+
+# ---------------------------------------------------------------------------
+# helpers (called from rule bodies; they may loop)
+
+
+def _float_zeros(a):
+    """Zeros of a's shape, in a's dtype when that is inexact, else float64."""
+    dtype = a.dtype if a.dtype.kind in "fc" else np.float64
+    return np.zeros(a.shape, dtype=dtype)
+
+
+def _is_int_array_index(i):
+    if isinstance(i, np.ndarray):
+        return i.dtype != np.bool_
+    if isinstance(i, list):
+        return np.asarray(i).dtype != np.bool_
+    return False
+
+
+def _index_cotangent(g, a, index):
+    """Cotangent of a[index] for arrays, lists, tuples and dicts."""
+    if isinstance(a, np.ndarray):
+        parts = index if type(index) is tuple else (index,)
+        for part in parts:
+            if _is_int_array_index(part):
+                if a.ndim == 1 and len(parts) == 1:
+                    # Repeats accumulate: a weighted histogram is the fastest scatter-add.
+                    n = a.shape[0]
+                    flat = np.ravel(index) % n if n else np.ravel(index)
+                    z = np.bincount(flat, weights=np.ravel(np.broadcast_to(g, np.shape(index))),
+                                    minlength=n)
+                    return z.astype(a.dtype, copy=False) if a.dtype.kind in "fc" else z
+                z = _float_zeros(a)
+                np.add.at(z, index, g)
+                return z
+        z = _float_zeros(a)
+        z[index] = g
+        return z
+    if isinstance(a, (list, tuple)):
+        out = [None] * len(a)
+        if isinstance(index, slice):
+            for i, gi in zip(range(len(a))[index], g):
+                out[i] = gi
+        else:
+            out[index] = g
+        return out if type(a) is list else tuple(out)
+    if isinstance(a, dict):
+        return {index: g}
+    return None
+
+
+def _take_cotangent(g, a, indices, axis, mode):
+    a = np.asarray(a)
+    z = _float_zeros(a)
+    n = a.size if axis is None else a.shape[axis]
+    idx = np.asarray(indices)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    if axis is None:
+        flat = z.reshape(-1)
+        np.add.at(flat, idx, g)
+        return z
+    np.add.at(z, (slice(None),) * (axis % a.ndim) + (idx,), g)
+    return z
+
+
+def _diagonal_cotangent(g, a, offset, axis1, axis2):
+    """Place g (diagonal values, last axis) on the offset diagonal of zeros like a."""
+    z = _float_zeros(np.asarray(a))
+    zm = np.moveaxis(z, (axis1, axis2), (-2, -1))
+    n1, n2 = zm.shape[-2], zm.shape[-1]
+    if offset >= 0:
+        i = np.arange(max(0, min(n1, n2 - offset)))
+        j = i + offset
+    else:
+        j = np.arange(max(0, min(n2, n1 + offset)))
+        i = j - offset
+    zm[..., i, j] = g
+    return z
+
+
+def _sort_cotangent(g, a, axis):
+    a = np.asarray(a)
+    if axis is None:
+        order = np.argsort(a, axis=None, kind="stable")
+        z = _float_zeros(a).reshape(-1)
+        z[order] = g
+        return z.reshape(a.shape)
+    order = np.argsort(a, axis=axis, kind="stable")
+    z = _float_zeros(a)
+    np.put_along_axis(z, order, g, axis)
+    return z
+
+
+def _item_cotangent(g, a, args):
+    z = _float_zeros(a)
+    if not args:
+        z.reshape(-1)[0] = g
+    elif len(args) == 1 and isinstance(args[0], tuple):
+        z[args[0]] = g
+    elif len(args) == 1:
+        z.reshape(-1)[args[0]] = g
+    else:
+        z[args] = g
+    return z
+
+
+def _filled(g, shape, dtype):
+    if g is None:
+        return np.zeros(shape, dtype=dtype)
+    if not shape:
+        return np.asarray(g, dtype=dtype)
+    return np.stack([_filled(gi, shape[1:], dtype) for gi in g])
+
+
+def _tolist_cotangent(g, a):
+    dtype = a.dtype if a.dtype.kind in "fc" else np.float64
+    return _filled(g, a.shape, dtype)
+
+
+# ---------------------------------------------------------------------------
+# rules
+
+
+@vjp(operator.getitem, diff=("a",))
+def getitem(g, y, a, b):
+    """a[b] for arrays (basic, negative steps, boolean masks, integer arrays with
+    repeats accumulating, tuples with None/Ellipsis), lists and tuples (a list or
+    tuple cotangent, None where untouched) and dicts ({b: g})."""
+    return _index_cotangent(g, a, b)
+
+
+@vjp(np.take, diff=("a",))
+def take(g, y, a, indices, axis=None, out=None, mode="raise"):
+    return _take_cotangent(g, a, indices, axis, mode)
+
+
+@vjp_method(np.ndarray, "take", diff=("self",))
+def ndarray_take(g, y, self, indices, axis=None, out=None, mode="raise"):
+    return _take_cotangent(g, self, indices, axis, mode)
+
+
+@vjp_method(np.ndarray, "item")
+def ndarray_item(g, y, self, *args):
+    return _item_cotangent(g, self, args)
+
+
+@vjp_method(np.ndarray, "tolist")
+def ndarray_tolist(g, y, self):
+    return _tolist_cotangent(g, self)
+
+
+@vjp(np.triu)
+def triu(g, y, m, k=0):
+    return np.triu(g, k)
+
+
+@vjp(np.tril)
+def tril(g, y, m, k=0):
+    return np.tril(g, k)
+
+
+@vjp(np.diagonal)
+def diagonal(g, y, a, offset=0, axis1=0, axis2=1):
+    return _diagonal_cotangent(g, a, offset, axis1, axis2)
+
+
+@vjp_method(np.ndarray, "diagonal")
+def ndarray_diagonal(g, y, self, offset=0, axis1=0, axis2=1):
+    return _diagonal_cotangent(g, self, offset, axis1, axis2)
+
+
+@vjp(np.trace)
+def trace(g, y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return _diagonal_cotangent(np.expand_dims(g, -1), a, offset, axis1, axis2)
+
+
+@vjp_method(np.ndarray, "trace")
+def ndarray_trace(g, y, self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return _diagonal_cotangent(np.expand_dims(g, -1), self, offset, axis1, axis2)
+
+
+@vjp(np.diag)
+def diag(g, y, v, k=0):
+    """1-D v builds a matrix (cotangent: g's k-th diagonal); 2-D v extracts one."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return _diagonal_cotangent(g, v, k, 0, 1)
+
+
+@vjp(np.sort, diff=("a",))
+def sort(g, y, a, axis=-1, kind=None, order=None, stable=None):
+    """g goes back through the (stable) sorting permutation."""
+    return _sort_cotangent(g, a, axis)
