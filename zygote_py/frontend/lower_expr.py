@@ -302,8 +302,10 @@ class ExprLowering:
     def method_call(self, base: Value, func, node):
         name = func.attr
         operands, star, kw = self.call_arguments(node)
-        if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star:
+        if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star \
+                and func.value.id in self.local_names:
             return self.container_update(func.value, name, base, operands, node)
+        # a global or captured list updated as a side effect (logging, say): it just runs
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

@@ -227,7 +227,7 @@ class StmtLowering:
     # -- loops ------------------------------------------------------------
     def loop_carried(self, body_stmts) -> list[str]:
         names = [n for n, v in self.env.items() if isinstance(v, Value) and n not in (BREAK, CONTINUE)]
-        for name in bound_names(body_stmts):
+        for name in bound_names(body_stmts, include_updates=True):
             if name not in names and name in self.local_names:
                 names.append(name)
         return names

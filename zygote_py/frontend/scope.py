@@ -68,12 +68,13 @@ def _store_names(target, out: list[str]) -> None:
         _store_names(target.value, out)
 
 
-def bound_names(stmts) -> list[str]:
+def bound_names(stmts, include_updates: bool = False) -> list[str]:
     """Names a statement list binds in its own scope, in first-binding order.
 
-    Besides assignments this counts in-place container updates on a name
+    With include_updates, in-place container updates on a name count too
     (`hs.append(h)`, `d[k] = v`): the compiler gives the updated container a
-    new SSA version, so for carrying values around loops it is a binding too.
+    new SSA version, so for carrying values around loops they are bindings;
+    for Python's scoping they are not (`RAN.append(x)` reads a global RAN).
     """
     out: list[str] = []
 
@@ -86,10 +87,10 @@ def bound_names(stmts) -> list[str]:
             return
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.append(node.id)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+        if include_updates and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
             if node.func.attr in ("append", "extend") and isinstance(node.func.value, gast.Name):
                 out.append(node.func.value.id)
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+        if include_updates and isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             if isinstance(node.value, gast.Name):
                 out.append(node.value.id)
         for child in gast.iter_child_nodes(node):
