@@ -301,8 +301,8 @@ def parse_args(argv=None):
     p.add_argument("--min-reps", type=int, default=3, help="fewest timed samples (default 3)")
     p.add_argument("--max-reps", type=int, help="most timed samples (default 21, quick 5)")
     p.add_argument("--rounds", type=int, help="processes per pair, best kept (default 2, quick 1)")
-    p.add_argument("--threads", type=int, default=0,
-                   help="pin every library's thread pool to N threads (default: libraries' own)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads (and CPUs) per worker (default 1; 0 = each library's default)")
     p.add_argument("--timeout", type=float, default=300, help="seconds per worker process")
     p.add_argument("--python", default=sys.executable, help="interpreter for the workers")
     p.add_argument(

@@ -47,15 +47,21 @@ def measure(fn, budget_s=2.0, min_reps=3, max_reps=21, warmup=1):
         est, _ = time_call(fn)
     batch, reps = plan(est, budget_s, min_reps, max_reps)
     samples = []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     for _ in range(reps):
         t0 = time.perf_counter()
         for _ in range(batch):
             fn()
         samples.append((time.perf_counter() - t0) / batch)
+    # CPU time of all threads over wall time: ~1 single-threaded, up to the
+    # core count when a library's thread pool is busy; well below 1 means the
+    # process was waiting for the CPU (another job on the machine).
+    cpu_ratio = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-9)
     q1, _, q3 = statistics.quantiles(samples, n=4) if len(samples) > 1 else samples * 3
     return {
         "median_s": statistics.median(samples),
-        "iqr_s": q3 - q1,  # spread, to spot a noisy measurement in latest.json
+        "iqr_s": q3 - q1,
+        "cpu_ratio": cpu_ratio,  # spread, to spot a noisy measurement in latest.json
         "min_s": min(samples),
         "samples": samples,
         "batch": batch,

@@ -29,6 +29,23 @@ sys.path[:0] = [ROOT, HERE]
 # tangent-ad caches generated code on disk across processes; keep first calls cold.
 os.environ.setdefault("TANGENT_DISK_CACHE", "0")
 
+
+def pin_threads():
+    """Honour ``BENCH_THREADS`` (``run.py --threads N``) before NumPy loads.
+
+    The thread-count variables cover OpenBLAS, OpenMP and MKL (set by run.py);
+    XLA sizes its pool from the CPUs the process may run on, so the process is
+    also bound to N CPUs.  Pinned, a library cannot lose time to a thread
+    pool whose threads wait for each other while another job holds a core."""
+    threads = int(os.environ.get("BENCH_THREADS") or 0)
+    if threads and hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        if threads < len(cpus):
+            os.sched_setaffinity(0, cpus[-threads:])
+
+
+pin_threads()
+
 import timing  # noqa: E402
 import workloads  # noqa: E402
 from systems import SYSTEMS  # noqa: E402

@@ -113,10 +113,16 @@ def _prepare(f, args):
     return fn, full_args, active, skip
 
 
+def scalar_kinds(args) -> tuple:
+    """Which arguments are plain real scalars (the compiled code is specialised on it)."""
+    return tuple(type(a) is float or type(a) is int or isinstance(a, np.floating) and not
+                 isinstance(a, _ndarray) for a in args)
+
+
 def withgradient(f, *args):
     """(f(*args), gradients): gradients is a tuple with one entry per argument (None = zero)."""
     fn, full_args, active, skip = _prepare(f, args)
-    entry = COMPILER.entry(fn, active, "grad")
+    entry = COMPILER.entry(fn, active, "grad", (), scalar_kinds(full_args))
     y, bars = entry.fn(*full_args)
     grads = tuple(finalize(b, a) for b, a in zip(bars, full_args))
     return y, grads[skip:]
@@ -130,7 +136,7 @@ def gradient(f, *args):
 def pullback(f, *args):
     """(y, back): back(dy) returns the cotangents of the arguments; callable repeatedly."""
     fn, full_args, active, skip = _prepare(f, args)
-    entry = COMPILER.entry(fn, active, "pullback")
+    entry = COMPILER.entry(fn, active, "pullback", (), scalar_kinds(full_args))
     y, back_inner = entry.fn(*full_args)
 
     def back(dy):

@@ -95,20 +95,21 @@ class Compiler:
         return copy
 
     # -- entries ------------------------------------------------------------------
-    def entry(self, fn, active: tuple, mode: str, cells: tuple = ()) -> Entry:
+    def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = ()) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
-        cells, whose cotangents the pullback returns last, as a dict)."""
+        cells, whose cotangents the pullback returns last, as a dict), specialised
+        on which arguments are plain scalars."""
         per_fn = self.cache.get(fn)
-        key = (active, mode, cells)
+        key = (active, mode, cells, scalars)
         if per_fn is not None:
             entry = per_fn.get(key)
             if entry is not None and entry.valid(fn.__code__):
                 return entry
-        entry = self._build(fn, active, mode, cells)
+        entry = self._build(fn, active, mode, cells, scalars)
         self.cache.setdefault(fn, {})[key] = entry
         return entry
 
-    def _build(self, fn, active: tuple, mode: str, cells: tuple = ()) -> Entry:
+    def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = ()) -> Entry:
         from .ad.reverse import ReverseTransform
         from .codegen.generate import compile_generated, generate
         from .passes.simplify import simplify
@@ -121,7 +122,7 @@ class Compiler:
         self._guards_stack = getattr(self, "_guards_stack", [])
         self._guards_stack.append(guards)
         try:
-            program = ReverseTransform(ir, list(active), self, cells).run()
+            program = ReverseTransform(ir, list(active), self, cells, scalars).run()
         finally:
             self._guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)

@@ -137,10 +137,14 @@ def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
     shift.kwargs = dict(flat.kwargs)
     origins = _origins(sig, shift)
 
+    vjp = rule.vjp
+    if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in call_args):
+        vjp = rule.meta["sequence"]
+
     def back(g):
         if g is None:
             return (None,) * (1 + len(flat.origin))
-        outs = rule.vjp(g, y, *bound.args, **bound.kwargs)
+        outs = vjp(g, y, *bound.args, **bound.kwargs)
         if len(rule.diff) == 1:
             outs = (outs,)
         arg_bars, kw_bars = _spread(origins, dict(zip(rule.diff, outs)), shift)
@@ -163,7 +167,9 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     values = [bound.arguments.get(n, ()) for n in names]
     active = tuple(_is_active(v) for v in values)
     cells = _active_cells(f)
-    pullback = COMPILER.entry(f, active, "pullback", cells).fn
+    from .api import scalar_kinds
+
+    pullback = COMPILER.entry(f, active, "pullback", cells, scalar_kinds(values)).fn
     y, inner = pullback(*args, **flat.kwargs)
     shifted = _Flat(args, [None] * len(args))
     shifted.kwargs = dict(flat.kwargs)

@@ -29,6 +29,9 @@ def unbroadcast(g, x):
     if xshape is None:
         if type(x) in (float, int, bool, complex):
             xshape = ()
+        elif isinstance(x, (list, tuple)):
+            raise TypeError("zygote_py: + or * of a list/tuple whose type is only known at run time "
+                            "(a parameter); convert it with np.asarray, or build it in the function")
         else:
             xshape = np.shape(x)
     if gshape == xshape:

@@ -13,11 +13,6 @@ import os
 # Use the CPU backend without probing for accelerators (probing prints
 # warnings and adds start-up time).  Must be set before jax is imported.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-if os.environ.get("BENCH_THREADS") == "1":  # run.py --threads 1: no XLA thread pool
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "")
-        + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-    ).strip()
 
 PACKAGE = "jax"
 

@@ -296,8 +296,13 @@ def perturbed(leaf, e, step):
 
 
 def call_rule(spec, args, kwargs, g, y):
+    """Call the rule as the compiler would: + and * of lists/tuples use the rule's
+    sequence form (the compiler picks it when an operand is a list or tuple)."""
     rule = spec.rule
-    out = rule.vjp(g, y, *args, **kwargs)
+    vjp = rule.vjp
+    if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in args):
+        vjp = rule.meta["sequence"]
+    out = vjp(g, y, *args, **kwargs)
     if len(rule.diff) == 1:
         return (out,)
     assert isinstance(out, tuple) and len(out) == len(rule.diff), (

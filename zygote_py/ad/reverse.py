@@ -26,6 +26,7 @@ from .. import dispatch, runtime
 from ..errors import NoDerivativeRule
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..passes.activity import NONDIFF_ATTRS, varied_values
+from ..passes.scalars import scalar_values
 from ..rules import registry
 from .control import ControlFlowAdjoints
 from .splice import Splice, bind_call
@@ -60,7 +61,7 @@ class SaveRecord:
 
 
 class ReverseTransform(ControlFlowAdjoints):
-    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=()):
+    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=(), scalar_params=()):
         self.fn = fn
         self.active = active
         self.compiler = compiler
@@ -69,6 +70,7 @@ class ReverseTransform(ControlFlowAdjoints):
         self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
                            if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
         self.varied = varied_values(fn, active, extra_roots=[v.id for v in self.cell_reads.values()])
+        self.scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
         self.mirror: dict[int, Block] = {id(fn.body): self.backward}
@@ -263,7 +265,9 @@ class ReverseTransform(ControlFlowAdjoints):
         rule = registry.function_rule(fn)
         if rule is not None:
             bound = bind_call(rule, op, op.operands)
-            if bound is not None and _binds_values(rule, bound):
+            if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
+                self.dynamic_call(op, kind="call")  # list/tuple + or *: the sequence rule
+            elif bound is not None and _binds_values(rule, bound):
                 self.apply_rule(rule, op, bound, op.result)
             else:  # *args rules, or a call spreading *args: bound while running
                 self.dynamic_call(op, kind="call")
@@ -289,10 +293,10 @@ class ReverseTransform(ControlFlowAdjoints):
             self._apply_rule(rule, bound, result, needed, g)
 
     def _apply_rule(self, rule, bound, result, needed, g) -> None:
-        splice = Splice(rule, bound, needed)
+        splice = Splice(rule, bound, needed, self.scalars)
         values = {"g": g}
         for name in splice.used_params:
-            if name == "g":
+            if name == "g" or name not in splice.unbound:
                 continue
             if name == "y":
                 values["y"] = self.fetch(result)
@@ -494,6 +498,16 @@ class AdjointProgram:
         self.forward = forward
         self.backward = backward
         self.has_grad = has_grad
+
+
+def _is_sequence(value: Value) -> bool:
+    """Statically a list or tuple (a literal, a comprehension, or updates of one)."""
+    op = value.defining_op
+    if op is None:
+        return False
+    if op.opcode in ("tuple", "list", "append", "extend"):
+        return True
+    return op.opcode == "const" and isinstance(op.attrs["value"], (tuple, list))
 
 
 def _binds_values(rule, bound: dict) -> bool:

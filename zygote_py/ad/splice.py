@@ -15,7 +15,8 @@ import operator
 
 from ..ir.clone import clone_op
 from ..ir.core import Block, Op, Value
-from ..passes.simplify import simplify_block
+from ..ir.clone import replace_all_uses
+from ..passes.simplify import fold, simplify_block
 from .. import runtime
 
 _RULE_IR: dict = {}
@@ -33,6 +34,21 @@ def rule_ir(vjp_fn):
     return fn
 
 
+_ABSENT = object()
+
+
+def _known_constant(value):
+    """The Python constant a bound argument is known to be, or _ABSENT."""
+    if isinstance(value, Value):
+        op = value.defining_op
+        if op is not None and op.opcode == "const" and not op.attrs.get("static"):
+            return op.attrs["value"]
+        return _ABSENT
+    if value is _ABSENT:
+        return _ABSENT
+    return value  # a default the call left out
+
+
 def _is_scalar_constant(value: Value) -> bool:
     op = value.defining_op
     return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float, bool)
@@ -41,14 +57,23 @@ def _is_scalar_constant(value: Value) -> bool:
 class Splice:
     """The rule's ops copied for one call site, not yet placed in a block."""
 
-    def __init__(self, rule, bound: dict, needed: list[str]):
+    def __init__(self, rule, bound: dict, needed: list[str], scalar=frozenset()):
         self.rule = rule
         ir = rule_ir(rule.vjp)
         names = ["g", "y", *[p.name for p in rule.params]]
         self.placeholders = {param.id: Value(name) for param, name in zip(ir.params, names)}
         self.param_of = {v.id: name for name, v in zip(names, self.placeholders.values())}
         vmap = dict(self.placeholders)
-        self.ops: list[Op] = [clone_op(op, vmap) for op in ir.body.ops[:-1]]
+        # parameters the call site fixes to constants become constants of the copy
+        constants = []
+        for param, name in zip(ir.params, names):
+            known = _known_constant(bound.get(name, _ABSENT)) if name not in ("g", "y") else _ABSENT
+            if known is not _ABSENT:
+                const = Op("const", (), 1, {"value": known})
+                constants.append(const)
+                vmap[param.id] = const.result
+        self.ops: list[Op] = constants + [clone_op(op, vmap) for op in ir.body.ops[:-1]]
+        self.scalar = scalar
         returned = vmap.get(ir.body.ops[-1].operands[0].id, ir.body.ops[-1].operands[0])
         self.outputs: dict[str, Value] = {}
         packed = returned.defining_op
@@ -65,8 +90,25 @@ class Splice:
                     self.ops += [index, item]
                     self.outputs[name] = item.result
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
+        self._fold()
         self._elide_unbroadcast(bound)
         self._drop_dead()
+
+    def _fold(self) -> None:
+        """Fold the copy with the call site's constants (axis=None, exponent 2, ...)."""
+        block = Block()
+        for op in self.ops:
+            block.append(op)
+        names = list(self.outputs)
+        block.append(Op("yield", [self.outputs[n] for n in names], 0))
+        for _ in range(4):
+            mapping: dict = {}
+            changed = fold(block, mapping)
+            replace_all_uses(block, mapping)
+            if not changed:
+                break
+        self.ops = block.ops[:-1]
+        self.outputs = dict(zip(names, block.ops[-1].operands))
 
     def _elide_unbroadcast(self, bound: dict) -> None:
         mapping = {}
@@ -75,8 +117,11 @@ class Splice:
                 target = self.param_of.get(op.operands[1].id)
                 if target is None or target not in self.rule.diff:
                     continue
+                operand = bound.get(target)
                 others = [bound[n] for n in self.rule.diff if n != target and n in bound]
-                if others and all(_is_scalar_constant(v) for v in others):
+                values = [v for v in [operand, *others] if isinstance(v, Value)]
+                all_scalar = values and all(v.id in self.scalar or _is_scalar_constant(v) for v in values)
+                if all_scalar or (others and all(_is_scalar_constant(v) for v in others)):
                     mapping[op.result.id] = op.operands[0]
         if mapping:
             for op in self.ops:
@@ -97,6 +142,7 @@ class Splice:
                             live.add(v.id)
         self.ops = kept[::-1]
         self.used_params = [name for vid, name in self.param_of.items() if vid in live]
+        self.unbound = set(self.used_params)  # parameters still to be bound to values
 
     def place(self, block: Block, values: dict[str, Value], loc) -> dict[str, Value]:
         """Append the ops to block with parameters bound to values; return the outputs.

@@ -28,6 +28,12 @@ def _is_plain(value) -> bool:
     return isinstance(value, _PLAIN)
 
 
+def _is_type_spec(value) -> bool:
+    if isinstance(value, type):
+        return True
+    return isinstance(value, tuple) and value != () and all(isinstance(t, type) for t in value)
+
+
 def const_value(value: Value, default=None):
     op = value.defining_op
     if op is not None and op.opcode == "const":
@@ -64,6 +70,10 @@ def fold(block: Block, mapping: dict[int, Value]) -> bool:
                     changed = True
             elif op.attrs["fn"] is operator.getitem:
                 changed |= _forward_getitem(op, operands, mapping)
+            elif op.attrs["fn"] is builtins.isinstance and len(values) == 2 \
+                    and values[0] is not _NOT_CONST and _is_plain(values[0]) and _is_type_spec(values[1]):
+                _make_const(op, isinstance(values[0], values[1]))
+                changed = True
         elif op.opcode == "unpack" and op.attrs.get("star") is None:
             changed |= _forward_unpack(op, operands[0], mapping)
         elif op.opcode == "if":
@@ -285,11 +295,87 @@ def dce(fn: Function) -> bool:
     return changed
 
 
+def split_tuple_results(block: Block) -> bool:
+    """An `if` result used only as r[0], r[1], ... becomes one result per element.
+
+    Rules often return a tuple of cotangents from inside a branch; splitting it
+    lets dead-code removal drop the cotangents nobody needs (an inactive
+    operand's matmul, say)."""
+    uses: dict[int, list[Op]] = {}
+    for op in block.walk():
+        for v in op.operands:
+            uses.setdefault(v.id, []).append(op)
+    changed = False
+    for op in list(block.walk()):
+        if op.opcode != "if":
+            continue
+        for k, result in enumerate(list(op.results)):
+            readers = uses.get(result.id, [])
+            indices = set()
+            for reader in readers:
+                key = const_value(reader.operands[1], _NOT_CONST) if len(reader.operands) == 2 else _NOT_CONST
+                if not (reader.opcode == "call" and reader.attrs["fn"] is operator.getitem
+                        and reader.operands[0] is result and type(key) is int and key >= 0):
+                    break
+                indices.add(key)
+            else:
+                if not readers:
+                    continue
+                tuples = [r.ops[-1].operands[k].defining_op for r in op.regions]
+                # a branch yielding a tuple literal, or another if's result (which the
+                # getitems inserted below then let the next round split in turn)
+                if not any(t is not None and t.opcode in ("tuple", "if") for t in tuples):
+                    continue
+                size = max(indices) + 1
+                new_results = {}
+                for i in sorted(indices):
+                    value = Value(result.hint, op)
+                    op.results.append(value)
+                    new_results[i] = value
+                    for region in op.regions:
+                        term = region.ops[-1]
+                        src = term.operands[k].defining_op
+                        if src is not None and src.opcode == "tuple" and len(src.operands) >= size:
+                            term.operands.append(src.operands[i])
+                        elif src is not None and (src.opcode == "undef" or (
+                                src.opcode == "const" and src.attrs["value"] is None)):
+                            term.operands.append(term.operands[k])  # a path that returns nothing here
+                        else:
+                            index = Op("const", (), 1, {"value": i})
+                            item = Op("call", [term.operands[k], index.result], 1,
+                                      {"fn": operator.getitem, "expr": "getitem", "kw": (), "star": ()})
+                            region.insert(len(region.ops) - 1, index)
+                            region.insert(len(region.ops) - 1, item)
+                            term.operands.append(item.result)
+                for reader in readers:
+                    i = const_value(reader.operands[1])
+                    reader.opcode, reader.attrs = "call", {"fn": _identity, "expr": "_identity",
+                                                           "kw": (), "star": ()}
+                    reader.operands = [new_results[i]]
+                changed = True
+    return changed
+
+
+def _identity(x):
+    return x
+
+
+_identity._zp_pure = True
+
+
+def _forward_identity(block: Block, mapping) -> None:
+    for op in block.walk():
+        if op.opcode == "call" and op.attrs["fn"] is _identity:
+            mapping[op.result.id] = op.operands[0]
+
+
 def simplify(fn: Function) -> None:
     """Run fold, prune and dce to a fixed point."""
     for _ in range(20):
         mapping: dict[int, Value] = {}
-        changed = fold(fn.body, mapping)
+        changed = split_tuple_results(fn.body)
+        _forward_identity(fn.body, mapping)
+        changed |= fold(fn.body, mapping)
         changed |= prune_invariant_slots(fn.body, mapping)
         replace_all_uses(fn.body, mapping)
         changed |= dce(fn)

@@ -45,11 +45,20 @@ def _repeat_cotangents(g, a, b):
     return (out, None) if seq is a else (None, out)
 
 
-@vjp(operator.add, np.add)
+def _concat_rule(g, y, a, b, out=None, **kwargs):
+    """list/tuple + list/tuple (concatenation): g is split between the two."""
+    return _concat_cotangents(g, a, b)
+
+
+def _repeat_rule(g, y, a, b, out=None, **kwargs):
+    """list/tuple * n (repetition): the repeats' cotangents are summed."""
+    return _repeat_cotangents(g, a, b)
+
+
+@vjp(operator.add, np.add, sequence=_concat_rule)
 def add(g, y, a, b, out=None, **kwargs):
-    """Numbers and arrays (unbroadcast), or lists/tuples (concatenation: g is split)."""
-    if isinstance(g, (list, tuple)):
-        return _concat_cotangents(g, a, b)
+    """Numbers and arrays; the compiler uses the sequence rule when an operand is a list
+    or tuple (`sequence=` above), so this stays the cheap numeric form."""
     return unbroadcast(g, a), unbroadcast(g, b)
 
 
@@ -58,11 +67,9 @@ def subtract(g, y, a, b, out=None, **kwargs):
     return unbroadcast(g, a), unbroadcast(-g, b)
 
 
-@vjp(operator.mul, np.multiply)
+@vjp(operator.mul, np.multiply, sequence=_repeat_rule)
 def multiply(g, y, a, b, out=None, **kwargs):
-    """Numbers and arrays, or a list/tuple repeated an integer number of times."""
-    if isinstance(g, (list, tuple)):
-        return _repeat_cotangents(g, a, b)
+    """Numbers and arrays (a list/tuple repeated n times uses the sequence rule)."""
     return unbroadcast(g * b, a), unbroadcast(g * a, b)
 
 

@@ -1,0 +1,94 @@
+"""Scalar inference: which values are certainly plain numbers (float, np.float64, int).
+
+The compiled gradient is specialised on which arguments are scalars (part of
+the cache key, as Zygote specialises on types).  Arithmetic and elementwise
+functions of scalars are scalars; so are numeric literals.  Between scalars
+broadcasting cannot happen, so the adjoint drops `unbroadcast` there: in a
+scalar loop that is most of the per-iteration overhead.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..ir.core import Block, Function, Op
+
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+               operator.neg, operator.pos, operator.mod, operator.floordiv, abs, pow, float}
+
+
+def _scalar_fn(fn) -> bool:
+    if fn in _ARITHMETIC or isinstance(fn, np.ufunc):
+        return True
+    return getattr(fn, "__module__", None) == "math"
+
+
+def scalar_values(fn: Function, scalar_params: list[bool]) -> set[int]:
+    scalars = {p.id for p, s in zip(fn.params, scalar_params) if s}
+
+    def is_scalar(v) -> bool:
+        if v.id in scalars:
+            return True
+        op = v.defining_op
+        return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float)
+
+    def visit(block: Block) -> bool:
+        changed = False
+        for op in block.ops:
+            if op.opcode == "call" and op.results and not op.attrs.get("kw") and not op.attrs.get("star"):
+                if _scalar_fn(op.attrs["fn"]) and op.operands and all(is_scalar(v) for v in op.operands):
+                    changed |= _mark(op.result, scalars)
+            elif op.opcode == "if":
+                for region in op.regions:
+                    changed |= visit(region)
+                for k, result in enumerate(op.results):
+                    if all(is_scalar(r.ops[-1].operands[k]) for r in op.regions):
+                        changed |= _mark(result, scalars)
+            elif op.opcode in ("for", "while"):
+                changed |= visit_loop(op)
+        return changed
+
+    def visit_loop(op: Op) -> bool:
+        body = op.regions[-1]
+        first_arg = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
+        first_init = len(op.operands) - len(op.results)
+        # optimistic: a slot is scalar if its initial value is, unless the body says otherwise
+        assumed = [k for k in range(len(op.results)) if is_scalar(op.operands[first_init + k])]
+        while True:
+            trial = set(scalars)
+            for k in assumed:
+                trial.add(body.args[first_arg + k].id)
+                if op.opcode == "while":
+                    trial.add(op.regions[0].args[k].id)
+            saved = set(scalars)
+            scalars.clear()
+            scalars.update(trial)
+            for region in op.regions:
+                visit(region)
+            still = [k for k in assumed if is_scalar(body.ops[-1].operands[k])]
+            if still == assumed:
+                changed = False
+                for k in assumed:
+                    changed |= _mark(op.results[k], scalars)
+                return changed or scalars != saved
+            scalars.clear()
+            scalars.update(saved)
+            assumed = still
+
+    for _ in range(10):
+        if not visit(fn.body):
+            break
+    return scalars
+
+
+def _mark(value, scalars: set[int]) -> bool:
+    if value.id in scalars:
+        return False
+    scalars.add(value.id)
+    return True
+
+
+_ = math
