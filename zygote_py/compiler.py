@@ -15,8 +15,13 @@ from __future__ import annotations
 import inspect
 import weakref
 
+from .ad.reverse import ReverseTransform
+from .codegen.generate import compile_generated, generate
 from .errors import SourceLoc, UnsupportedSyntax
+from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
+from .passes.simplify import simplify
+from .runtime import check_scalar
 from .ir.clone import clone_block
 from .ir.core import Function
 from .ir.verify import verify
@@ -69,9 +74,6 @@ class Compiler:
 
     # -- front half, cached per function object --------------------------------
     def lowered_ir(self, fn) -> Function:
-        from .frontend.lower import lower_function
-        from .passes.simplify import simplify
-
         cached = self.lowered.get(fn)
         if cached is not None and cached[0] is fn.__code__:
             ir = cached[1]
@@ -110,11 +112,6 @@ class Compiler:
         return entry
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = ()) -> Entry:
-        from .ad.reverse import ReverseTransform
-        from .codegen.generate import compile_generated, generate
-        from .passes.simplify import simplify
-        from .runtime import check_scalar
-
         ir = self.fresh_ir(fn)
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))

@@ -38,6 +38,27 @@ def _file_tree(filename: str, module_globals: dict | None) -> ast.Module | None:
     return tree
 
 
+_LINE_INDEX: dict[int, dict[int, list]] = {}
+
+
+def _functions_by_line(filename: str, tree: ast.Module) -> dict[int, list]:
+    """Defs (by their first line, decorators included) and lambdas of a file, indexed once."""
+    index = _LINE_INDEX.get(id(tree))
+    if index is None:
+        index = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                index.setdefault(node.lineno, []).append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                index.setdefault(start, []).append(node)
+                if start != node.lineno:
+                    index.setdefault(node.lineno, []).append(node)
+        _LINE_INDEX.clear()  # one file's index at a time is plenty
+        _LINE_INDEX[id(tree)] = index
+    return index
+
+
 def _arg_names(node: ast.Lambda | ast.FunctionDef) -> tuple[str, ...]:
     a = node.args
     names = [x.arg for x in (*a.posonlyargs, *a.args)]
@@ -94,6 +115,43 @@ def _function_loc(fn) -> SourceLoc | None:
     return SourceLoc(code.co_filename, code.co_firstlineno, 0)
 
 
+def _def_from_block(code: types.CodeType, filename: str, module_globals) -> ast.AST | None:
+    """The def at code.co_firstlineno, parsed from its own lines only (cheap).
+
+    Line and column numbers are shifted back to the file's.  None if the block
+    does not parse on its own (then the whole file is parsed instead)."""
+    lines = linecache.getlines(filename, module_globals)
+    first = code.co_firstlineno
+    if not lines or first > len(lines):
+        return None
+    try:
+        block = inspect.getblock(lines[first - 1:])
+    except (IndentationError, SyntaxError, Exception):  # tokenize errors vary by version
+        return None
+    indent = len(block[0]) - len(block[0].lstrip())
+    prefix = block[0][:indent]
+    if any(line.strip() and not line.startswith(prefix) for line in block):
+        return None
+    text = "".join(line[indent:] if line.startswith(prefix) else line for line in block)
+    try:
+        tree = ast.parse(text, filename)
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    node = tree.body[0]
+    if node.name != code.co_name:
+        return None
+    ast.increment_lineno(node, first - 1)
+    if indent:
+        for child in ast.walk(node):
+            if hasattr(child, "col_offset"):
+                child.col_offset += indent
+                if getattr(child, "end_col_offset", None) is not None:
+                    child.end_col_offset += indent
+    return node
+
+
 def find_function_node(fn) -> tuple[gast.AST, str]:
     """The gast FunctionDef or Lambda of a Python function, and its file name."""
     code = getattr(fn, "__code__", None)
@@ -103,6 +161,10 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
             hint="differentiate a Python function that calls it, or register a rule with @zp.adjoint",
         )
     filename = code.co_filename
+    if code.co_name != "<lambda>":
+        node = _def_from_block(code, filename, getattr(fn, "__globals__", None))
+        if node is not None:
+            return gast.ast_to_gast(node), filename
     tree = _file_tree(filename, getattr(fn, "__globals__", None))
     if tree is None:
         raise SourceUnavailable(
@@ -114,14 +176,12 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
     first = code.co_firstlineno
     is_lambda = code.co_name == "<lambda>"
     candidates = []
-    for node in ast.walk(tree):
+    for node in _functions_by_line(filename, tree).get(first, ()):
         if is_lambda:
-            if isinstance(node, ast.Lambda) and node.lineno == first:
+            if isinstance(node, ast.Lambda):
                 candidates.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            if first in (start, node.lineno):
-                candidates.append(node)
+            candidates.append(node)
     if len(candidates) > 1:
         names = _code_arg_names(code)
         candidates = [c for c in candidates if _arg_names(c) == names]
