@@ -157,18 +157,34 @@ def accum_index(acc, seq, i, g, reverse=False):
     """
     if g is None:
         return acc
-    n = len(seq)
     if reverse:
-        i = n - 1 - i
+        i = len(seq) - 1 - i
     if isinstance(seq, _ndarray):
         if acc is None:
             acc = np.zeros(seq.shape, dtype=np.result_type(seq.dtype, np.float64))
-        acc[i] += g
+        if _is_basic_index(i):
+            acc[i] += g
+        else:  # integer arrays and masks: repeated indices must add up
+            np.add.at(acc, i, g)
+        return acc
+    if type(seq) is dict:
+        acc = {} if acc is None else acc
+        acc[i] = accum(acc.get(i), g)
         return acc
     if acc is None:
-        acc = [None] * n
-    acc[i] = accum(acc[i], g)
+        acc = [None] * len(seq)
+    if type(i) is slice:
+        for j, gj in zip(range(len(seq))[i], g):
+            acc[j] = accum(acc[j], gj)
+    else:
+        acc[i] = accum(acc[i], g)
     return acc
+
+
+def _is_basic_index(index) -> bool:
+    parts = index if type(index) is tuple else (index,)
+    return all(p is None or p is Ellipsis or type(p) in (int, slice) or isinstance(p, np.integer)
+               for p in parts)
 
 
 def accum(a, b):

@@ -220,7 +220,10 @@ class ControlFlowAdjoints:
                     self.accumulate(yields[k], arg)
             self.adjoint_block(body)
             if kind != "range":
-                index_accumulators = self._item_cotangents(op, kind, iterables, body, target)
+                for pair in self._item_cotangents(op, kind, iterables, body, target):
+                    if pair not in scope.index_keys:
+                        scope.index_keys.append(pair)
+            index_accumulators = scope.index_keys
             out = []
             for k, arg in zip(active_slots, slot_args):
                 value = self.bar(carried_args[k])
@@ -265,7 +268,7 @@ class ControlFlowAdjoints:
         else:
             pairs = []
         keys = []
-        for iterable, item in pairs:
+        for iterable, item in pairs:  # noqa: B007
             if iterable.id not in self.varied:
                 continue
             item_bar = self.bar(item)

@@ -48,6 +48,7 @@ class Scope:
         self.primals: dict[int, Value] = {}  # value id -> primal value, for the bars set here
         self.loop_op: Op | None = None  # for loop scopes: the backward loop op
         self.slots: list[Value] = []  # primal values carried as extra slots (loop scopes)
+        self.index_keys: list = []  # (accumulator key, container) to add up after the loop
 
 
 class SaveRecord:
@@ -262,6 +263,8 @@ class ReverseTransform(ControlFlowAdjoints):
         fn = op.attrs["fn"]
         if not any(self.varied_operand(v) for v in op.operands):
             return
+        if fn is operator.getitem and self.index_into_outer(op):
+            return
         rule = registry.function_rule(fn)
         if rule is not None:
             bound = bind_call(rule, op, op.operands)
@@ -280,6 +283,35 @@ class ReverseTransform(ControlFlowAdjoints):
             self.user_call(op)
         else:
             raise self.no_rule(op, fn)
+
+    def index_into_outer(self, op: Op) -> bool:
+        """x[i] inside a loop, x from outside it: add into one accumulator of x owned by the
+        loop, in place, instead of building a full-size cotangent every iteration."""
+        container, index = op.operands
+        scope = self.scope
+        while scope is not None and scope.kind != "loop":
+            scope = scope.parent
+        if scope is None or not self.varied_operand(container) or \
+                is_inside(value_block(container), scope.fwd_region):
+            return False
+        g = self.bar(op.result)
+
+        def add_in():
+            key = self.index_key(container, scope.fwd_region.parent)
+            acc = self.bar_for_update(key)
+            if acc is None:
+                acc = self.const(None)
+            new = self.call(runtime.accum_index, acc, self.fetch(container), self.fetch(index), g,
+                            self.const(False), expr="_zp_accum_index", hint=(container.hint or "v") + "_bar")
+            self.set_bar(key, new)
+            if (key, container) not in scope.index_keys:
+                scope.index_keys.append((key, container))
+
+        if g.id in self.maybe_none:
+            self.guarded(g, add_in)
+        else:
+            add_in()
+        return True
 
     def apply_rule(self, rule, op: Op, bound: dict, result: Value, self_value=None) -> None:
         needed = [n for n in rule.diff if n in bound and isinstance(bound[n], Value)

@@ -210,26 +210,46 @@ def _norm_cotangent(g, y, x, ord, axis, keepdims):
 # products
 
 
+def matmul_cotangent_a(g, a, b):
+    """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T
+    return _matmul_cotangents(g, a, b)[0]
+
+
+def matmul_cotangent_b(g, a, b):
+    """The cotangent of b in a @ b."""
+    if a.ndim == 2 and b.ndim == 2:
+        return a.T @ g
+    return _matmul_cotangents(g, a, b)[1]
+
+
+def dot_cotangent_a(g, a, b):
+    if np.ndim(a) == 2 and np.ndim(b) == 2:
+        return g @ b.T
+    return _dot_cotangents(g, a, b)[0]
+
+
+def dot_cotangent_b(g, a, b):
+    if np.ndim(a) == 2 and np.ndim(b) == 2:
+        return a.T @ g
+    return _dot_cotangents(g, a, b)[1]
+
+
 @vjp(operator.matmul, np.matmul, np.linalg.matmul, diff=("a", "b"))
 def matmul(g, y, a, b, out=None, **kwargs):
-    """a @ b: 2-D inline; 1-D operands and broadcasting stacks via a helper."""
-    if a.ndim == 2 and b.ndim == 2:
-        return g @ b.T, a.T @ g
-    return _matmul_cotangents(g, a, b)
+    """a @ b: one helper per cotangent, so an inactive operand's product is never computed."""
+    return matmul_cotangent_a(g, a, b), matmul_cotangent_b(g, a, b)
 
 
 @vjp(np.dot)
 def dot(g, y, a, b, out=None):
-    if np.ndim(a) == 2 and np.ndim(b) == 2:
-        return g @ b.T, a.T @ g
-    return _dot_cotangents(g, a, b)
+    return dot_cotangent_a(g, a, b), dot_cotangent_b(g, a, b)
 
 
 @vjp_method(np.ndarray, "dot", diff=("self", "other"))
 def ndarray_dot(g, y, self, other, out=None):
-    if self.ndim == 2 and np.ndim(other) == 2:
-        return g @ other.T, self.T @ g
-    return _dot_cotangents(g, self, other)
+    return dot_cotangent_a(g, self, other), dot_cotangent_b(g, self, other)
 
 
 @vjp(np.outer, np.linalg.outer)

@@ -1,0 +1,11 @@
+def closure_grad(x):
+    # grad of: g = lambda t: f(t) + 1.0  # noqa: E731  cases.py:76
+    t = x * 3.0 + 1.0
+    # grad of: return t * scale  cases.py:74
+    t_1 = x * 3.0
+    _zp_y = t * t_1
+    dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
+    # grad of: return g(x) * f(x)  cases.py:77
+    t_2 = _zp_unbroadcast(dy_1 * t_1, t)
+    t_3 = _zp_unbroadcast(dy_1 * t, t_1)
+    return _zp_y, (t_3 * 3.0 + t_2 * 3.0,)

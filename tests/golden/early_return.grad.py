@@ -1,0 +1,51 @@
+def early_return_grad(x, n):
+    _zp_tape = []
+    _zp_return, _zp_retval, _zp_trips = False, None, 0
+    # grad of: for i in range(n):  cases.py:44
+    for _ in range(n):
+        # grad of: if x > 5.0:  cases.py:45
+        t = x > 5.0
+        if t:
+            _zp_return_1, _zp_retval = True, x
+        else:
+            _zp_return_1 = _zp_return
+        if _zp_return_1:
+            _zp_return = _zp_return_1
+        else:
+            # grad of: x = x * 2.0  cases.py:47
+            x = x * 2.0
+            _zp_return = False
+        _zp_trips = _zp_trips + 1
+        _zp_tape.append((_zp_return_1, t))
+        if _zp_return:
+            break
+    # grad of: for i in range(n):  cases.py:44
+    if _zp_return:
+        _zp_retval_1 = _zp_retval
+    else:
+        # grad of: return -x  cases.py:48
+        _zp_retval_1 = -x
+    dy_1 = _zp_check_scalar(_zp_retval_1, _zp_return_loc)
+    if _zp_return:
+        _zp_retval_bar, x_bar = dy_1, None
+    else:
+        x_bar = -dy_1
+        _zp_retval_bar = None
+    # grad of: for i in range(n):  cases.py:44
+    for _ in reversed(range(n)[slice(None, _zp_trips)]):
+        _zp_return_2, t_1 = _zp_tape.pop()
+        # grad of: x = x * 2.0  cases.py:47
+        if _zp_return_2:
+            x_bar_1 = x_bar
+        else:
+            if x_bar is not None:
+                x_bar_1 = x_bar * 2.0
+            else:
+                x_bar_1 = None
+        # grad of: if x > 5.0:  cases.py:45
+        if t_1:
+            x_bar = _zp_accum(x_bar_1, _zp_retval_bar)
+            _zp_retval_bar = None
+        else:
+            x_bar = x_bar_1
+    return _zp_retval_1, (x_bar, None)

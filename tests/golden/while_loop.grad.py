@@ -1,0 +1,22 @@
+def while_loop_grad(x):
+    _zp_tape = []
+    s, _zp_trips = x, 0
+    # grad of: while s < 10.0:  cases.py:37
+    while s < 10.0:
+        # grad of: s = s * 1.5 + x  cases.py:38
+        t = s * 1.5
+        s = t + x
+        _zp_trips = _zp_trips + 1
+        _zp_tape.append(t)
+    dy_1 = _zp_check_scalar(s, _zp_return_loc)
+    x_bar = None
+    # grad of: while s < 10.0:  cases.py:37
+    for _ in reversed(range(_zp_trips)):
+        t_1 = _zp_tape.pop()
+        # grad of: s = s * 1.5 + x  cases.py:38
+        t_2 = _zp_unbroadcast(dy_1, t_1)
+        t_3 = _zp_unbroadcast(dy_1, x)
+        x_bar = _zp_accum(x_bar, t_3)
+        dy_1 = t_2 * 1.5
+    x_bar_1 = _zp_accum(x_bar, dy_1)
+    return s, (x_bar_1,)
