@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import types
 
 import numpy as np
 
@@ -93,11 +94,10 @@ def _check_function(f) -> None:
 def _target(f, args):
     """The Python function to transform, and the arguments to call it with."""
     f = getattr(f, "_zp_original", f)
+    if isinstance(f, types.MethodType):  # before __code__: a bound method proxies it
+        return f.__func__, (f.__self__, *args), 1
     if getattr(f, "__code__", None) is not None:
         return f, args
-    method = getattr(f, "__func__", None)
-    if method is not None:
-        return method, (f.__self__, *args), 1
     call = type(f).__call__
     return call, (f, *args), 1
 

@@ -128,7 +128,8 @@ class Compiler:
             verify(program.forward)
         base = ir.name if ir.name != "lambda" else "lambda_"
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
-        return_loc = program.forward.body.ops[-1].loc or ir.loc
+        returned = program.forward.body.ops[-1].operands[0].defining_op
+        return_loc = (returned.loc if returned is not None else None) or ir.loc
         gen = generate(program, fn, mode, name, check_scalar, return_loc)
         compiled = compile_generated(gen, fn)
         entry = Entry(compiled, guards, gen.text, fn.__code__)

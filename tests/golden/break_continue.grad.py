@@ -33,7 +33,7 @@ def break_continue_grad(xs):
         if _zp_break:
             break
     dy_1 = _zp_check_scalar(s, _zp_return_loc)
-    xs_bar = None
+    s_bar, xs_bar = dy_1, None
     # grad of: for v in xs:  cases.py:53
     for _zp_i in reversed(range(_zp_trips)):
         s_1, v_1 = _zp_tape_1.pop()
@@ -47,11 +47,11 @@ def break_continue_grad(xs):
                 v_bar = None
             else:
                 t_3 = _zp_tape.pop()
-                t_4 = _zp_unbroadcast(dy_1, s_1)
-                t_5 = _zp_unbroadcast(dy_1, t_3)
+                t_4 = _zp_unbroadcast(s_bar, s_1)
+                t_5 = _zp_unbroadcast(s_bar, t_3)
                 t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
                 t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
                 v_bar = t_6 + t_7
-                dy_1 = t_4
+                s_bar = t_4
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
     return s, (xs_bar,)

@@ -12,24 +12,24 @@ def comprehension_grad(xs):
             _zp_acc = t_1
         _zp_trips = _zp_trips + 1
         _zp_tape_1.append(t)
-    t_2, _zp_back = _zp_call(sum, (_zp_acc,), (None,), _zp_loc)
-    dy_1 = _zp_check_scalar(t_2, _zp_return_loc)
-    _, _zp_acc_bar = _zp_back(dy_1)
+    _zp_y = sum(_zp_acc)
+    dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
+    _zp_acc_bar = _zp_sum_cotangent(dy_1, _zp_acc)
     xs_bar = None
     for _zp_i in reversed(range(_zp_trips)):
         v_1 = _zp_tape.pop()
-        t_3 = _zp_tape_1.pop()
-        if t_3:
-            t_4 = _zp_split_last(_zp_acc_bar)
-            t_5, t_6 = t_4
-            if t_6 is not None:
-                t_7 = _zp_unbroadcast(t_6 * v_1, v_1)
-                t_8 = _zp_unbroadcast(t_6 * v_1, v_1)
-                v_bar = t_7 + t_8
+        t_2 = _zp_tape_1.pop()
+        if t_2:
+            t_3 = _zp_split_last(_zp_acc_bar)
+            t_4, t_5 = t_3
+            if t_5 is not None:
+                t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
+                t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
+                v_bar = t_6 + t_7
             else:
                 v_bar = None
-            _zp_acc_bar = t_5
+            _zp_acc_bar = t_4
         else:
             v_bar = None
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
-    return t_2, (xs_bar,)
+    return _zp_y, (xs_bar,)

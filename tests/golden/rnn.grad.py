@@ -4,13 +4,13 @@ def rnn_grad(W_h, W_x, b, xs):
     # grad of: h = np.zeros((xs.shape[1], W_h.shape[0]))  cases.py:99
     h = np.zeros((xs.shape[1], W_h.shape[0]))
     # grad of: for t in range(xs.shape[0]):  cases.py:100
-    t = xs.shape[0]
-    for t_1 in range(t):
+    t_1 = xs.shape[0]
+    for t in range(t_1):
         _zp_tape.append(h)
         # grad of: h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)  cases.py:101
         T_1 = W_h.T
         t_2 = h @ T_1
-        t_3 = xs[t_1]
+        t_3 = xs[t]
         T_2 = W_x.T
         t_4 = t_3 @ T_2
         t_5 = t_2 + t_4
@@ -25,7 +25,7 @@ def rnn_grad(W_h, W_x, b, xs):
     h_bar = t_8 * 2 * h
     b_bar, W_x_bar, xs_bar, W_h_bar = None, None, None, None
     # grad of: for t in range(xs.shape[0]):  cases.py:100
-    for t_9 in reversed(range(t)):
+    for t_9 in reversed(range(t_1)):
         h_1 = _zp_tape.pop()
         t_10, t_11, t_12, t_13, t_14, T_3, T_4 = _zp_tape_1.pop()
         # grad of: h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)  cases.py:101

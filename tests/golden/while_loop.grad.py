@@ -9,14 +9,14 @@ def while_loop_grad(x):
         _zp_trips = _zp_trips + 1
         _zp_tape.append(t)
     dy_1 = _zp_check_scalar(s, _zp_return_loc)
-    x_bar = None
+    s_bar, x_bar = dy_1, None
     # grad of: while s < 10.0:  cases.py:37
     for _ in reversed(range(_zp_trips)):
         t_1 = _zp_tape.pop()
         # grad of: s = s * 1.5 + x  cases.py:38
-        t_2 = _zp_unbroadcast(dy_1, t_1)
-        t_3 = _zp_unbroadcast(dy_1, x)
+        t_2 = _zp_unbroadcast(s_bar, t_1)
+        t_3 = _zp_unbroadcast(s_bar, x)
         x_bar = _zp_accum(x_bar, t_3)
-        dy_1 = t_2 * 1.5
-    x_bar_1 = _zp_accum(x_bar, dy_1)
+        s_bar = t_2 * 1.5
+    x_bar_1 = _zp_accum(x_bar, s_bar)
     return s, (x_bar_1,)

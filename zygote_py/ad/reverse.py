@@ -479,13 +479,20 @@ class ReverseTransform(ControlFlowAdjoints):
         self.maybe_none.add(value.id)
         self.accumulate(source, value)
 
+    def _split_nullness(self, g: Value, rest: Value, part: Value) -> None:
+        """Splitting a container's cotangent: the rest is a container whenever g is set;
+        the split-off part may still be None (an element nobody used)."""
+        self.maybe_none.add(part.id)
+        if g.id in self.maybe_none:
+            self.maybe_none.add(rest.id)
+
     def adjoint_append(self, op: Op) -> None:
         container, item = op.operands
         g = self.bar(op.result)
         split = self.call(runtime.split_last, g, expr="_zp_split_last")
         unpack = self.emit("unpack", [split], 2, {"n": 2, "star": None})
         rest, last = unpack.results
-        self.maybe_none.update((rest.id, last.id))
+        self._split_nullness(g, rest, last)
         if self.varied_operand(container):
             self.accumulate(container, rest)
         if self.varied_operand(item):
@@ -497,7 +504,7 @@ class ReverseTransform(ControlFlowAdjoints):
         pair = self.call(runtime.split_tail, g, self.fetch(items), expr="_zp_split_tail")
         unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None})
         rest, tail = unpack.results
-        self.maybe_none.update((rest.id, tail.id))
+        self._split_nullness(g, rest, tail)
         if self.varied_operand(container):
             self.accumulate(container, rest)
         if self.varied_operand(items):
@@ -509,7 +516,7 @@ class ReverseTransform(ControlFlowAdjoints):
         pair = self.call(runtime.split_key, g, self.fetch(key), expr="_zp_split_key")
         unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None})
         rest, item = unpack.results
-        self.maybe_none.update((rest.id, item.id))
+        self._split_nullness(g, rest, item)
         if self.varied_operand(container):
             self.accumulate(container, rest)
         if self.varied_operand(value):
@@ -544,7 +551,13 @@ def _is_sequence(value: Value) -> bool:
 
 def _binds_values(rule, bound: dict) -> bool:
     """Every differentiable parameter is bound to one value (not a *args tuple)."""
-    return all(name not in bound or isinstance(bound[name], Value) for name in rule.diff)
+    def single(value) -> bool:
+        if isinstance(value, (tuple, dict)):  # *args / **kwargs of values
+            items = value.values() if isinstance(value, dict) else value
+            return not any(isinstance(v, Value) for v in items)
+        return True
+
+    return all(name not in bound or single(bound[name]) for name in rule.diff)
 
 
 def _has_var_params(fn) -> bool:

@@ -81,6 +81,7 @@ class Names:
         self.reserved = set(reserved)
         self.taken: set[str] = set()
         self.assigned: dict[int, str] = {}
+        self.user_hints = {v.hint for v in liveness.values.values() if v.hint}
 
     def find(self, vid: int) -> int:
         while self.parent.get(vid, vid) != vid:
@@ -117,18 +118,19 @@ class Names:
         name = self.assigned.get(root)
         if name is None:
             hints = [m.hint for m in self.members[root] if m.hint]
-            name = self.fresh(hints[0] if hints else "t")
+            # temporaries stay clear of every user variable name, so `t` stays the user's `t`
+            name = self.fresh(hints[0]) if hints else self.fresh("t", avoid=self.user_hints)
             self.assigned[root] = name
         return name
 
-    def fresh(self, hint: str) -> str:
+    def fresh(self, hint: str, avoid: set[str] = frozenset()) -> str:
         base = _IDENT.sub("_", hint) or "t"
         if base[0].isdigit():
             base = "v" + base
         if keyword.iskeyword(base):
             base += "_"
         candidate, n = base, 0
-        while candidate in self.taken or candidate in self.reserved:
+        while candidate in self.taken or candidate in self.reserved or candidate in avoid:
             n += 1
             candidate = f"{base}_{n}"
         self.taken.add(candidate)
@@ -159,7 +161,8 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
                     if _own_def(y, body) and yields.count(y) == 1:
                         names.try_union(arg, y)
                     init = op.operands[first_init + k]
-                    if mandatory_ok(init):
+                    # `h = x` before the loop reads better than renaming the loop's h to x
+                    if mandatory_ok(init) and init.hint in ("", arg.hint):
                         names.try_union(arg, init)
             elif op.opcode in ("append", "extend", "setitem"):
                 names.try_union(op.operands[0], op.result)

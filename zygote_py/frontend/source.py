@@ -161,6 +161,7 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
             hint="differentiate a Python function that calls it, or register a rule with @zp.adjoint",
         )
     filename = code.co_filename
+    linecache.checkcache(filename)  # the file may have been edited since it was read
     if code.co_name != "<lambda>":
         node = _def_from_block(code, filename, getattr(fn, "__globals__", None))
         if node is not None:
