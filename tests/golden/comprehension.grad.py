@@ -8,8 +8,7 @@ def comprehension_grad(xs):
         _zp_tape.append(v)
         t = v > 0.0
         if t:
-            t_1 = _zp_acc + [v * v]
-            _zp_acc = t_1
+            _zp_acc.append(v * v)
         _zp_trips = _zp_trips + 1
         _zp_tape_1.append(t)
     _zp_y = sum(_zp_acc)
@@ -18,17 +17,17 @@ def comprehension_grad(xs):
     xs_bar = None
     for _zp_i in reversed(range(_zp_trips)):
         v_1 = _zp_tape.pop()
-        t_2 = _zp_tape_1.pop()
-        if t_2:
-            t_3 = _zp_split_last(_zp_acc_bar)
-            t_4, t_5 = t_3
-            if t_5 is not None:
-                t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
-                t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
-                v_bar = t_6 + t_7
+        t_1 = _zp_tape_1.pop()
+        if t_1:
+            t_2 = _zp_split_last(_zp_acc_bar)
+            t_3, t_4 = t_2
+            if t_4 is not None:
+                t_5 = _zp_unbroadcast(t_4 * v_1, v_1)
+                t_6 = _zp_unbroadcast(t_4 * v_1, v_1)
+                v_bar = t_5 + t_6
             else:
                 v_bar = None
-            _zp_acc_bar = t_4
+            _zp_acc_bar = t_3
         else:
             v_bar = None
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)

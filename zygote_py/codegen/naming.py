@@ -27,6 +27,7 @@ class Liveness:
         self.defs: dict[int, int] = {}
         self.last: dict[int, int] = {}
         self.values: dict[int, Value] = {}
+        self.op_pos: dict[int, int] = {}
         for p in params:
             self.define(p, 0)
         for block in blocks:
@@ -45,6 +46,7 @@ class Liveness:
         for op in block.ops:
             self.pos += 1
             here = self.pos
+            self.op_pos[id(op)] = here
             for v in op.operands:
                 self.use(v, here)
             for region in op.regions:
@@ -113,6 +115,18 @@ class Names:
         self.members[ra] += self.members.pop(rb)
         return True
 
+    def force_union(self, a: Value, b: Value) -> None:
+        """One name for a and b whatever their intervals (the caller has checked safety)."""
+        ra, rb = self._ensure(a), self._ensure(b)
+        if ra == rb:
+            return
+        if rb in self.assigned and ra not in self.assigned:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.intervals[ra] += self.intervals.pop(rb)
+        self.members[ra] += self.members.pop(rb)
+        self.assigned.pop(rb, None)
+
     def name(self, value: Value) -> str:
         root = self._ensure(value)
         name = self.assigned.get(root)
@@ -139,6 +153,27 @@ class Names:
 
 def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
     """Try to give the values meeting at each branch and loop one name."""
+    readers: dict[int, list[Op]] = {}
+    for block in blocks:
+        for op in block.walk():
+            for v in op.operands:
+                readers.setdefault(v.id, []).append(op)
+    forward = blocks[0]
+
+    def in_place_ok(mutation: Op) -> bool:
+        """`xs.append(v)` may update xs in place when the old version is read only
+        before the update, or where branches merge -- never by the adjoint or a tape
+        (which would then see the updated list)."""
+        here = names.liveness.op_pos[id(mutation)]
+        for reader in readers.get(mutation.operands[0].id, []):
+            if reader is mutation or reader.opcode == "yield":
+                continue
+            if reader.opcode in ("tape_push",) or not _in_block(reader, forward):
+                return False
+            if names.liveness.op_pos[id(reader)] > here:
+                return False
+        return True
+
     for block in blocks:
         for op in block.walk():
             if op.opcode == "if":
@@ -165,7 +200,17 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
                     if mandatory_ok(init) and init.hint in ("", arg.hint):
                         names.try_union(arg, init)
             elif op.opcode in ("append", "extend", "setitem"):
-                names.try_union(op.operands[0], op.result)
+                if in_place_ok(op):
+                    names.force_union(op.operands[0], op.result)
+
+
+def _in_block(op: Op, block: Block) -> bool:
+    while op is not None:
+        if op.block is block:
+            return True
+        owner = op.block.parent if op.block is not None else None
+        op = owner
+    return False
 
 
 def _own_def(value: Value, region: Block) -> bool:
