@@ -56,3 +56,49 @@ def test_grad_source_is_readable_and_quotes_the_user_line():
     assert text.startswith("def poly_grad(x, y):")
     assert "# grad of: return x ** 3 * y + np.sin(y)" in text
     compile(text, "<check>", "exec")
+
+
+def clipped_square(x):
+    return x * x
+
+
+@zp.adjoint(clipped_square)
+def _clipped_square_rule(x):
+    return x * x, lambda g: (np.clip(2.0 * x * g, -1.0, 1.0),)
+
+
+def uses_custom(x):
+    return clipped_square(x) + np.sin(x)
+
+
+def test_custom_adjoint_takes_precedence_over_source():
+    (g,) = zp.gradient(uses_custom, 3.0)
+    assert np.isclose(g, 1.0 + np.cos(3.0))  # the clipped rule, not 2 * x
+
+
+@pytest.fixture
+def restore_frexp():
+    from zygote_py.compiler import COMPILER
+    from zygote_py.rules import registry
+
+    yield
+    registry._CUSTOM_RULES.pop(np.frexp, None)  # other tests expect frexp to have no rule
+    COMPILER.cache.clear()
+
+
+def test_custom_adjoint_for_a_function_without_rule(restore_frexp):
+    @zp.adjoint(np.frexp)
+    def frexp_rule(x):
+        mantissa, exponent = np.frexp(x)
+        return (mantissa, exponent), lambda g: (g[0] / 2.0 ** exponent if g[0] is not None else None,)
+
+    def f(x):
+        return np.frexp(x)[0] * 3.0
+
+    (g,) = zp.gradient(f, 3.0)
+    assert np.isclose(g, 3.0 / 4.0)
+
+
+def test_stop_gradient_blocks_the_derivative():
+    (g,) = zp.gradient(lambda x: x * zp.stop_gradient(x), 3.0)
+    assert g == 3.0

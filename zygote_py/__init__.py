@@ -5,7 +5,16 @@ Re-exports only; see api.py for the functions and errors.py for the errors.
 
 from . import dispatch as _dispatch  # noqa: F401  (imported now, not at the first gradient)
 from . import rules as _rules  # noqa: F401  (registers the derivative rules)
-from .api import differentiable, grad_source, gradient, jacobian, pullback, withgradient
+from .api import (
+    adjoint,
+    differentiable,
+    grad_source,
+    gradient,
+    jacobian,
+    pullback,
+    stop_gradient,
+    withgradient,
+)
 from .errors import (
     MutationError,
     NoDerivativeRule,
@@ -19,6 +28,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "gradient", "withgradient", "pullback", "jacobian", "grad_source", "differentiable",
+    "adjoint", "stop_gradient",
     "ZygoteError", "UnsupportedSyntax", "NoDerivativeRule", "NonScalarOutput",
     "SourceUnavailable", "MutationError",
 ]
+
+from .rules.registry import nondifferentiable as _nondiff  # noqa: E402
+
+_nondiff(stop_gradient)

@@ -200,3 +200,31 @@ def differentiable(f):
     wrapper.pullback = lambda *args: pullback(f, *args)
     wrapper.source = lambda wrt=None: grad_source(f, wrt)
     return wrapper
+
+
+def adjoint(fn):
+    """Register a custom reverse rule for fn (a function with or without source).
+
+        @zp.adjoint(my_fn)
+        def my_fn_rule(x, y):
+            out = my_fn(x, y)
+            return out, lambda g: (g * dx, g * dy)   # one cotangent per positional argument
+
+    The rule takes fn's arguments and returns (y, back); back(g) returns a tuple of
+    cotangents (None for zero).  It takes precedence over the built-in rules and
+    over transforming fn's source.
+    """
+
+    def register(rule):
+        from .rules.registry import register_custom
+
+        register_custom(fn, rule)
+        COMPILER.cache.clear()  # compiled callers may have inlined the old derivative
+        return rule
+
+    return register
+
+
+def stop_gradient(x):
+    """x itself, carrying no derivative: nothing flows back through it."""
+    return x

@@ -216,7 +216,7 @@ def _no_rule(f, loc):
 def call(f, operands, spec, loc):
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
-    custom = getattr(f, "_zp_custom_rule", None)
+    custom = registry.custom_rule(f)
     if custom is not None:
         return _custom(custom, flat)
     rule = registry.function_rule(f)

@@ -263,6 +263,9 @@ class ReverseTransform(ControlFlowAdjoints):
         fn = op.attrs["fn"]
         if not any(self.varied_operand(v) for v in op.operands):
             return
+        if registry.custom_rule(fn) is not None:  # @zp.adjoint comes first
+            self.dynamic_call(op, kind="call")
+            return
         if fn is operator.getitem and self.index_into_outer(op):
             return
         rule = registry.function_rule(fn)
@@ -277,9 +280,7 @@ class ReverseTransform(ControlFlowAdjoints):
             return
         if registry.is_nondifferentiable(fn):
             return
-        if getattr(fn, "_zp_custom_rule", None) is not None:
-            self.dynamic_call(op, kind="call")
-        elif isinstance(fn, types.FunctionType):
+        if isinstance(fn, types.FunctionType):
             self.user_call(op)
         else:
             raise self.no_rule(op, fn)

@@ -169,6 +169,18 @@ def nondifferentiable_attrs(cls: type, *names: str) -> None:
         _NONDIFF_ATTRS[(cls, name)] = f"{qualified_name(cls)}.{name}"
 
 
+# @zp.adjoint: user rules of the form rule(*args) -> (y, back), consulted before anything else
+_CUSTOM_RULES: dict[Any, Callable] = {}
+
+
+def register_custom(fn: Any, rule: Callable) -> None:
+    _CUSTOM_RULES[fn] = rule
+
+
+def custom_rule(fn: Any) -> Callable | None:
+    return _CUSTOM_RULES.get(fn) if _hashable(fn) else None
+
+
 def _hashable(obj: Any) -> bool:
     try:
         hash(obj)
