@@ -165,14 +165,18 @@ def jacobian(f, *args):
     return tuple(out)
 
 
-def grad_source(f, wrt=None, mode: str = "grad") -> str:
+def grad_source(f, wrt=None, mode: str = "grad", args=None) -> str:
     """The generated gradient code of f, as text.
 
     wrt names (or indices of) the parameters to differentiate; default: all.
-    mode 'pullback' shows the pullback form instead.
+    mode 'pullback' shows the pullback form instead.  With example args, the code
+    is the one a call with such arguments runs (specialised on which are scalars).
     """
     fn = getattr(f, "_zp_original", f)
     _check_function(fn)
+    if args is not None:
+        fn, full_args, active, _ = _prepare(f, tuple(args))
+        return COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args)).source
     names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])
     if wrt is None:
         active = tuple(True for _ in names)
