@@ -1,0 +1,7 @@
+"""`python -m zygote_py`: the zygote-py command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
