@@ -9,7 +9,10 @@ e.g. ``pip install -e '.[bench]'``)::
 
 Each (system, workload) pair runs in its own fresh process
 (``bench/worker.py``, spawned with this interpreter), one at a time so the
-processes do not compete for the machine's cores.  A fresh process per pair
+processes do not compete for the machine's cores, and by default each is
+held to one thread on one CPU (``--threads``; see ``worker.pin_threads``) so
+that a job elsewhere on the machine slows it down rather than stalling a
+thread pool.  A fresh process per pair
 means every "first call" really is the first gradient call in its process,
 and one system's memory or threads cannot disturb another's timing.  The
 whole sequence runs twice (``--rounds``) and each pair keeps its best round,
@@ -37,20 +40,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-import workloads  # noqa: E402
-from systems import SYSTEMS  # noqa: E402
-from worker import MARKER  # noqa: E402
+import workloads
+from systems import LABELS, SYSTEMS
 
-LABELS = {
-    "numpy": "numpy primal",
-    "zygote_py": "zygote_py",
-    "autograd": "autograd",
-    "jax": "jax eager",
-    "jax_jit": "jax.jit",
-    "torch": "torch eager",
-    "tangent": "tangent-ad",
-}
 BASELINE = "numpy"
+MARKER = "BENCH_JSON "  # the prefix of worker.py's report line (worker.MARKER)
 
 
 # --------------------------------------------------------------------------
@@ -66,12 +60,17 @@ def run_worker(python, system, workload, opts):
     env = dict(os.environ, PYTHONHASHSEED="0")
     if opts.threads:
         # Read by NumPy's BLAS, torch and XLA at start-up (see systems/*.py).
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "BENCH_THREADS"):
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BENCH_THREADS"):
             env[var] = str(opts.threads)
     try:
         proc = subprocess.run(
-            cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=opts.timeout
+            cmd,
+            check=False,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=opts.timeout,
         )
     except subprocess.TimeoutExpired:
         return None, {"status": "fails", "error": f"timed out after {opts.timeout:g} s"}
@@ -79,7 +78,7 @@ def run_worker(python, system, workload, opts):
         return None, {"status": "fails", "error": f"could not start worker: {exc}"}
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith(MARKER):
-            report = json.loads(line[len(MARKER):])
+            report = json.loads(line[len(MARKER) :])
             return report.get("version"), report["results"][workload]
     # No report: the worker crashed (segfault, abort, out of memory, ...).
     tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
@@ -97,8 +96,12 @@ def run_all(opts):
     versions = {}
     for r in range(opts.rounds):
         order = opts.systems if r % 2 == 0 else opts.systems[::-1]
-        todo = [(s, w) for s in order for w in opts.workloads
-                if r == 0 or rounds[s][w][0].get("status") == "ok"]
+        todo = [
+            (s, w)
+            for s in order
+            for w in opts.workloads
+            if r == 0 or rounds[s][w][0].get("status") == "ok"
+        ]
         for i, (system, workload) in enumerate(todo, 1):
             t0 = time.perf_counter()
             python = opts.python_for.get(system, opts.python)
@@ -106,9 +109,11 @@ def run_all(opts):
             rounds[system][workload].append(res)
             if version:
                 versions[system] = version
-            log(f"round {r + 1}/{opts.rounds} [{i}/{len(todo)}] {system:9s} {workload:12s} "
+            log(
+                f"round {r + 1}/{opts.rounds} [{i}/{len(todo)}] {system:9s} {workload:12s} "
                 f"{res['status']:13s} {time.perf_counter() - t0:6.1f} s  "
-                f"{res.get('error', '')[:80]}")
+                f"{res.get('error', '')[:80]}"
+            )
     results = {s: {w: combine(rounds[s][w]) for w in opts.workloads} for s in opts.systems}
     return results, versions
 
@@ -252,8 +257,10 @@ def render_report(results, versions, opts, meta):
     """The whole markdown report: context, table, footnotes, versions."""
     m = meta["machine"]
     lines = [
-        f"# zygote_py benchmark ({meta['date']}, {'quick' if opts.quick else 'full'} run, "
-        f"{meta['wall_s']:.0f} s)",
+        (
+            f"# zygote_py benchmark ({meta['date']}, {'quick' if opts.quick else 'full'} run, "
+            f"{meta['wall_s']:.0f} s)"
+        ),
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['platform']}, Python {m['python']}.  ",
         "Steady state: median time of one gradient call (warm, in its own process; "
@@ -267,12 +274,9 @@ def render_report(results, versions, opts, meta):
         "",
     ]
     lines += render_table(results, opts)
-    lines += ["", "Versions: " + ", ".join(
-        f"{LABELS.get(s, s)} {versions[s]}" for s in opts.systems if s in versions
-    )]
-    lines += ["", "Workloads:"] + [
-        f"- {wl}: {workloads.DESCRIPTIONS[wl]}" for wl in opts.workloads
-    ]
+    reported = [f"{LABELS.get(s, s)} {versions[s]}" for s in opts.systems if s in versions]
+    lines += ["", "Versions: " + (", ".join(reported) or "none reported")]
+    lines += ["", "Workloads:"] + [f"- {wl}: {workloads.DESCRIPTIONS[wl]}" for wl in opts.workloads]
     return "\n".join(lines) + "\n"
 
 
@@ -301,19 +305,31 @@ def parse_args(argv=None):
     p.add_argument("--min-reps", type=int, default=3, help="fewest timed samples (default 3)")
     p.add_argument("--max-reps", type=int, help="most timed samples (default 21, quick 5)")
     p.add_argument("--rounds", type=int, help="processes per pair, best kept (default 2, quick 1)")
-    p.add_argument("--threads", type=int, default=1,
-                   help="threads (and CPUs) per worker (default 1; 0 = each library's default)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads (and CPUs) per worker (default 1; 0 = each library's default)",
+    )
     p.add_argument("--timeout", type=float, default=300, help="seconds per worker process")
     p.add_argument("--python", default=sys.executable, help="interpreter for the workers")
     p.add_argument(
-        "--python-for", action="append", default=[], metavar="SYSTEM=PATH",
+        "--python-for",
+        action="append",
+        default=[],
+        metavar="SYSTEM=PATH",
         help="interpreter for one system (e.g. a separate venv); repeatable",
     )
-    p.add_argument("--out-dir", default=os.path.join(HERE, "results"),
-                   help="where latest.md and latest.json go")
+    p.add_argument(
+        "--out-dir",
+        default=os.path.join(HERE, "results"),
+        help="where latest.md and latest.json go",
+    )
     p.add_argument("--no-save", action="store_true", help="print only; write no files")
     opts = p.parse_args(argv)
-    opts.systems = parse_list(opts.systems, list(SYSTEMS), "system")
+    # Columns always in the canonical order, whatever order they were asked in.
+    chosen = parse_list(opts.systems, list(SYSTEMS), "system")
+    opts.systems = [s for s in SYSTEMS if s in chosen]
     opts.workloads = parse_list(opts.workloads, workloads.NAMES, "workload")
     if opts.budget is None:
         opts.budget = 0.3 if opts.quick else 2.0
@@ -334,9 +350,20 @@ def save(report_md, results, versions, opts, meta):
         fh.write(report_md)
     payload = {
         "meta": meta,
-        "options": {k: getattr(opts, k) for k in
-                    ("quick", "systems", "workloads", "budget", "min_reps", "max_reps", "timeout",
-                     "threads", "rounds")},
+        "options": {
+            k: getattr(opts, k)
+            for k in (
+                "quick",
+                "systems",
+                "workloads",
+                "budget",
+                "min_reps",
+                "max_reps",
+                "timeout",
+                "threads",
+                "rounds",
+            )
+        },
         "versions": versions,
         "results": results,
     }
@@ -360,8 +387,10 @@ def main(argv=None):
     print(report_md)
     if not opts.no_save:
         save(report_md, results, versions, opts, meta)
-        log(f"wrote {os.path.relpath(os.path.join(opts.out_dir, 'latest.md'), os.getcwd())} "
-            "and latest.json")
+        log(
+            f"wrote {os.path.relpath(os.path.join(opts.out_dir, 'latest.md'), os.getcwd())} "
+            "and latest.json"
+        )
 
 
 if __name__ == "__main__":

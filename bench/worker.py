@@ -46,9 +46,9 @@ def pin_threads():
 
 pin_threads()
 
-import timing  # noqa: E402
-import workloads  # noqa: E402
-from systems import SYSTEMS  # noqa: E402
+import timing
+import workloads
+from systems import SYSTEMS
 
 MARKER = "BENCH_JSON "
 
@@ -67,7 +67,7 @@ def load_system(system):
     "not installed" (the package itself is missing) or "fails"."""
     try:
         mod = importlib.import_module(f"systems.{SYSTEMS[system]}")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - reported as "fails", never raised
         return None, {"status": "fails", "error": short_error(exc)}
     try:
         importlib.import_module(mod.PACKAGE)
@@ -76,7 +76,7 @@ def load_system(system):
         # missing inside an installed package is a failure worth reading.
         status = "not installed" if exc.name == mod.PACKAGE else "fails"
         return None, {"status": status, "error": short_error(exc)}
-    except Exception as exc:  # a broken install must not stop the run
+    except Exception as exc:  # noqa: BLE001 - a broken install must not stop the run
         return None, {"status": "fails", "error": short_error(exc)}
     return mod, None
 
@@ -108,7 +108,7 @@ def run_workload(mod, name, opts):
         stage = "timing"
         stats = timing.measure(grad_fn, opts.budget, opts.min_reps, opts.max_reps)
         out.update(stats, status="ok")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure of a system is a result
         out["error"] = f"[{stage}] {short_error(exc)}"
         if opts.traceback:
             traceback.print_exc(file=sys.stderr)
@@ -143,7 +143,7 @@ def main(argv=None):
     if mod is not None:
         try:
             report["version"] = mod.version()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a version is not worth a failure
             report["version"] = f"? ({short_error(exc, 80)})"
     for name in names:
         if failure is not None:

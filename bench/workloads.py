@@ -12,6 +12,8 @@ module globals that the functions read, so a system that differentiates every
 positional argument (``zp.gradient(f, *args)``) wastes no work on it.
 """
 
+import itertools
+
 import numpy as np
 
 SEED = 0
@@ -46,11 +48,11 @@ def rnn_loss(W_h, W_x, b):
     h = np.zeros((xs.shape[1], W_h.shape[0]))
     for t in range(xs.shape[0]):
         h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
-    return np.sum(h ** 2)
+    return np.sum(h**2)
 
 
 def elementwise(x):
-    return np.sum(np.sin(x) * np.exp(-x ** 2) + np.log1p(x * x))
+    return np.sum(np.sin(x) * np.exp(-(x**2)) + np.log1p(x * x))
 
 
 def small_ops(x):
@@ -106,7 +108,7 @@ def make_data(name):
     if name == "mlp":
         sizes = [784, 256, 256, 10]
         params = []
-        for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        for fan_in, fan_out in itertools.pairwise(sizes):
             params.append(rng.standard_normal((fan_in, fan_out)) / np.sqrt(fan_in))
             params.append(0.1 * rng.standard_normal(fan_out))
         x_batch = rng.standard_normal((128, 784))
@@ -150,8 +152,8 @@ def _ref_mlp(W1, b1, W2, b2, W3, b3):
     z = logits - np.max(logits, axis=1, keepdims=True)
     p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
     dlogits = (p - y_onehot) / 128.0
-    da2 = (dlogits @ W3.T) * (1 - h2 ** 2)
-    da1 = (da2 @ W2.T) * (1 - h1 ** 2)
+    da2 = (dlogits @ W3.T) * (1 - h2**2)
+    da1 = (da2 @ W2.T) * (1 - h1**2)
     return (x_batch.T @ da1, da1.sum(0), h1.T @ da2, da2.sum(0), h2.T @ dlogits, dlogits.sum(0))
 
 
@@ -171,7 +173,7 @@ def _ref_rnn(W_h, W_x, b):
 
 
 def _ref_elementwise(x):
-    e = np.exp(-x ** 2)
+    e = np.exp(-(x**2))
     return (np.cos(x) * e - 2 * x * np.sin(x) * e + 2 * x / (1 + x * x),)
 
 
@@ -182,7 +184,7 @@ def _ref_small_ops(x, steps=200):
         ys.append(x)
     g = np.ones_like(x)
     for y in reversed(ys):
-        g = g * (1 - y ** 2) * 1.01
+        g = g * (1 - y**2) * 1.01
     return (g,)
 
 

@@ -2,7 +2,6 @@
 
 Each module defines:
 
-- ``LABEL``: the column heading in the results table.
 - ``PACKAGE``: the import name whose absence means "not installed".
 - ``version()``: the version string of the system.
 - ``prepare(name, data)``: convert the workload's data (``workloads.make_data``)
@@ -18,7 +17,7 @@ Each module defines:
   gradient against finite differences instead).
 
 ``SYSTEMS`` maps the command-line name of each system to its module name,
-in table column order.
+in table column order; ``LABELS`` gives each one's column heading.
 """
 
 SYSTEMS = {
@@ -29,4 +28,14 @@ SYSTEMS = {
     "jax_jit": "jax_jit",
     "torch": "torch_eager",
     "tangent": "tangent_ad",
+}
+
+LABELS = {
+    "numpy": "numpy primal",
+    "zygote_py": "zygote_py",
+    "autograd": "autograd",
+    "jax": "jax eager",
+    "jax_jit": "jax.jit",
+    "torch": "torch eager",
+    "tangent": "tangent-ad",
 }

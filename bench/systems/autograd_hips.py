@@ -6,7 +6,6 @@ and differentiated with ``autograd.grad`` w.r.t. argument 0, as autograd's
 own examples do; the data are further, non-differentiated arguments.
 """
 
-LABEL = "autograd"
 PACKAGE = "autograd"
 
 
@@ -38,10 +37,10 @@ def _functions():
         h = anp.zeros((xs.shape[1], W_h.shape[0]))
         for t in range(xs.shape[0]):
             h = anp.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
-        return anp.sum(h ** 2)
+        return anp.sum(h**2)
 
     def elementwise(x):
-        return anp.sum(anp.sin(x) * anp.exp(-x ** 2) + anp.log1p(x * x))
+        return anp.sum(anp.sin(x) * anp.exp(-(x**2)) + anp.log1p(x * x))
 
     def small_ops(x):
         for _ in range(200):

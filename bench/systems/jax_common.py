@@ -54,10 +54,10 @@ def functions():
         h = jnp.zeros((xs.shape[1], W_h.shape[0]))
         for t in range(xs.shape[0]):
             h = jnp.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
-        return jnp.sum(h ** 2)
+        return jnp.sum(h**2)
 
     def elementwise(x):
-        return jnp.sum(jnp.sin(x) * jnp.exp(-x ** 2) + jnp.log1p(x * x))
+        return jnp.sum(jnp.sin(x) * jnp.exp(-(x**2)) + jnp.log1p(x * x))
 
     def small_ops(x):
         for _ in range(200):

@@ -7,7 +7,6 @@ its repeats at the minimum (3).
 
 from systems import jax_common
 
-LABEL = "jax eager"
 PACKAGE = jax_common.PACKAGE
 version = jax_common.version
 to_numpy = jax_common.to_numpy

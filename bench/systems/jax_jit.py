@@ -7,7 +7,6 @@ unrolled during tracing, which is why the scalar loop compiles slowly.
 
 from systems import jax_common
 
-LABEL = "jax.jit"
 PACKAGE = jax_common.PACKAGE
 version = jax_common.version
 to_numpy = jax_common.to_numpy

@@ -6,10 +6,8 @@ other systems are compared with) against central finite differences.
 """
 
 import numpy as np
-
 import workloads
 
-LABEL = "numpy primal"
 PACKAGE = "numpy"
 
 

@@ -9,7 +9,6 @@ keeps generated source in ``~/.cache/tangent-ad`` across processes.
 
 import workloads
 
-LABEL = "tangent-ad"
 PACKAGE = "tangent"
 
 

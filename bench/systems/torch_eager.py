@@ -7,7 +7,6 @@ gradient call clears ``.grad`` first, as a training step's ``zero_grad``
 would, then runs forward and ``backward``.
 """
 
-LABEL = "torch eager"
 PACKAGE = "torch"
 
 
@@ -37,10 +36,10 @@ def _functions():
         h = torch.zeros((xs.shape[1], W_h.shape[0]), dtype=torch.float64)
         for t in range(xs.shape[0]):
             h = torch.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
-        return torch.sum(h ** 2)
+        return torch.sum(h**2)
 
     def elementwise(x):
-        return torch.sum(torch.sin(x) * torch.exp(-x ** 2) + torch.log1p(x * x))
+        return torch.sum(torch.sin(x) * torch.exp(-(x**2)) + torch.log1p(x * x))
 
     def small_ops(x):
         for _ in range(200):
@@ -65,9 +64,7 @@ def prepare(name, data):
         torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
 
     f = _functions()[name]
-    leaves = [
-        torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in data["args"]
-    ]
+    leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in data["args"]]
     consts = [torch.from_numpy(c) for c in data["consts"].values()]
 
     def grad_fn():

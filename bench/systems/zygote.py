@@ -8,7 +8,6 @@ functions read their data as globals, so no gradient is spent on it.
 
 import workloads
 
-LABEL = "zygote_py"
 PACKAGE = "zygote_py"
 
 
