@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import zygote_py as zp
 from corpus.finite_diff import assert_gradient_matches, numerical_gradient
 from golden import cases
+
+import zygote_py as zp
 from zygote_py.compiler import COMPILER
 from zygote_py.ir.printer import format_function
 from zygote_py.ir.verify import verify

@@ -27,12 +27,22 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "gradient", "withgradient", "pullback", "jacobian", "grad_source", "differentiable",
-    "adjoint", "stop_gradient",
-    "ZygoteError", "UnsupportedSyntax", "NoDerivativeRule", "NonScalarOutput",
-    "SourceUnavailable", "MutationError",
+    "MutationError",
+    "NoDerivativeRule",
+    "NonScalarOutput",
+    "SourceUnavailable",
+    "UnsupportedSyntax",
+    "ZygoteError",
+    "adjoint",
+    "differentiable",
+    "grad_source",
+    "gradient",
+    "jacobian",
+    "pullback",
+    "stop_gradient",
+    "withgradient",
 ]
 
-from .rules.registry import nondifferentiable as _nondiff  # noqa: E402
+from .rules.registry import nondifferentiable as _nondiff
 
 _nondiff(stop_gradient)

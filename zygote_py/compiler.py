@@ -20,17 +20,17 @@ from .codegen.generate import compile_generated, generate
 from .errors import SourceLoc, UnsupportedSyntax
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
-from .passes.simplify import simplify
-from .runtime import check_scalar
 from .ir.clone import clone_block
 from .ir.core import Function
 from .ir.verify import verify
+from .passes.simplify import simplify
+from .runtime import check_scalar
 
 
 class Entry:
     """A compiled function with the guards it depends on and its source text."""
 
-    __slots__ = ("fn", "guards", "source", "code", "program", "ir_text")
+    __slots__ = ("code", "fn", "guards", "ir_text", "program", "source")
 
     def __init__(self, fn, guards, source, code):
         self.fn = fn
@@ -67,8 +67,8 @@ class _LateBound:
 
 class Compiler:
     def __init__(self):
-        self.cache: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-        self.lowered: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.in_progress: dict = {}
         self.verify = False  # tests switch this on: the verifier runs after every pass
 
@@ -140,7 +140,7 @@ class Compiler:
         """The pullback of a user function called from transformed code."""
         key = (fn, active)
         if key in self.in_progress:
-            return self.in_progress[key], None
+            return self.in_progress[key]
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
@@ -150,7 +150,7 @@ class Compiler:
         late.impl = entry.fn
         if self._guards_stack:
             self._guards_stack[-1].extend(entry.guards)
-        return entry.fn, None
+        return entry.fn
 
     def bind_params(self, fn, op, loc: SourceLoc | None):
         """For each parameter of fn, the indices of the call operands bound to it."""

@@ -96,11 +96,11 @@ class MutationError(ZygoteError):
 
 
 __all__ = [
-    "SourceLoc",
-    "ZygoteError",
-    "UnsupportedSyntax",
+    "MutationError",
     "NoDerivativeRule",
     "NonScalarOutput",
+    "SourceLoc",
     "SourceUnavailable",
-    "MutationError",
+    "UnsupportedSyntax",
+    "ZygoteError",
 ]

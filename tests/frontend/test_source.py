@@ -15,7 +15,7 @@ def lambda_in_call(f):
     return f
 
 
-PICKED = lambda_in_call(lambda x: x ** 3)  # noqa: E731
+PICKED = lambda_in_call(lambda x: x ** 3)
 INNER = (lambda a: (lambda x: x * a))(5.0)
 
 

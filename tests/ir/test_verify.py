@@ -1,12 +1,12 @@
 """The verifier catches broken IR, and every lowered corpus-like function passes it."""
 
 import pytest
+from golden import cases
 
 from zygote_py.compiler import COMPILER
 from zygote_py.ir.core import Op
 from zygote_py.ir.printer import format_function
 from zygote_py.ir.verify import VerifyError, verify
-from golden import cases
 
 
 @pytest.mark.parametrize("func", [f for f, _ in cases.CASES], ids=lambda f: f.__name__)

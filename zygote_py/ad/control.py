@@ -268,7 +268,7 @@ class ControlFlowAdjoints:
         else:
             pairs = []
         keys = []
-        for iterable, item in pairs:  # noqa: B007
+        for iterable, item in pairs:
             if iterable.id not in self.varied:
                 continue
             item_bar = self.bar(item)

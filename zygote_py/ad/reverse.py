@@ -16,7 +16,6 @@ that is statically zero is simply absent and costs nothing.
 
 from __future__ import annotations
 
-import builtins
 import operator
 import types
 
@@ -39,7 +38,7 @@ _NUMERIC_HELPERS = {runtime.unbroadcast, runtime.expand_reduced}
 class Scope:
     """Cotangents assigned in one backward region (root, branch or loop body)."""
 
-    def __init__(self, kind: str, parent: "Scope | None", fwd_region: Block | None, block: Block):
+    def __init__(self, kind: str, parent: Scope | None, fwd_region: Block | None, block: Block):
         self.kind = kind
         self.parent = parent
         self.fwd_region = fwd_region
@@ -198,7 +197,7 @@ class ReverseTransform(ControlFlowAdjoints):
         return tape
 
     # -- driver -------------------------------------------------------------
-    def run(self) -> "AdjointProgram":
+    def run(self) -> AdjointProgram:
         self.numeric_forward = _numeric_forward(self.fn)
         ret = self.fn.body.ops[-1]
         result = ret.operands[0]
@@ -357,7 +356,7 @@ class ReverseTransform(ControlFlowAdjoints):
             self.dynamic_call(op, kind="call")  # *args/**kwargs parameters: bound at run time
             return
         active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-        pullback, active_names = self.compiler.pullback_for(fn, active)
+        pullback = self.compiler.pullback_for(fn, active)
         back = Value("_zp_back", op)
         op.opcode = "call_pb"
         op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
@@ -596,6 +595,3 @@ def _numeric_forward(fn: Function) -> set[int]:
         if op.opcode == "call" and op.results and _produces_numeric(op.result):
             out.add(op.result.id)
     return out
-
-
-_ = builtins

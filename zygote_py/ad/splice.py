@@ -10,14 +10,12 @@ is replaced by `e`: a scalar literal cannot have broadcast `a` any larger.
 
 from __future__ import annotations
 
-import inspect
 import operator
 
-from ..ir.clone import clone_op
-from ..ir.core import Block, Op, Value
-from ..ir.clone import replace_all_uses
-from ..passes.simplify import fold, simplify_block
 from .. import runtime
+from ..ir.clone import clone_op, replace_all_uses
+from ..ir.core import Block, Op, Value
+from ..passes.simplify import fold, simplify_block
 
 _RULE_IR: dict = {}
 
@@ -132,7 +130,7 @@ class Splice:
         live = {v.id for v in self.outputs.values()}
         kept = []
         for op in reversed(self.ops):
-            if any(r.id in live for r in op.results) or _has_live_region_use(op, live):
+            if any(r.id in live for r in op.results):
                 kept.append(op)
                 for v in op.operands:
                     live.add(v.id)
@@ -163,10 +161,6 @@ class Splice:
         return {self.param_of[v.id]: v for v in self.placeholders.values()}
 
 
-def _has_live_region_use(op: Op, live: set[int]) -> bool:
-    return False
-
-
 def _substitute(op: Op, mapping: dict[int, Value]) -> None:
     op.operands = [mapping.get(v.id, v) for v in op.operands]
     for region in op.regions:
@@ -185,6 +179,3 @@ def bind_call(rule, op: Op, operands: list[Value]):
     except TypeError:
         return None
     return bound
-
-
-_ = inspect

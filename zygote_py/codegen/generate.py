@@ -19,8 +19,7 @@ import builtins
 import linecache
 import types
 
-from ..errors import SourceLoc
-from ..ir.core import Block, Function, Value
+from ..ir.core import Block, Function
 from .emit import Emitter
 from .exprs import Binder
 from .naming import Liveness, Names, coalesce
@@ -154,6 +153,3 @@ def compile_generated(gen: Generated, pyfn) -> types.FunctionType:
     fn.__kwdefaults__ = pyfn.__kwdefaults__
     fn._zp_source = gen.text
     return fn
-
-
-_ = (SourceLoc, Value)

@@ -25,7 +25,7 @@ from .source import find_function_node, loc_of
 
 
 class Lowerer(ExprLowering, StmtLowering):
-    def __init__(self, pyfn, filename: str, node, parent: "Lowerer | None" = None):
+    def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
         self.node = node

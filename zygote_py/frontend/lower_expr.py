@@ -18,7 +18,6 @@ import types
 import gast
 import numpy as np
 
-from ..errors import UnsupportedSyntax
 from ..ir.core import Value
 from . import runtime_forms
 from .scope import resolve_free
@@ -189,8 +188,8 @@ class ExprLowering:
             value = self.expr(node.values[index])
             if index == len(node.values) - 1:
                 return value
-            rest = lambda: combine(index + 1)  # noqa: E731
-            keep = lambda: value  # noqa: E731
+            rest = lambda: combine(index + 1)
+            keep = lambda: value
             if isinstance(node.op, gast.And):
                 return self.if_value(value, rest, keep, node)
             return self.if_value(value, keep, rest, node)

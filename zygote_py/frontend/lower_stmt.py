@@ -53,7 +53,9 @@ class StmtLowering:
             live = self.live_flags()
             if rest and live:
                 guard = self.any_flag(live, stmt)
-                self.if_stmt(guard, lambda: None, lambda: self.guarded_rest(live, rest, stmt), stmt)
+                self.if_stmt(guard, lambda: None,
+                             lambda live=live, rest=rest, stmt=stmt: self.guarded_rest(live, rest, stmt),
+                             stmt)
                 return
 
     def guarded_rest(self, live, rest, node) -> None:

@@ -28,4 +28,3 @@ def lower_special_call(lowerer, obj, operands, star, kw, node):
         raise lowerer.unsupported(
             node, f"{obj.__name__}() depends on the calling frame, which a transformed function "
             "does not share", "pass the values you need explicitly")
-    return None

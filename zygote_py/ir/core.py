@@ -27,8 +27,9 @@ Op vocabulary (attrs in brackets):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import SourceLoc
 
@@ -38,7 +39,7 @@ _ids = iter(range(1 << 62))
 class Value:
     """An SSA value: defined once, by an op result or a block argument."""
 
-    __slots__ = ("id", "hint", "owner")
+    __slots__ = ("hint", "id", "owner")
 
     def __init__(self, hint: str = "", owner: Any = None):
         self.id = next(_ids)
@@ -46,7 +47,7 @@ class Value:
         self.owner = owner  # the defining Op, or the Block for a block argument
 
     @property
-    def defining_op(self) -> "Op | None":
+    def defining_op(self) -> Op | None:
         return self.owner if isinstance(self.owner, Op) else None
 
     def __repr__(self) -> str:
@@ -56,7 +57,7 @@ class Value:
 class Op:
     """One operation; `regions` are nested blocks for structured control flow."""
 
-    __slots__ = ("opcode", "operands", "results", "attrs", "regions", "loc", "block")
+    __slots__ = ("attrs", "block", "loc", "opcode", "operands", "regions", "results")
 
     def __init__(self, opcode, operands=(), nresults=0, attrs=None, regions=(), loc=None, hints=()):
         self.opcode: str = opcode

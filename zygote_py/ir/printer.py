@@ -14,7 +14,7 @@ from .core import Block, Function, Op, Value
 
 def _const_repr(value) -> str:
     if callable(value) and hasattr(value, "__name__"):
-        return getattr(value, "__name__")
+        return value.__name__
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 

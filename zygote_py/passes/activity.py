@@ -10,8 +10,6 @@ adjoint code where a cotangent actually arrives.
 
 from __future__ import annotations
 
-import operator
-
 from ..ir.core import Block, Function, Op
 from ..rules import registry
 
@@ -114,6 +112,3 @@ def _ndarray():
     import numpy as np
 
     return np.ndarray
-
-
-_ = operator

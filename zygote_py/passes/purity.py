@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-import operator
+
 import numpy as np
 
 from ..rules import registry

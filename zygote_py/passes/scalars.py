@@ -9,7 +9,6 @@ scalar loop that is most of the per-iteration overhead.
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
@@ -89,6 +88,3 @@ def _mark(value, scalars: set[int]) -> bool:
         return False
     scalars.add(value.id)
     return True
-
-
-_ = math

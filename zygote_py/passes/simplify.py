@@ -15,8 +15,8 @@ from __future__ import annotations
 import builtins
 import operator
 
-from ..ir.core import Block, Function, Op, Value
 from ..ir.clone import replace_all_uses
+from ..ir.core import Block, Function, Op, Value
 from .purity import is_constant_foldable, is_pure
 
 _PLAIN = (bool, int, float, complex, str, slice, type(None), type(Ellipsis))
@@ -122,11 +122,8 @@ def _forward_unpack(op, source, mapping) -> bool:
         for result, value in zip(op.results, src.operands):
             mapping[result.id] = value
         op.opcode, op.operands, op.attrs = "undef", [], {}
-        op.results, dead = op.results[:1], op.results  # keep one dead result for the sweep
+        op.results = op.results[:1]  # one dead result left for the sweep to remove
         return True
-    if src.opcode == "const" and isinstance(src.attrs["value"], tuple) \
-            and len(src.attrs["value"]) == len(op.results):
-        return False
     return False
 
 
@@ -175,8 +172,7 @@ def remove_loop_slots(op: Op, keep: list[int]) -> None:
     first_arg = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
     op.operands = op.operands[:first_init] + [op.operands[first_init + k] for k in keep]
     op.results = [op.results[k] for k in keep]
-    regions = op.regions if op.opcode == "for" else op.regions
-    for i, region in enumerate(regions):
+    for i, region in enumerate(op.regions):
         region.args = region.args[:first_arg] + [region.args[first_arg + k] for k in keep]
         is_cond = op.opcode == "while" and i == 0
         if not is_cond:
@@ -212,9 +208,7 @@ def dce(fn: Function) -> bool:
             mark_op(op)
 
     for op in fn.walk():
-        if op.opcode == "return":
-            mark_op(op)
-        elif op.opcode not in ("yield",) and not is_pure(op):
+        if op.opcode == "return" or op.opcode not in ("yield",) and not is_pure(op):
             mark_op(op)
 
     while work:
@@ -230,8 +224,6 @@ def dce(fn: Function) -> bool:
                         mark_slot(op, k)
                     if op.opcode == "while":
                         mark_val(op.regions[0].ops[-1].operands[0])
-                        for k in range(len(op.results)):  # the condition may read any slot
-                            pass
                 elif op.opcode == "if":
                     mark_val(op.operands[0])
                 else:
@@ -391,6 +383,5 @@ def _mark_foldable() -> None:
 
 
 _mark_foldable()
-_ = builtins
 
 simplify_block = simplify

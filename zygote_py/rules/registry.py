@@ -29,8 +29,9 @@ Each rule has a `jvp` slot for its forward-mode rule.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass
