@@ -39,19 +39,7 @@ class Entry:
         self.code = code
 
     def valid(self, code) -> bool:
-        if code is not self.code:
-            return False
-        for kind, where, name, obj in self.guards:
-            if kind == "global":
-                if where.get(name, _MISSING) is not obj:
-                    return False
-            else:
-                try:
-                    if where.cell_contents is not obj:
-                        return False
-                except ValueError:
-                    return False
-        return True
+        return code is self.code and _guards_hold(self.guards)
 
 
 class _LateBound:

@@ -16,7 +16,7 @@ import builtins
 import operator
 
 from .. import runtime
-from ..ir.core import Block, Op, Value, is_inside, value_block
+from ..ir.core import Block, Op, Value, is_inside, iteration_pairs, value_block
 
 
 class ControlFlowAdjoints:
@@ -220,7 +220,7 @@ class ControlFlowAdjoints:
                     self.accumulate(yields[k], arg)
             self.adjoint_block(body)
             if kind != "range":
-                for pair in self._item_cotangents(op, kind, iterables, body, target):
+                for pair in self._item_cotangents(op, kind, target):
                     if pair not in scope.index_keys:
                         scope.index_keys.append(pair)
             index_accumulators = scope.index_keys
@@ -258,17 +258,10 @@ class ControlFlowAdjoints:
         self.numeric.add(out.id)
         return out
 
-    def _item_cotangents(self, op, kind, iterables, body, index):
+    def _item_cotangents(self, op, kind, index):
         """Add the cotangents of this iteration's items into their iterables' accumulators."""
-        targets = body.args[:op.attrs.get("ntargets", 0)]
-        if kind == "enumerate":
-            pairs = [(iterables[0], targets[1])]
-        elif kind in ("iter", "reversed", "zip"):
-            pairs = list(zip(iterables, targets))
-        else:
-            pairs = []
         keys = []
-        for iterable, item in pairs:
+        for iterable, item in iteration_pairs(op):
             if iterable.id not in self.varied:
                 continue
             item_bar = self.bar(item)

@@ -236,21 +236,7 @@ class StmtLowering:
 
     def stmt_For(self, node):
         kind, iterables, ntargets = self.for_iteration(node.iter)
-        has_break = _contains(node.body, gast.Break)
-        has_return = _contains(node.body, gast.Return)
-        saved_flags = {f: self.env.get(f) for f in (BREAK, CONTINUE)}
-        self.env.pop(CONTINUE, None)
-        if has_break:
-            self.env[BREAK] = self.const(False, node)
-        else:
-            self.env.pop(BREAK, None)
-        if has_return:
-            self.env.setdefault(RETURN, self.const(False, node))
-            self.env.setdefault(RETVAL, self.const(None, node))
-        carried = self.loop_carried(node.body)
-        if has_break:
-            carried.append(BREAK)
-        inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
+        has_break, saved_flags, carried, inits = self.enter_loop(node)
         body = Block()
         targets = [body.add_arg() for _ in range(ntargets)]
         args = [body.add_arg(_hint(n)) for n in carried]
@@ -278,6 +264,28 @@ class StmtLowering:
         self.env = before
         self.env.update(zip(carried, op.results))
         self.finish_loop(node, has_break, saved_flags)
+
+    def enter_loop(self, node):
+        """Set up a loop's flags and carried variables.
+
+        Returns (has_break, the enclosing loop's flags to restore, the names
+        carried around the loop, their initial values)."""
+        has_break = _contains(node.body, gast.Break)
+        has_return = _contains(node.body, gast.Return)
+        saved_flags = {f: self.env.get(f) for f in (BREAK, CONTINUE)}
+        self.env.pop(CONTINUE, None)
+        if has_break:
+            self.env[BREAK] = self.const(False, node)
+        else:
+            self.env.pop(BREAK, None)
+        if has_return:
+            self.env.setdefault(RETURN, self.const(False, node))
+            self.env.setdefault(RETVAL, self.const(None, node))
+        carried = self.loop_carried(node.body)
+        if has_break:
+            carried.append(BREAK)
+        inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
+        return has_break, saved_flags, carried, inits
 
     def finish_loop(self, node, has_break, saved_flags) -> None:
         if node.orelse:
@@ -315,21 +323,7 @@ class StmtLowering:
         return "iter", [self.expr(iter_node)], 1
 
     def stmt_While(self, node):
-        has_break = _contains(node.body, gast.Break)
-        has_return = _contains(node.body, gast.Return)
-        saved_flags = {f: self.env.get(f) for f in (BREAK, CONTINUE)}
-        self.env.pop(CONTINUE, None)
-        if has_break:
-            self.env[BREAK] = self.const(False, node)
-        else:
-            self.env.pop(BREAK, None)
-        if has_return:
-            self.env.setdefault(RETURN, self.const(False, node))
-            self.env.setdefault(RETVAL, self.const(None, node))
-        carried = self.loop_carried(node.body)
-        if has_break:
-            carried.append(BREAK)
-        inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
+        has_break, saved_flags, carried, inits = self.enter_loop(node)
         before = dict(self.env)
         cond_block, body = Block([_hint(n) for n in carried]), Block([_hint(n) for n in carried])
         self.track_carried(inits, cond_block.args, cond_block.args)

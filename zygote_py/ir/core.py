@@ -158,3 +158,17 @@ def value_block(value: Value) -> Block | None:
     if isinstance(owner, Op):
         return owner.block
     return None
+
+
+def iteration_pairs(loop: Op) -> list[tuple[Value, Value]]:
+    """(iterable, target) pairs of a `for` op: the block arguments that are items of
+    an iterable (range indices and enumerate counters are not)."""
+    kind = loop.attrs.get("kind")
+    first_init = len(loop.operands) - len(loop.results)
+    iterables = loop.operands[:first_init]
+    targets = loop.regions[0].args[:loop.attrs.get("ntargets", 0)]
+    if kind == "enumerate":
+        return [(iterables[0], targets[1])]
+    if kind in ("iter", "reversed", "zip"):
+        return list(zip(iterables, targets))
+    return []

@@ -10,7 +10,7 @@ adjoint code where a cotangent actually arrives.
 
 from __future__ import annotations
 
-from ..ir.core import Block, Function, Op
+from ..ir.core import Block, Function, Op, iteration_pairs
 from ..rules import registry
 
 # attribute reads that never carry a derivative, whatever the object
@@ -72,16 +72,7 @@ def varied_values(fn: Function, active: list[bool], extra_roots=()) -> set[int]:
         ntargets = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
         first_init = len(op.operands) - len(op.results)
         if op.opcode == "for":
-            kind = op.attrs["kind"]
-            iterables = op.operands[:first_init]
-            targets = body.args[:ntargets]
-            if kind == "enumerate":
-                pairs = [(iterables[0], targets[1])]
-            elif kind in ("iter", "reversed", "zip"):
-                pairs = list(zip(iterables, targets))
-            else:
-                pairs = []
-            for iterable, target in pairs:
+            for iterable, target in iteration_pairs(op):
                 if iterable.id in varied and target.id not in varied:
                     varied.add(target.id)
                     changed = True
