@@ -30,7 +30,7 @@ from .runtime import check_scalar
 class Entry:
     """A compiled function with the guards it depends on and its source text."""
 
-    __slots__ = ("code", "fn", "guards", "ir_text", "program", "source")
+    __slots__ = ("code", "fn", "guards", "program", "source")
 
     def __init__(self, fn, guards, source, code):
         self.fn = fn
@@ -59,6 +59,8 @@ class Compiler:
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.in_progress: dict = {}
         self.verify = False  # tests switch this on: the verifier runs after every pass
+        # guards of the entries being built (innermost last); callees add theirs to the caller's
+        self._guards_stack: list[list] = []
 
     # -- front half, cached per function object --------------------------------
     def lowered_ir(self, fn) -> Function:
@@ -104,7 +106,6 @@ class Compiler:
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
-        self._guards_stack = getattr(self, "_guards_stack", [])
         self._guards_stack.append(guards)
         try:
             program = ReverseTransform(ir, list(active), self, cells, scalars).run()

@@ -78,7 +78,6 @@ class ControlFlowAdjoints:
         """Run body_fn's adjoint code only when the cotangent g is not None at run time."""
         none = self.const(None)
         cond = self.call(operator.is_not, g, none, expr="is_not")
-        self.fetched_guard = True
         saved = self.maybe_none
         self.maybe_none = set(saved) - {g.id}  # inside the guard, g is known to be set
         then = self.branch(None, body_fn)
