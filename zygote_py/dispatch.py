@@ -55,6 +55,14 @@ class _Flat:
                 self.origin.append(("kw", how))
                 self.kwargs[how] = value
 
+    @classmethod
+    def prefixed(cls, prefix: tuple, flat: "_Flat") -> "_Flat":
+        """prefix + flat's positional arguments, flat's keywords: the call a method or
+        callable object really receives (self first)."""
+        out = cls((*prefix, *flat.args), [None] * (len(prefix) + len(flat.args)))
+        out.kwargs = dict(flat.kwargs)
+        return out
+
     def regroup(self, arg_bars, kw_bars) -> tuple:
         """Cotangents per flattened argument -> cotangents per operand."""
         out = []
@@ -132,9 +140,7 @@ def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*call_args, **flat.kwargs)
     bound.apply_defaults()
-    shift = _Flat((self_obj, *flat.args) if self_obj is not None else flat.args,
-                  [None] * len(call_args))
-    shift.kwargs = dict(flat.kwargs)
+    shift = _Flat.prefixed((self_obj,) if self_obj is not None else (), flat)
     origins = _origins(sig, shift)
 
     vjp = rule.vjp
@@ -171,8 +177,7 @@ def _function_pullback(f, flat: _Flat, prefix=()):
 
     pullback = COMPILER.entry(f, active, "pullback", cells, scalar_kinds(values)).fn
     y, inner = pullback(*args, **flat.kwargs)
-    shifted = _Flat(args, [None] * len(args))
-    shifted.kwargs = dict(flat.kwargs)
+    shifted = _Flat.prefixed(prefix, flat)
     origins = _origins(sig, shifted)
 
     def back(g):

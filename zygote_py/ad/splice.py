@@ -15,7 +15,7 @@ import operator
 from .. import runtime
 from ..ir.clone import clone_op, replace_all_uses
 from ..ir.core import Block, Op, Value
-from ..passes.simplify import fold, simplify_block
+from ..passes.simplify import fold, simplify
 
 _RULE_IR: dict = {}
 
@@ -27,7 +27,7 @@ def rule_ir(vjp_fn):
         from ..frontend.lower import lower_function
 
         fn = lower_function(vjp_fn)
-        simplify_block(fn)
+        simplify(fn)
         _RULE_IR[vjp_fn] = fn
     return fn
 

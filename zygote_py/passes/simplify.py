@@ -383,5 +383,3 @@ def _mark_foldable() -> None:
 
 
 _mark_foldable()
-
-simplify_block = simplify
