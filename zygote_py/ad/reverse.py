@@ -12,27 +12,26 @@ only values defined inside loops go through a tape (see `fetch`).
 Cotangents are tracked per scope (`Scope`): branches yield the cotangents
 they changed, loops carry them.  `None` is the zero cotangent; a cotangent
 that is statically zero is simply absent and costs nothing.
+
+This module holds the driver, the scopes, tapes and cotangent bookkeeping;
+the adjoints of calls, containers and control flow are the mixins in
+calls.py, containers.py and control.py.
 """
 
 from __future__ import annotations
 
 import operator
-import types
 
-import numpy as np
 
-from .. import dispatch, runtime
-from ..errors import NoDerivativeRule
+from .. import runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
-from ..passes.activity import NONDIFF_ATTRS, varied_values
+from ..passes.activity import varied_values
 from ..passes.scalars import scalar_values
-from ..rules import registry
+from .calls import CallAdjoints
+from .containers import ContainerAdjoints
 from .control import ControlFlowAdjoints
-from .splice import Splice, bind_call
+from .values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 
-_NUMERIC_OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
-                      operator.pos, operator.pow, operator.matmul}
-_NUMERIC_HELPERS = {runtime.unbroadcast, runtime.expand_reduced}
 
 
 class Scope:
@@ -60,7 +59,7 @@ class SaveRecord:
         self.pops: dict[str, Op] = {}
 
 
-class ReverseTransform(ControlFlowAdjoints):
+class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
     def __init__(self, fn: Function, active: list[bool], compiler, active_cells=(), scalar_params=()):
         self.fn = fn
         self.active = active
@@ -97,7 +96,7 @@ class ReverseTransform(ControlFlowAdjoints):
     def call(self, fn, *operands, expr=None, hint="") -> Value:
         op = self.emit("call", list(operands), attrs={"fn": fn, "expr": expr or fn.__name__,
                                                       "kw": (), "star": ()}, hint=hint)
-        if fn in _NUMERIC_OPERATORS or fn in _NUMERIC_HELPERS:
+        if fn in NUMERIC_OPERATORS or fn in NUMERIC_HELPERS:
             if all(v.id in self.numeric or _is_number_const(v) for v in operands[:1]):
                 self.numeric.add(op.result.id)
         return op.result
@@ -258,278 +257,6 @@ class ReverseTransform(ControlFlowAdjoints):
     def varied_operand(self, value: Value) -> bool:
         return value.id in self.varied
 
-    def adjoint_call(self, op: Op) -> None:
-        fn = op.attrs["fn"]
-        if not any(self.varied_operand(v) for v in op.operands):
-            return
-        if registry.custom_rule(fn) is not None:  # @zp.adjoint comes first
-            self.dynamic_call(op, kind="call")
-            return
-        if fn is operator.getitem and self.index_into_outer(op):
-            return
-        rule = registry.function_rule(fn)
-        if rule is not None:
-            bound = bind_call(rule, op, op.operands)
-            if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
-                self.dynamic_call(op, kind="call")  # list/tuple + or *: the sequence rule
-            elif bound is not None and _binds_values(rule, bound):
-                self.apply_rule(rule, op, bound, op.result)
-            else:  # *args rules, or a call spreading *args: bound while running
-                self.dynamic_call(op, kind="call")
-            return
-        if registry.is_nondifferentiable(fn):
-            return
-        if isinstance(fn, types.FunctionType):
-            self.user_call(op)
-        else:
-            raise self.no_rule(op, fn)
-
-    def index_into_outer(self, op: Op) -> bool:
-        """x[i] inside a loop, x from outside it: add into one accumulator of x owned by the
-        loop, in place, instead of building a full-size cotangent every iteration."""
-        container, index = op.operands
-        scope = self.scope
-        while scope is not None and scope.kind != "loop":
-            scope = scope.parent
-        if scope is None or not self.varied_operand(container) or \
-                is_inside(value_block(container), scope.fwd_region):
-            return False
-        g = self.bar(op.result)
-
-        def add_in():
-            key = self.index_key(container, scope.fwd_region.parent)
-            acc = self.bar_for_update(key)
-            if acc is None:
-                acc = self.const(None)
-            new = self.call(runtime.accum_index, acc, self.fetch(container), self.fetch(index), g,
-                            self.const(False), expr="_zp_accum_index", hint=(container.hint or "v") + "_bar")
-            self.set_bar(key, new)
-            if (key, container) not in scope.index_keys:
-                scope.index_keys.append((key, container))
-
-        if g.id in self.maybe_none:
-            self.guarded(g, add_in)
-        else:
-            add_in()
-        return True
-
-    def apply_rule(self, rule, op: Op, bound: dict, result: Value, self_value=None) -> None:
-        needed = [n for n in rule.diff if n in bound and isinstance(bound[n], Value)
-                  and self.varied_operand(bound[n])]
-        if not needed:
-            return
-        g = self.bar(result)
-        if g.id in self.maybe_none:
-            self.guarded(g, lambda: self._apply_rule(rule, bound, result, needed, g))
-        else:
-            self._apply_rule(rule, bound, result, needed, g)
-
-    def _apply_rule(self, rule, bound, result, needed, g) -> None:
-        splice = Splice(rule, bound, needed, self.scalars)
-        values = {"g": g}
-        for name in splice.used_params:
-            if name == "g" or name not in splice.unbound:
-                continue
-            if name == "y":
-                values["y"] = self.fetch(result)
-            elif name in bound and isinstance(bound[name], Value):
-                values[name] = self.fetch(bound[name])
-            else:
-                values[name] = self.const(bound.get(name))
-        outputs = splice.place(self.block, values, self.current_loc)
-        for name, value in outputs.items():
-            if value.defining_op is not None and value.defining_op.opcode in ("if", "callv", "call") \
-                    and value.defining_op.opcode != "call":
-                self.maybe_none.add(value.id)
-            if _produces_numeric(value):
-                self.numeric.add(value.id)
-            self.accumulate(bound[name], value)
-
-    def user_call(self, op: Op) -> None:
-        """A call of a Python function with source: call its pullback instead."""
-        fn = op.attrs["fn"]
-        if op.attrs.get("star") or None in op.attrs.get("kw", ()):
-            self.dynamic_call(op, kind="call")
-            return
-        mapping = self.compiler.bind_params(fn, op, self.current_loc)
-        if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
-            self.dynamic_call(op, kind="call")  # *args/**kwargs parameters: bound at run time
-            return
-        active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-        pullback = self.compiler.pullback_for(fn, active)
-        back = Value("_zp_back", op)
-        op.opcode = "call_pb"
-        op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
-        op.results.append(back)
-        g = self.bar(op.result)
-
-        def emit_back():
-            # the callee's back returns one cotangent per parameter (None where inactive)
-            call = self.emit("call_back", [self.fetch(back), g], len(mapping))
-            for param_index, result in enumerate(call.results):
-                if not active[param_index]:
-                    continue
-                self.maybe_none.add(result.id)
-                for operand_index in mapping[param_index]:
-                    if self.varied_operand(op.operands[operand_index]):
-                        self.accumulate(op.operands[operand_index], result)
-
-        if g.id in self.maybe_none:
-            self.guarded(g, emit_back)
-        else:
-            emit_back()
-
-    def dynamic_call(self, op: Op, kind: str) -> None:
-        """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
-        back = Value("_zp_back", op)
-        op.attrs = dict(op.attrs, dyn_kind=kind)
-        op.opcode = "dyncall"
-        op.results.append(back)
-        g = self.bar(op.result)
-        # back(g) returns cotangents for (callee or self, *args, *kwargs)
-        targets = ([None] if kind == "call" else []) + list(op.operands)
-
-        def emit_back():
-            call = self.emit("call_back", [self.fetch(back), g], len(targets))
-            for value, operand in zip(call.results, targets):
-                self.maybe_none.add(value.id)
-                if operand is not None and self.varied_operand(operand):
-                    self.accumulate(operand, value)
-
-        if g.id in self.maybe_none:
-            self.guarded(g, emit_back)
-        else:
-            emit_back()
-
-    def adjoint_callv(self, op: Op) -> None:
-        if any(self.varied_operand(v) for v in op.operands):
-            self.dynamic_call(op, kind="callv")
-
-    def adjoint_method(self, op: Op) -> None:
-        if not any(self.varied_operand(v) for v in op.operands):
-            return
-        name = op.attrs["name"]
-        rule = registry.method_rule(np.ndarray, name)
-        if rule is not None:
-            bound = bind_call(rule, op, op.operands)
-            if bound is not None and _binds_values(rule, bound):
-                self.apply_rule(rule, op, bound, op.result)
-                return
-        if registry.method_is_nondifferentiable(np.ndarray, name):
-            return
-        self.dynamic_call(op, kind="method")
-
-    def adjoint_getattr(self, op: Op) -> None:
-        obj = op.operands[0]
-        name = op.attrs["name"]
-        if not self.varied_operand(obj) or name in NONDIFF_ATTRS:
-            return
-        rule = registry.attr_rule(np.ndarray, name)
-        if rule is not None:
-            self.apply_rule(rule, op, {"self": obj}, op.result)
-            return
-        g = self.bar(op.result)
-        part = self.call(dispatch.attribute_cotangent, self.fetch(obj), self.const(name), g,
-                         expr="_zp_attribute_cotangent")
-        self.maybe_none.add(part.id)
-        self.accumulate(obj, part)
-
-    def adjoint_closure(self, op: Op) -> None:
-        """A nested function made here: its cotangent {name: bar} goes to the captured values."""
-        g = self.bar(op.result)
-        for name, operand in zip(op.attrs["names"], op.operands):
-            if self.varied_operand(operand):
-                part = self.call(runtime.item_cotangent, g, self.const(name), expr="_zp_item_cotangent")
-                self.maybe_none.add(part.id)
-                self.accumulate(operand, part)
-
-    def adjoint_tuple(self, op: Op) -> None:
-        self._adjoint_sequence(op)
-
-    adjoint_list = adjoint_tuple
-
-    def _adjoint_sequence(self, op: Op) -> None:
-        g = self.bar(op.result)
-        for i, operand in enumerate(op.operands):
-            if self.varied_operand(operand):
-                part = self.call(runtime.item_cotangent, g, self.const(i), expr="_zp_item_cotangent")
-                self.maybe_none.add(part.id)
-                self.accumulate(operand, part)
-
-    def adjoint_dict(self, op: Op) -> None:
-        g = self.bar(op.result)
-        for key, value in zip(op.operands[::2], op.operands[1::2]):
-            if self.varied_operand(value):
-                part = self.call(runtime.item_cotangent, g, self.fetch(key), expr="_zp_item_cotangent")
-                self.maybe_none.add(part.id)
-                self.accumulate(value, part)
-
-    def adjoint_unpack(self, op: Op) -> None:
-        source = op.operands[0]
-        if not self.varied_operand(source):
-            return
-        parts = []
-        for result in op.results:
-            bar = self.bar(result)
-            parts.append(bar if bar is not None else self.const(None))
-        packed = self.emit("tuple", parts).result
-        star = op.attrs.get("star")
-        value = self.call(runtime.unpack_cotangent, self.fetch(source), packed,
-                          self.const(star), expr="_zp_unpack_cotangent")
-        self.maybe_none.add(value.id)
-        self.accumulate(source, value)
-
-    def _split_nullness(self, g: Value, rest: Value, part: Value) -> None:
-        """Splitting a container's cotangent: the rest is a container whenever g is set;
-        the split-off part may still be None (an element nobody used)."""
-        self.maybe_none.add(part.id)
-        if g.id in self.maybe_none:
-            self.maybe_none.add(rest.id)
-
-    def adjoint_append(self, op: Op) -> None:
-        container, item = op.operands
-        g = self.bar(op.result)
-        split = self.call(runtime.split_last, g, expr="_zp_split_last")
-        unpack = self.emit("unpack", [split], 2, {"n": 2, "star": None})
-        rest, last = unpack.results
-        self._split_nullness(g, rest, last)
-        if self.varied_operand(container):
-            self.accumulate(container, rest)
-        if self.varied_operand(item):
-            self.accumulate(item, last)
-
-    def adjoint_extend(self, op: Op) -> None:
-        container, items = op.operands
-        g = self.bar(op.result)
-        pair = self.call(runtime.split_tail, g, self.fetch(items), expr="_zp_split_tail")
-        unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None})
-        rest, tail = unpack.results
-        self._split_nullness(g, rest, tail)
-        if self.varied_operand(container):
-            self.accumulate(container, rest)
-        if self.varied_operand(items):
-            self.accumulate(items, tail)
-
-    def adjoint_setitem(self, op: Op) -> None:
-        container, key, value = op.operands
-        g = self.bar(op.result)
-        pair = self.call(runtime.split_key, g, self.fetch(key), expr="_zp_split_key")
-        unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None})
-        rest, item = unpack.results
-        self._split_nullness(g, rest, item)
-        if self.varied_operand(container):
-            self.accumulate(container, rest)
-        if self.varied_operand(value):
-            self.accumulate(value, item)
-
-    def no_rule(self, op: Op, fn) -> NoDerivativeRule:
-        name = registry.qualified_name(fn)
-        return NoDerivativeRule(
-            f"no derivative rule for {name}, which is called here with an active argument",
-            op.loc, f"register one with @zp.adjoint({name.split('.')[-1]}), or wrap the argument in "
-            "zp.stop_gradient(...) if no derivative is wanted through it")
-
-
 class AdjointProgram:
     """The result of the reverse transform: forward function + backward block."""
 
@@ -539,30 +266,10 @@ class AdjointProgram:
         self.has_grad = has_grad
 
 
-def _is_sequence(value: Value) -> bool:
-    """Statically a list or tuple (a literal, a comprehension, or updates of one)."""
-    op = value.defining_op
-    if op is None:
-        return False
-    if op.opcode in ("tuple", "list", "append", "extend"):
-        return True
-    return op.opcode == "const" and isinstance(op.attrs["value"], (tuple, list))
 
 
-def _binds_values(rule, bound: dict) -> bool:
-    """Every differentiable parameter is bound to one value (not a *args tuple)."""
-    def single(value) -> bool:
-        if isinstance(value, (tuple, dict)):  # *args / **kwargs of values
-            items = value.values() if isinstance(value, dict) else value
-            return not any(isinstance(v, Value) for v in items)
-        return True
-
-    return all(name not in bound or single(bound[name]) for name in rule.diff)
 
 
-def _has_var_params(fn) -> bool:
-    code = fn.__code__
-    return bool(code.co_flags & 0x04 or code.co_flags & 0x08)
 
 
 def _inside_loop(block: Block) -> bool:
@@ -578,20 +285,12 @@ def _is_number_const(value: Value) -> bool:
     return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float)
 
 
-def _produces_numeric(value: Value) -> bool:
-    op = value.defining_op
-    if op is None or op.opcode != "call":
-        return False
-    fn = op.attrs["fn"]
-    if fn in _NUMERIC_OPERATORS or fn in _NUMERIC_HELPERS or isinstance(fn, np.ufunc):
-        return True
-    return (getattr(fn, "__module__", "") or "").startswith("numpy") and fn is not np.array
 
 
 def _numeric_forward(fn: Function) -> set[int]:
     """Forward values known to be numbers or arrays (results of arithmetic and ufuncs)."""
     out = set()
     for op in fn.walk():
-        if op.opcode == "call" and op.results and _produces_numeric(op.result):
+        if op.opcode == "call" and op.results and produces_numeric(op.result):
             out.add(op.result.id)
     return out
