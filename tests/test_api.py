@@ -83,7 +83,7 @@ def restore_frexp():
 
     yield
     registry._CUSTOM_RULES.pop(np.frexp, None)  # other tests expect frexp to have no rule
-    COMPILER.cache.clear()
+    COMPILER.clear()
 
 
 def test_custom_adjoint_for_a_function_without_rule(restore_frexp):

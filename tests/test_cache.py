@@ -6,6 +6,7 @@ import math
 
 import cache_cases
 import numpy as np
+import pytest
 
 import zygote_py as zp
 
@@ -65,3 +66,24 @@ def test_specialisations_are_kept_apart():
     (ga,) = zp.pullback(f, np.array([0.5, 1.0]))[1](np.ones(2))
     assert isinstance(gs, float) and ga.shape == (2,)
     assert np.allclose(ga, 2 * np.array([0.5, 1.0]) + np.cos([0.5, 1.0]))
+
+
+def test_a_lambda_made_again_reuses_the_compiled_code_with_its_own_cells(monkeypatch):
+    from zygote_py import compiler
+
+    compiled = count_calls(monkeypatch, compiler, "compile_generated")
+    w = np.array([1.0, 2.0])
+    results = []
+    for scale in (1.0, 2.0, 3.0):
+        x = np.array([scale, -scale])
+        results.append(zp.gradient(lambda v: np.sum(v * x * w), np.ones(2))[0])
+    assert len(compiled) == 1
+    for scale, g in zip((1.0, 2.0, 3.0), results):
+        np.testing.assert_allclose(g, np.array([scale, -scale]) * w)
+
+
+def test_a_lambda_made_again_with_a_different_static_cell_recompiles():
+    results = []
+    for fn in (np.sin, np.cos):
+        results.append(zp.gradient(lambda v: fn(v), 0.5)[0])
+    assert results == [pytest.approx(np.cos(0.5)), pytest.approx(-np.sin(0.5))]

@@ -15,6 +15,7 @@ from .api import (
     stop_gradient,
     withgradient,
 )
+from .params import Grads, Params, leaf_gradients, params
 from .errors import (
     MutationError,
     NoDerivativeRule,
@@ -32,12 +33,16 @@ __all__ = [
     "NonScalarOutput",
     "SourceUnavailable",
     "UnsupportedSyntax",
+    "Grads",
+    "Params",
     "ZygoteError",
     "adjoint",
     "differentiable",
     "grad_source",
     "gradient",
     "jacobian",
+    "leaf_gradients",
+    "params",
     "pullback",
     "stop_gradient",
     "withgradient",

@@ -9,42 +9,18 @@ back gradients with the type and shape of their arguments.
 from __future__ import annotations
 
 import functools
-import numbers
 import types
 
 import numpy as np
 
+from . import dispatch
 from .compiler import COMPILER
 from .errors import SourceUnavailable, ZygoteError
+from .kinds import is_active, scalar_kinds
+from .params import _COLLECTORS, Collector, Params, holds_parameter
+from .params import _cell_value as _cell_contents
 
 _ndarray = np.ndarray
-
-
-def is_active(x) -> bool:
-    """Whether a value can carry a derivative (its gradient is computed)."""
-    t = type(x)
-    if t is float or t is complex:
-        return True
-    if t is int or t is bool or t is str or x is None:
-        return False
-    if isinstance(x, _ndarray):
-        return x.dtype.kind in "fc"
-    if isinstance(x, np.generic):
-        return isinstance(x, (np.floating, np.complexfloating))
-    if isinstance(x, numbers.Integral):
-        return False
-    if isinstance(x, numbers.Real):
-        return True
-    if isinstance(x, (tuple, list)):
-        return any(is_active(v) for v in x)
-    if isinstance(x, dict):
-        return any(is_active(v) for v in x.values())
-    if callable(x) and not hasattr(x, "__dict__"):
-        return False
-    attrs = getattr(x, "__dict__", None)
-    if attrs is not None and not isinstance(x, type):
-        return any(is_active(v) for v in attrs.values())
-    return False
 
 
 def finalize(g, x):
@@ -113,14 +89,15 @@ def _prepare(f, args):
     return fn, full_args, active, skip
 
 
-def scalar_kinds(args) -> tuple:
-    """Which arguments are plain real scalars (the compiled code is specialised on it)."""
-    return tuple(type(a) is float or type(a) is int or isinstance(a, np.floating) and not
-                 isinstance(a, _ndarray) for a in args)
-
-
 def withgradient(f, *args):
-    """(f(*args), gradients): gradients is a tuple with one entry per argument (None = zero)."""
+    """(f(*args), gradients): gradients is a tuple with one entry per argument (None = zero).
+
+    With a Params set as the last argument, (f(*rest), Grads) instead.
+    """
+    _check_params_last(args)
+    if args and isinstance(args[-1], Params):
+        y, back = _implicit_pullback(f, args[:-1], args[-1], "grad")
+        return y, back(None)
     fn, full_args, active, skip = _prepare(f, args)
     entry = COMPILER.entry(fn, active, "grad", (), scalar_kinds(full_args))
     y, bars = entry.fn(*full_args)
@@ -129,12 +106,22 @@ def withgradient(f, *args):
 
 
 def gradient(f, *args):
-    """The gradient of a real-scalar-valued f at args: one entry per positional argument."""
+    """The gradient of a real-scalar-valued f at args: one entry per positional argument.
+
+    `gradient(thunk, ps)` with `ps = params(...)` returns a Grads: the
+    gradients of the arrays in ps, wherever the thunk reads them.
+    """
     return withgradient(f, *args)[1]
 
 
 def pullback(f, *args):
-    """(y, back): back(dy) returns the cotangents of the arguments; callable repeatedly."""
+    """(y, back): back(dy) returns the cotangents of the arguments; callable repeatedly.
+
+    With a Params set as the last argument, back(dy) returns a Grads.
+    """
+    _check_params_last(args)
+    if args and isinstance(args[-1], Params):
+        return _implicit_pullback(f, args[:-1], args[-1], "pullback")
     fn, full_args, active, skip = _prepare(f, args)
     entry = COMPILER.entry(fn, active, "pullback", (), scalar_kinds(full_args))
     y, back_inner = entry.fn(*full_args)
@@ -144,6 +131,57 @@ def pullback(f, *args):
             return (None,) * len(args)
         bars = back_inner(dy)
         return tuple(finalize(b, a) for b, a in zip(bars, full_args))[skip:]
+
+    return y, back
+
+
+def _check_params_last(args) -> None:
+    if any(isinstance(a, Params) for a in args[:-1]):
+        raise ZygoteError("a Params set must be the last argument of gradient/withgradient/pullback",
+                          hint="zp.gradient(lambda: loss(x), zp.params(W, b))")
+
+
+def _implicit_pullback(f, args, ps: Params, mode: str):
+    """(y, back) for a Params call: back(dy) -> Grads (in 'grad' mode, back(None) with
+    the scalar seed, the whole gradient having been computed at once)."""
+    fn, full_args, active, _ = _prepare(f, args)
+    # the thunk's own cells are read, not made, here: only those holding parameters matter
+    cells = tuple(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
+                  if holds_parameter(_cell_contents(cell), ps))
+    collector = Collector(ps)
+
+    def collect(bars):
+        for bar, arg in zip(bars, full_args):
+            collector.walk(arg, bar)
+        if cells:
+            collector.walk(fn, bars[-1])
+        return collector.result()
+
+    dispatch.IMPLICIT[0] = True
+    _COLLECTORS.append(collector)
+    try:
+        entry = COMPILER.entry(fn, active, mode, cells, scalar_kinds(full_args), implicit=True)
+        y, out = entry.fn(*full_args)
+    finally:
+        _COLLECTORS.pop()
+        dispatch.IMPLICIT[0] = False
+    if mode == "grad":
+        grads = collect(out)
+        return y, lambda _dy: grads
+
+    def back(dy):
+        nonlocal collector
+        collector = Collector(ps)  # a new Grads for every call: returned ones never change
+        if dy is None:
+            return collector.result()
+        dispatch.IMPLICIT[0] = True
+        _COLLECTORS.append(collector)
+        try:
+            bars = out(dy)
+        finally:
+            _COLLECTORS.pop()
+            dispatch.IMPLICIT[0] = False
+        return collect(bars)
 
     return y, back
 
@@ -223,7 +261,7 @@ def adjoint(fn):
         from .rules.registry import register_custom
 
         register_custom(fn, rule)
-        COMPILER.cache.clear()  # compiled callers may have inlined the old derivative
+        COMPILER.clear()  # compiled callers may have inlined the old derivative
         return rule
 
     return register

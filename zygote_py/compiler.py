@@ -13,8 +13,10 @@ call, and a repeated gradient parses and compiles nothing.
 from __future__ import annotations
 
 import inspect
+import types
 import weakref
 
+from .ad.implicit import holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
 from .errors import SourceLoc, UnsupportedSyntax
@@ -30,16 +32,44 @@ from .runtime import check_scalar
 class Entry:
     """A compiled function with the guards it depends on and its source text."""
 
-    __slots__ = ("code", "fn", "guards", "program", "source")
+    __slots__ = ("cell_names", "code", "fn", "guards", "program", "source")
 
-    def __init__(self, fn, guards, source, code):
+    def __init__(self, fn, guards, source, code, cell_names=None):
         self.fn = fn
         self.guards = guards
         self.source = source
         self.code = code
+        self.cell_names = cell_names or {}  # id(cell of the user's function) -> its name
+        self.program = None
 
     def valid(self, code) -> bool:
         return code is self.code and _guards_hold(self.guards)
+
+    def rebound(self, pyfn) -> Entry | None:
+        """This entry for pyfn, another function object with the same code and globals
+        (a lambda made again, say): the compiled code with pyfn's own closure cells.
+        None when a guard on one of the cells does not hold for pyfn's."""
+        new_cells = dict(zip(pyfn.__code__.co_freevars, pyfn.__closure__ or ()))
+        by_old = {old: new_cells.get(name) for old, name in self.cell_names.items()}
+        if pyfn.__globals__ is not self.fn.__globals__ or not _guards_hold(self.guards, by_old):
+            return None
+        fn = self.fn
+        closure = tuple(new_cells[name] if name in new_cells else cell
+                        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        new_fn = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, pyfn.__defaults__, closure)
+        new_fn.__kwdefaults__ = pyfn.__kwdefaults__
+        for attr in ("_zp_source", "_zp_generated"):
+            if hasattr(fn, attr):
+                setattr(new_fn, attr, getattr(fn, attr))
+        cell_names = {id(cell): name for name, cell in new_cells.items()}
+        entry = Entry(new_fn, self.guards_for(by_old), self.source, self.code, cell_names)
+        entry.program = self.program
+        return entry
+
+    def guards_for(self, by_old: dict) -> list:
+        """The guards, with cells of the old function replaced by the new one's."""
+        return [(kind, by_old.get(id(where), where) if kind == "cell" else where, name, obj)
+                for kind, where, name, obj in self.guards]
 
 
 class _LateBound:
@@ -57,10 +87,18 @@ class Compiler:
     def __init__(self):
         self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # the latest entries per code object: a new function object with the same code
+        # (a lambda made in a loop) reuses them with its own cells, compiling nothing
+        self.by_code: dict = {}
         self.in_progress: dict = {}
         self.verify = False  # tests switch this on: the verifier runs after every pass
         # guards of the entries being built (innermost last); callees add theirs to the caller's
         self._guards_stack: list[list] = []
+
+    def clear(self) -> None:
+        """Forget every compiled entry (a new custom rule changes what callers inline)."""
+        self.cache.clear()
+        self.by_code.clear()
 
     # -- front half, cached per function object --------------------------------
     def lowered_ir(self, fn) -> Function:
@@ -87,28 +125,36 @@ class Compiler:
         return copy
 
     # -- entries ------------------------------------------------------------------
-    def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = ()) -> Entry:
+    def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
+              implicit: bool = False) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
-        on which arguments are plain scalars."""
+        on which arguments are plain scalars.  The implicit variant also
+        differentiates reads of globals (see ad/implicit.py)."""
         per_fn = self.cache.get(fn)
-        key = (active, mode, cells, scalars)
+        key = (active, mode, cells, scalars, implicit)
         if per_fn is not None:
             entry = per_fn.get(key)
             if entry is not None and entry.valid(fn.__code__):
                 return entry
-        entry = self._build(fn, active, mode, cells, scalars)
+        sibling = self.by_code.get(fn.__code__, {}).get(key)
+        entry = sibling.rebound(fn) if sibling is not None else None
+        if entry is None:
+            entry = self._build(fn, active, mode, cells, scalars, implicit)
         self.cache.setdefault(fn, {})[key] = entry
+        self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
 
-    def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = ()) -> Entry:
+    def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
+               implicit: bool = False) -> Entry:
         ir = self.fresh_ir(fn)
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
         self._guards_stack.append(guards)
         try:
-            program = ReverseTransform(ir, list(active), self, cells, scalars).run()
+            implicit_globals = fn.__globals__ if implicit else None
+            program = ReverseTransform(ir, list(active), self, cells, scalars, implicit_globals).run()
         finally:
             self._guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)
@@ -121,25 +167,31 @@ class Compiler:
         return_loc = (returned.loc if returned is not None else None) or ir.loc
         gen = generate(program, fn, mode, name, check_scalar, return_loc)
         compiled = compile_generated(gen, fn)
-        entry = Entry(compiled, guards, gen.text, fn.__code__)
+        cell_names = {id(cell): name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+        entry = Entry(compiled, guards, gen.text, fn.__code__, cell_names)
         entry.program = program
         return entry
 
-    def pullback_for(self, fn, active: tuple):
+    def pullback_for(self, fn, active: tuple, implicit: bool = False):
         """The pullback of a user function called from transformed code."""
-        key = (fn, active)
+        key = (fn, active, implicit)
         if key in self.in_progress:
             return self.in_progress[key]
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
-            entry = self.entry(fn, active, "pullback")
+            entry = self.entry(fn, active, "pullback", implicit=implicit)
         finally:
             del self.in_progress[key]
         late.impl = entry.fn
         if self._guards_stack:
             self._guards_stack[-1].extend(entry.guards)
         return entry.fn
+
+    def add_guards(self, guards) -> None:
+        """Guards found by the reverse transform, for the entry being built."""
+        if self._guards_stack:
+            self._guards_stack[-1].extend(guards)
 
     def bind_params(self, fn, op, loc: SourceLoc | None):
         """For each parameter of fn, the indices of the call operands bound to it."""
@@ -165,9 +217,17 @@ class Compiler:
         return out
 
 
-def _guards_hold(guards) -> bool:
+def _guards_hold(guards, cells: dict | None = None) -> bool:
+    """Whether every guard holds (with cells, a map id(cell) -> cell to check instead)."""
     for kind, where, name, obj in guards:
-        if kind == "global":
+        if cells and kind == "cell":
+            where = cells.get(id(where), where)
+            if where is None:
+                return False
+        if kind == "holds":  # an implicit variant: whether a global holds parameters
+            if holds_current_parameter(namespace_get(where, name)) is not obj:
+                return False
+        elif kind == "global":
             if where.get(name, _MISSING) is not obj:
                 return False
         else:

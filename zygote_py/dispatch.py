@@ -24,13 +24,23 @@ import types
 import numpy as np
 
 from .errors import NoDerivativeRule
+from .kinds import is_active, scalar_kinds
 from .rules import registry
 
+_COMPILER = []  # the compiler, bound on first use (compiler.py imports this module)
 
-def _is_active(x) -> bool:
-    from .api import is_active
 
-    return is_active(x)
+def _compiler():
+    if not _COMPILER:
+        from .compiler import COMPILER
+
+        _COMPILER.append(COMPILER)
+    return _COMPILER[0]
+
+
+# Whether calls run by transformed code are for a Params gradient (their callees are
+# then built in their implicit variant, see ad/implicit.py); api sets it around such calls.
+IMPLICIT = [False]
 
 
 class _Flat:
@@ -89,7 +99,7 @@ class _Flat:
         return tuple(out)
 
     def any_active(self) -> bool:
-        return any(_is_active(a) for a in (*self.args, *self.kwargs.values()))
+        return any(is_active(a) for a in (*self.args, *self.kwargs.values()))
 
 
 def _origins(sig: inspect.Signature, flat: _Flat):
@@ -163,19 +173,17 @@ def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
-    from .compiler import COMPILER
-
+    if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
+        return _positional_pullback(f, (*prefix, *flat.args))
     sig = inspect.signature(f)
     args = (*prefix, *flat.args)
     bound = sig.bind(*args, **flat.kwargs)
     bound.apply_defaults()
     names = list(sig.parameters)
     values = [bound.arguments.get(n, ()) for n in names]
-    active = tuple(_is_active(v) for v in values)
-    cells = _active_cells(f)
-    from .api import scalar_kinds
-
-    pullback = COMPILER.entry(f, active, "pullback", cells, scalar_kinds(values)).fn
+    active = tuple(is_active(v) for v in values)
+    cells = active_cells(f)
+    pullback = _compiler().entry(f, active, "pullback", cells, scalar_kinds(values), IMPLICIT[0]).fn
     y, inner = pullback(*args, **flat.kwargs)
     shifted = _Flat.prefixed(prefix, flat)
     origins = _origins(sig, shifted)
@@ -192,14 +200,39 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     return y, back
 
 
-def _active_cells(f) -> tuple:
+def _plain_positional(f, n: int) -> bool:
+    """f takes exactly n positional parameters, no *args/**kwargs/keyword-only ones."""
+    code = f.__code__
+    return code.co_argcount == n and not code.co_kwonlyargcount and not code.co_flags & 0x0C
+
+
+def _positional_pullback(f, args: tuple):
+    """The common case of _function_pullback, without binding a signature: each
+    operand is one parameter, in order."""
+    cells = active_cells(f)
+    active = tuple(is_active(v) for v in args)
+    pullback = _compiler().entry(f, active, "pullback", cells, scalar_kinds(args), IMPLICIT[0]).fn
+    y, inner = pullback(*args)
+    n = len(args)
+
+    def back(g):
+        """(cotangent of the function's captured cells, *per operand)."""
+        if g is None:
+            return (None,) * (1 + n)
+        out = inner(g)
+        return (out[-1] if cells else None, *out[:n])
+
+    return y, back
+
+
+def active_cells(f) -> tuple:
     """Names of f's closure cells that hold active values right now."""
     if not f.__closure__:
         return ()
     out = []
     for name, cell in zip(f.__code__.co_freevars, f.__closure__):
         try:
-            if _is_active(cell.cell_contents):
+            if is_active(cell.cell_contents):
                 out.append(name)
         except ValueError:
             pass
@@ -271,7 +304,7 @@ def call_method(obj, name, operands, spec, loc):
         y, back = _function_pullback(static, flat, prefix=(obj,))
         return y, lambda g: back(g)[1:]
     bound = getattr(obj, name)
-    if not _is_active(obj) and not flat.any_active():
+    if not is_active(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
     raise _no_rule(bound, loc)
 
@@ -295,8 +328,27 @@ def attribute_cotangent(obj, name, g):
     """Cotangent of obj from that of obj.name: {name: g}, or through a property's getter."""
     if g is None:
         return None
-    prop = inspect.getattr_static(type(obj), name, None)
-    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
+    prop = class_property(type(obj), name)
+    if prop is not None:
         _, back = _function_pullback(prop.fget, _Flat((), ()), prefix=(obj,))
         return back(g)[1]
     return {name: g}
+
+
+_PROPERTIES: dict = {}
+
+
+def class_property(cls, name: str):
+    """The Python property cls defines as name, if any (looked up once per class and name)."""
+    key = (cls, name)
+    try:
+        return _PROPERTIES[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable class: look it up each time
+        key = None
+    prop = inspect.getattr_static(cls, name, None)
+    found = prop if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType) else None
+    if key is not None:
+        _PROPERTIES[key] = found
+    return found

@@ -18,8 +18,9 @@ import numpy as np
 from .. import dispatch, runtime
 from ..errors import NoDerivativeRule
 from ..ir.core import Op, Value, is_inside, value_block
-from ..passes.activity import NONDIFF_ATTRS
+from ..passes.activity import NONDIFF_ATTRS, may_read_parameters
 from ..rules import registry
+from .implicit import is_module_data_read
 from .splice import Splice, bind_call
 from .values import produces_numeric
 
@@ -29,7 +30,7 @@ class CallAdjoints:
 
     def adjoint_call(self, op: Op) -> None:
         fn = op.attrs["fn"]
-        if not any(self.varied_operand(v) for v in op.operands):
+        if not any(self.varied_operand(v) for v in op.operands) and not self.reads_parameters(op):
             return
         if registry.custom_rule(fn) is not None:  # @zp.adjoint comes first
             self.dynamic_call(op, kind="call")
@@ -124,8 +125,11 @@ class CallAdjoints:
         if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
             self.dynamic_call(op, kind="call")  # *args/**kwargs parameters: bound at run time
             return
+        if self.implicit and fn.__closure__:
+            self.dynamic_call(op, kind="call")  # a closure over parameters: its cells' cotangents
+            return
         active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-        pullback = self.compiler.pullback_for(fn, active)
+        pullback = self.compiler.pullback_for(fn, active, self.implicit)
         back = Value("_zp_back", op)
         op.opcode = "call_pb"
         op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
@@ -164,18 +168,25 @@ class CallAdjoints:
                 self.maybe_none.add(value.id)
                 if operand is not None and self.varied_operand(operand):
                     self.accumulate(operand, value)
+            if self.implicit and kind == "call" and isinstance(op.attrs["fn"], types.FunctionType):
+                # a function known statically: its captured cells may hold parameters
+                self.deposit(self.const(op.attrs["fn"]), call.results[0])
 
         if g.id in self.maybe_none:
             self.guarded(g, emit_back)
         else:
             emit_back()
 
+    def reads_parameters(self, op: Op) -> bool:
+        """In an implicit variant, whether op runs user code that may read parameters."""
+        return self.implicit and may_read_parameters(op)
+
     def adjoint_callv(self, op: Op) -> None:
-        if any(self.varied_operand(v) for v in op.operands):
+        if any(self.varied_operand(v) for v in op.operands) or self.reads_parameters(op):
             self.dynamic_call(op, kind="callv")
 
     def adjoint_method(self, op: Op) -> None:
-        if not any(self.varied_operand(v) for v in op.operands):
+        if not any(self.varied_operand(v) for v in op.operands) and not self.reads_parameters(op):
             return
         name = op.attrs["name"]
         rule = registry.method_rule(np.ndarray, name)
@@ -191,6 +202,9 @@ class CallAdjoints:
     def adjoint_getattr(self, op: Op) -> None:
         obj = op.operands[0]
         name = op.attrs["name"]
+        if self.implicit and is_module_data_read(op):  # module.W: a root, like a global
+            self.deposit(self.fetch(op.result), self.bar(op.result))
+            return
         if not self.varied_operand(obj) or name in NONDIFF_ATTRS:
             return
         rule = registry.attr_rule(np.ndarray, name)

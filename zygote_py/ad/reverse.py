@@ -23,11 +23,12 @@ from __future__ import annotations
 import operator
 
 
-from .. import runtime
+from .. import params, runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..passes.activity import varied_values
 from ..passes.scalars import scalar_values
 from .calls import CallAdjoints
+from .implicit import implicit_roots
 from .containers import ContainerAdjoints
 from .control import ControlFlowAdjoints
 from .values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
@@ -60,15 +61,22 @@ class SaveRecord:
 
 
 class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
-    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=(), scalar_params=()):
+    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=(), scalar_params=(),
+                 implicit_globals: dict | None = None):
         self.fn = fn
+        self.implicit = implicit_globals is not None
         self.active = active
         self.compiler = compiler
         self.active_cells = tuple(active_cells)
         # closure cells holding active values are inputs too (the function's own cotangent)
         self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
                            if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
-        self.varied = varied_values(fn, active, extra_roots=[v.id for v in self.cell_reads.values()])
+        roots = [v.id for v in self.cell_reads.values()]
+        if self.implicit:
+            global_roots, guards = implicit_roots(fn, implicit_globals)
+            roots += global_roots
+            compiler.add_guards(guards)
+        self.varied = varied_values(fn, active, extra_roots=roots, implicit=self.implicit)
         self.scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
@@ -254,6 +262,14 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
                 handler(op)
 
     # -- straight-line ops ----------------------------------------------------
+    def adjoint_global(self, op: Op) -> None:
+        """Implicit variants only: hand the read's cotangent to the Params being filled."""
+        if self.implicit:
+            self.deposit(self.fetch(op.result), self.bar(op.result))
+
+    def deposit(self, obj: Value, g: Value) -> None:
+        self.call(params.deposit, obj, g, expr="_zp_deposit")
+
     def varied_operand(self, value: Value) -> bool:
         return value.id in self.varied
 

@@ -44,6 +44,10 @@ _STATIC_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType
                  classmethod, types.MethodDescriptorType, types.WrapperDescriptorType)
 
 
+# module constants such as np.pi and np.newaxis are folded in like literals
+_PLAIN_CONSTANTS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
+
+
 def is_static(obj) -> bool:
     return isinstance(obj, _STATIC_TYPES) or (callable(obj) and hasattr(obj, "__wrapped__"))
 
@@ -245,8 +249,10 @@ class ExprLowering:
             except AttributeError:
                 raise self.unsupported(node, f"{obj.__name__} has no attribute {node.attr!r}",
                                        "check the spelling") from None
-            expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
-            return self.static(attr, expr, node)
+            if is_static(attr) or type(attr) in _PLAIN_CONSTANTS:
+                expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
+                return self.static(attr, expr, node)
+            # data (an array, a list, a model): read when the code runs, never frozen in
         return self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
                          hint=node.attr).result
 

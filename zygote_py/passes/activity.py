@@ -10,6 +10,8 @@ adjoint code where a cotangent actually arrives.
 
 from __future__ import annotations
 
+import types
+
 from ..ir.core import Block, Function, Op, iteration_pairs
 from ..rules import registry
 
@@ -28,12 +30,19 @@ def call_is_differentiable(fn) -> bool:
     return True
 
 
-def varied_values(fn: Function, active: list[bool], extra_roots=()) -> set[int]:
-    """Ids of the values of fn that depend differentiably on the active params."""
+def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bool = False) -> set[int]:
+    """Ids of the values of fn that depend differentiably on the active params.
+
+    With implicit (parameters read from globals, see ad/implicit.py), calls of
+    Python functions and methods vary even with no varied argument: the
+    callee may read a parameter itself.
+    """
     varied = {p.id for p, a in zip(fn.params, active) if a}
     varied.update(extra_roots)
 
     def op_varies(op: Op) -> bool:
+        if implicit and may_read_parameters(op):
+            return True
         if not any(v.id in varied for v in op.operands):
             return False
         code = op.opcode
@@ -97,6 +106,20 @@ def varied_values(fn: Function, active: list[bool], extra_roots=()) -> set[int]:
     while visit(fn.body):
         pass
     return varied
+
+
+def may_read_parameters(op: Op) -> bool:
+    """A call that runs Python code of the user's (which may read globals)."""
+    code = op.opcode
+    if code == "call":
+        fn = op.attrs["fn"]
+        return isinstance(fn, types.FunctionType) and registry.function_rule(fn) is None \
+            and registry.custom_rule(fn) is None and call_is_differentiable(fn)
+    if code == "callv":
+        return True
+    if code == "method":
+        return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+    return False
 
 
 def _ndarray():

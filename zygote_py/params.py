@@ -1,0 +1,412 @@
+"""Implicit parameters, Flux-style: `Params` (arrays by identity) and `Grads`.
+
+    ps = zp.params(model)                      # every float array model holds
+    gs = zp.gradient(lambda: loss(model, x), ps)
+    gs[model.W]                                # by identity, wherever the loss read it
+
+A `Params` set names arrays by identity, so it finds them wherever the loss
+reads them: a module global, a closure cell, an attribute, an item of a list
+or dict.  The compiler (see ad/implicit.py) marks such reads; in the code it
+generates for a Params call, each one's cotangent is handed to `deposit`,
+which walks the object read alongside its cotangent and adds what reaches a
+parameter into the `Grads` being filled.  Code generated for ordinary calls
+has no such reads marked and pays nothing.
+
+This module also holds the helpers for *structural* gradients (the dict an
+explicit `zp.gradient(loss, model, x)` returns for `model`): `leaf_gradients`
+pairs each array of a model with its entry, which optimisers use.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+import types
+
+import numpy as np
+
+from .dispatch import class_property
+from .errors import ZygoteError
+
+_ndarray = np.ndarray
+
+
+class ParamsError(ZygoteError, TypeError):
+    """A value that cannot be a parameter (an immutable scalar), or a lookup of one
+    that is not in the set."""
+
+
+def _is_param_array(x) -> bool:
+    return isinstance(x, _ndarray) and x.dtype.kind in "fc"
+
+
+def _walk(obj, path: str, seen: set, out: list) -> None:
+    """Append (path, array) for every float array reachable from obj, each object once."""
+    if _is_param_array(obj):
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            out.append((path, obj))
+        return
+    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
+                                       types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                                       _ndarray)):
+        return
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, (list, tuple)):
+        for i, item in enumerate(obj):
+            _walk(item, f"{path}[{i}]", seen, out)
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            _walk(item, f"{path}[{key!r}]", seen, out)
+    else:
+        attrs = getattr(obj, "__dict__", None)
+        if attrs is not None:
+            for name, item in attrs.items():
+                _walk(item, f"{path}.{name}" if path else name, seen, out)
+        for name in _slot_names(type(obj)):
+            if hasattr(obj, name):
+                _walk(getattr(obj, name), f"{path}.{name}" if path else name, seen, out)
+
+
+def _slot_names(cls) -> list[str]:
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else [s for s in slots if s != "__dict__"]
+    return names
+
+
+class Params:
+    """An ordered set of arrays, compared by identity (an array is not hashable by value).
+
+    Build it with `zp.params(...)`.  Iteration is in insertion order; `in`
+    asks whether this very array object is in the set.
+    """
+
+    def __init__(self):
+        self._arrays: dict[int, _ndarray] = {}
+        self._names: dict[int, str] = {}
+
+    def add(self, *objs, names=None) -> Params:
+        """Add arrays, or every float array an object holds (walked recursively)."""
+        seen = set(self._arrays)
+        for k, obj in enumerate(objs):
+            if type(obj) in (float, int, complex, bool) or isinstance(obj, np.generic):
+                raise ParamsError(
+                    f"params() got a {type(obj).__name__} ({obj!r}): a Python number has no identity "
+                    "to find it by", hint="hold the parameter in a NumPy array; a 0-d array such as "
+                    "np.array(3.0) works")
+            if isinstance(obj, _ndarray) and not _is_param_array(obj):
+                raise ParamsError(f"params() got an array of dtype {obj.dtype}, which carries no gradient",
+                                  hint="parameters are float (or complex) arrays: use .astype(float)")
+            found: list = []
+            root = names[k] if names and k < len(names) and names[k] else ""
+            _walk(obj, root, seen, found)
+            for path, array in found:
+                self._arrays[id(array)] = array
+                if path:
+                    self._names[id(array)] = path
+        return self
+
+    def __contains__(self, x) -> bool:
+        return id(x) in self._arrays and self._arrays[id(x)] is x
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    def __iter__(self):
+        return iter(list(self._arrays.values()))
+
+    def name_of(self, x) -> str | None:
+        """The name x was found under (a variable, or a path like 'layers[0].W'), if known."""
+        return self._names.get(id(x)) if x in self else None
+
+    def __repr__(self) -> str:
+        parts = [self._names.get(i) or f"<{a.shape} array>" for i, a in self._arrays.items()]
+        return f"Params([{', '.join(parts)}])"
+
+
+def params(*objs) -> Params:
+    """The arrays to differentiate with respect to, collected by identity.
+
+    Arrays are taken as they are; objects (class instances, dataclasses,
+    lists, tuples, dicts) are walked for their float arrays, each object once.
+    Names are known for arrays bound to a variable of the caller and for the
+    paths inside objects so bound (`model.layers[0].W`).
+    """
+    caller = sys._getframe(1)
+    try:
+        names = [_caller_name(obj, caller) for obj in objs]
+    finally:
+        del caller
+    return Params().add(*objs, names=names)
+
+
+def _caller_name(obj, frame) -> str | None:
+    for scope in (frame.f_locals, frame.f_globals):
+        for name, value in scope.items():
+            if value is obj and not name.startswith("_"):
+                return name
+    return None
+
+
+class Grads:
+    """Gradients of the parameters in a Params set, looked up by the array itself.
+
+    `g[W]` is W's gradient, or None when the result did not depend on W; an
+    array that is not in the Params raises KeyError.  Grads add (`g1 + g2`)
+    and scale (`g * 2.0`); a Grads is never changed after it is returned.
+    """
+
+    def __init__(self, ps: Params, grads: dict[int, object] | None = None):
+        self.params = ps
+        self._grads: dict[int, object] = dict(grads or {})
+
+    def __getitem__(self, x):
+        if x not in self.params:
+            what = f"an array of shape {np.shape(x)}" if isinstance(x, _ndarray) else repr(type(x).__name__)
+            raise KeyError(f"{what} is not one of the {len(self.params)} parameters of this Grads "
+                           "(they are matched by identity: a copy or a slice of a parameter is a "
+                           "different array)")
+        return self._grads.get(id(x))
+
+    def get(self, x, default=None):
+        return self[x] if x in self.params and self._grads.get(id(x)) is not None else default
+
+    def __contains__(self, x) -> bool:
+        return x in self.params
+
+    def keys(self):
+        return list(self.params)
+
+    def values(self):
+        return [self._grads.get(id(p)) for p in self.params]
+
+    def items(self):
+        return [(p, self._grads.get(id(p))) for p in self.params]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.params)
+
+    def by_name(self) -> dict:
+        """{name: gradient} for the parameters whose names are known."""
+        out = {}
+        for p in self.params:
+            name = self.params.name_of(p)
+            if name is not None:
+                out[name] = self._grads.get(id(p))
+        return out
+
+    def copy(self) -> Grads:
+        return Grads(self.params, {k: _copy(v) for k, v in self._grads.items()})
+
+    def _combine(self, other, op) -> Grads:
+        out = {}
+        for p in self.params:
+            a = self._grads.get(id(p))
+            b = other._grads.get(id(p)) if isinstance(other, Grads) else other
+            if isinstance(other, Grads):
+                out[id(p)] = a if b is None else b.copy() if a is None and isinstance(b, _ndarray) \
+                    else b if a is None else op(a, b)
+            elif a is not None:
+                out[id(p)] = op(a, b)
+        ps = self.params
+        if isinstance(other, Grads) and other.params is not ps:
+            ps = Params()
+            for p in self.params:
+                ps._arrays[id(p)] = p
+            ps._names.update(self.params._names)
+            for p in other.params:
+                ps._arrays.setdefault(id(p), p)
+                if id(p) in other.params._names:
+                    ps._names.setdefault(id(p), other.params._names[id(p)])
+                out.setdefault(id(p), _copy(other._grads.get(id(p))))
+        return Grads(ps, out)
+
+    def __add__(self, other):
+        if not isinstance(other, Grads):
+            return NotImplemented
+        return self._combine(other, lambda a, b: a + b)
+
+    def __mul__(self, scale):
+        if isinstance(scale, Grads):
+            return NotImplemented
+        return self._combine(scale, lambda a, b: a * b)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, scale):
+        return self._combine(scale, lambda a, b: a / b)
+
+    def __repr__(self) -> str:
+        parts = []
+        for p in self.params:
+            g = self._grads.get(id(p))
+            name = self.params.name_of(p) or f"<{p.shape} array>"
+            parts.append(f"{name}: {'None' if g is None else f'array{np.shape(g)}'}")
+        return "Grads({" + ", ".join(parts) + "})"
+
+
+def _copy(v):
+    return v.copy() if isinstance(v, _ndarray) else v
+
+
+# -- filling a Grads from generated code -------------------------------------------
+class Collector:
+    """The Grads being filled by one backward pass."""
+
+    def __init__(self, ps: Params):
+        self.params = ps
+        self.grads: dict[int, object] = {}
+
+    def walk(self, obj, g) -> None:
+        """Add g, the cotangent of obj, into the entries of the parameters obj holds."""
+        if g is None:
+            return
+        if isinstance(obj, _ndarray):
+            key = id(obj)
+            if key in self.params._arrays and self.params._arrays[key] is obj:
+                old = self.grads.get(key)
+                g = np.asarray(g)
+                if g.shape != obj.shape:
+                    g = np.broadcast_to(g, obj.shape)
+                self.grads[key] = g if old is None else old + g
+            return
+        if isinstance(obj, (list, tuple)):
+            pairs = g.items() if isinstance(g, dict) else enumerate(g) if isinstance(g, (list, tuple)) else ()
+            for i, gi in pairs:
+                if gi is not None and isinstance(i, int) and -len(obj) <= i < len(obj):
+                    self.walk(obj[i], gi)
+            return
+        if not isinstance(g, dict):
+            return
+        if isinstance(obj, dict):
+            for key, gk in g.items():
+                if gk is not None and key in obj:
+                    self.walk(obj[key], gk)
+        elif isinstance(obj, types.FunctionType):
+            cells = dict(zip(obj.__code__.co_freevars, obj.__closure__ or ()))
+            for name, gk in g.items():
+                if gk is not None and name in cells:
+                    try:
+                        self.walk(cells[name].cell_contents, gk)
+                    except ValueError:
+                        pass
+        else:
+            attrs = getattr(obj, "__dict__", None)
+            for name, gk in g.items():
+                if gk is None or not isinstance(name, str):
+                    continue
+                if attrs is not None and name in attrs:
+                    self.walk(attrs[name], gk)
+                elif class_property(type(obj), name) is None and hasattr(obj, name):
+                    # (a cotangent keyed by a property was pulled back through its getter)
+                    self.walk(getattr(obj, name), gk)
+
+    def result(self) -> Grads:
+        out = {}
+        for key, g in self.grads.items():
+            array = self.params._arrays[key]
+            g = np.asarray(g)
+            # always a new array: the cotangent may be shared with the caller's seed or
+            # another parameter's entry, and a returned Grads must never change
+            g = g.astype(array.dtype) if array.dtype.kind == "f" else g.copy()
+            out[key] = g
+        return Grads(self.params, out)
+
+
+_COLLECTORS: list[Collector] = []
+
+
+def current_params() -> Params | None:
+    """The Params of the gradient call running now (None outside one)."""
+    return _COLLECTORS[-1].params if _COLLECTORS else None
+
+
+def holds_parameter(obj, ps: Params | None) -> bool:
+    """Whether obj is, or holds (through attributes and items), an array of ps."""
+    if ps is None or not ps._arrays:
+        return False
+    return _holds(obj, ps._arrays, set())
+
+
+def _holds(obj, arrays: dict, seen: set) -> bool:
+    if isinstance(obj, _ndarray):
+        return arrays.get(id(obj)) is obj
+    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
+                                       types.ModuleType, types.BuiltinFunctionType)) or id(obj) in seen:
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, (list, tuple)):
+        return any(_holds(item, arrays, seen) for item in obj)
+    if isinstance(obj, dict):
+        return any(_holds(item, arrays, seen) for item in obj.values())
+    if isinstance(obj, types.FunctionType):
+        return any(_holds(_cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
+    attrs = getattr(obj, "__dict__", None)
+    if attrs is not None and any(_holds(item, arrays, seen) for item in attrs.values()):
+        return True
+    return any(_holds(getattr(obj, name, None), arrays, seen) for name in _slot_names(type(obj)))
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
+
+
+def deposit(obj, g) -> None:
+    """Called by generated code where a global, attribute or cell is read: add the
+    cotangent g of the object read into the Grads being filled."""
+    if g is not None and _COLLECTORS:
+        _COLLECTORS[-1].walk(obj, g)
+
+
+# -- structural gradients -----------------------------------------------------------
+def leaf_gradients(model, grads) -> list[tuple[str, np.ndarray, object]]:
+    """(path, array, gradient or None) for every float array of model, in order.
+
+    grads is a structural gradient of model, as `zp.gradient(loss, model, ...)`
+    returns it: a dict per object (attribute -> gradient), a list per list.
+    An optimiser steps each array in place with its gradient.
+    """
+    out: list = []
+    _pair(model, grads, "", set(), out)
+    return out
+
+
+def _pair(obj, g, path, seen, out) -> None:
+    if _is_param_array(obj):
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            out.append((path, obj, g if g is None or isinstance(g, (_ndarray, numbers.Number)) else None))
+        return
+    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type, types.ModuleType,
+                                       types.FunctionType, _ndarray)) or id(obj) in seen:
+        return
+    seen.add(id(obj))
+
+    def sub(key):
+        if g is None:
+            return None
+        if isinstance(g, dict):
+            return g.get(key)
+        if isinstance(g, (list, tuple)) and isinstance(key, int) and key < len(g):
+            return g[key]
+        return None
+
+    if isinstance(obj, (list, tuple)):
+        for i, item in enumerate(obj):
+            _pair(item, sub(i), f"{path}[{i}]", seen, out)
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            _pair(item, sub(key), f"{path}[{key!r}]", seen, out)
+    else:
+        for name, item in getattr(obj, "__dict__", {}).items():
+            _pair(item, sub(name), f"{path}.{name}" if path else name, seen, out)
