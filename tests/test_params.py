@@ -521,3 +521,22 @@ def test_implicit_variant_types():
     # the thunk is differentiated through a SimpleNamespace of arrays as well
     ns = types.SimpleNamespace(w=RNG.normal(size=3), k=2)
     check(lambda: np.sum(ns.w ** ns.k), zp.params(ns))
+
+
+def test_the_code_in_docs_params_runs(tmp_path):
+    """docs/params.md's examples, run in order, give the numbers the page states."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "params.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 3
+    namespace: dict = {"__name__": "docs_params"}
+    source = "\n".join(blocks)
+    path = tmp_path / "docs_params.py"
+    path.write_text(source)  # a file, so that zygote_py can read the functions' source
+    exec(compile(source, str(path), "exec"), namespace)
+    grads, W, b, x = namespace["grads"], namespace["W"], namespace["b"], namespace["x"]
+    np.testing.assert_allclose(grads[W], np.outer(np.ones(3), x))
+    np.testing.assert_allclose(grads[b], np.ones(3))
+    assert namespace["gm"]["layers"][0]["W"].shape == (3, 4)
