@@ -8,6 +8,7 @@ back gradients with the type and shape of their arguments.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import types
 
@@ -141,6 +142,20 @@ def _check_params_last(args) -> None:
                           hint="zp.gradient(lambda: loss(x), zp.params(W, b))")
 
 
+@contextlib.contextmanager
+def _filling(collector: Collector):
+    """While generated code runs for a Params call: callees are built in their implicit
+    variant, and deposits go into collector."""
+    was_implicit = dispatch.IMPLICIT[0]
+    dispatch.IMPLICIT[0] = True
+    _COLLECTORS.append(collector)
+    try:
+        yield
+    finally:
+        _COLLECTORS.pop()
+        dispatch.IMPLICIT[0] = was_implicit
+
+
 def _implicit_pullback(f, args, ps: Params, mode: str):
     """(y, back) for a Params call: back(dy) -> Grads (in 'grad' mode, back(None) with
     the scalar seed, the whole gradient having been computed at once)."""
@@ -148,40 +163,28 @@ def _implicit_pullback(f, args, ps: Params, mode: str):
     # the thunk's own cells are read, not made, here: only those holding parameters matter
     cells = tuple(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
                   if holds_parameter(_cell_contents(cell), ps))
-    collector = Collector(ps)
-
-    def collect(bars):
+    def collect(collector, bars):
         for bar, arg in zip(bars, full_args):
             collector.walk(arg, bar)
         if cells:
             collector.walk(fn, bars[-1])
         return collector.result()
 
-    dispatch.IMPLICIT[0] = True
-    _COLLECTORS.append(collector)
-    try:
+    collector = Collector(ps)
+    with _filling(collector):
         entry = COMPILER.entry(fn, active, mode, cells, scalar_kinds(full_args), implicit=True)
         y, out = entry.fn(*full_args)
-    finally:
-        _COLLECTORS.pop()
-        dispatch.IMPLICIT[0] = False
     if mode == "grad":
-        grads = collect(out)
+        grads = collect(collector, out)
         return y, lambda _dy: grads
 
     def back(dy):
-        nonlocal collector
-        collector = Collector(ps)  # a new Grads for every call: returned ones never change
+        fresh = Collector(ps)  # a new Grads for every call: returned ones never change
         if dy is None:
-            return collector.result()
-        dispatch.IMPLICIT[0] = True
-        _COLLECTORS.append(collector)
-        try:
+            return fresh.result()
+        with _filling(fresh):
             bars = out(dy)
-        finally:
-            _COLLECTORS.pop()
-            dispatch.IMPLICIT[0] = False
-        return collect(bars)
+        return collect(fresh, bars)
 
     return y, back
 
