@@ -14,30 +14,58 @@ import numpy as np
 _ndarray = np.ndarray
 
 
+# how a value of each type is judged, decided once per type (see _classify)
+_ACTIVE, _INACTIVE, _ARRAY, _SEQUENCE, _MAPPING, _ATTRIBUTES = range(6)
+_BY_TYPE: dict = {float: _ACTIVE, complex: _ACTIVE, int: _INACTIVE, bool: _INACTIVE,
+                  str: _INACTIVE, type(None): _INACTIVE, np.ndarray: _ARRAY,
+                  list: _SEQUENCE, tuple: _SEQUENCE, dict: _MAPPING}
+
+
+def _classify(t: type) -> int:
+    if issubclass(t, _ndarray):
+        return _ARRAY
+    if issubclass(t, np.generic):
+        return _ACTIVE if issubclass(t, (np.floating, np.complexfloating)) else _INACTIVE
+    if issubclass(t, numbers.Integral):
+        return _INACTIVE
+    if issubclass(t, numbers.Number):
+        return _ACTIVE
+    if issubclass(t, (tuple, list)):
+        return _SEQUENCE
+    if issubclass(t, dict):
+        return _MAPPING
+    if issubclass(t, type):
+        return _INACTIVE
+    return _ATTRIBUTES
+
+
 def is_active(x) -> bool:
-    """Whether a value can carry a derivative (its gradient is computed)."""
+    """Whether a value can carry a derivative (its gradient is computed): floats,
+    float arrays, and containers and objects holding them."""
     t = type(x)
-    if t is float or t is complex:
-        return True
-    if t is int or t is bool or t is str or x is None:
-        return False
-    if isinstance(x, _ndarray):
+    kind = _BY_TYPE.get(t)
+    if kind is None:
+        kind = _BY_TYPE[t] = _classify(t)
+    if kind == _ARRAY:
         return x.dtype.kind in "fc"
-    if isinstance(x, np.generic):
-        return isinstance(x, (np.floating, np.complexfloating))
-    if isinstance(x, numbers.Integral):
+    if kind == _ACTIVE or kind == _INACTIVE:
+        return kind == _ACTIVE
+    if kind == _SEQUENCE:
+        for v in x:
+            if is_active(v):
+                return True
         return False
-    if isinstance(x, numbers.Real):
-        return True
-    if isinstance(x, (tuple, list)):
-        return any(is_active(v) for v in x)
-    if isinstance(x, dict):
-        return any(is_active(v) for v in x.values())
-    if callable(x) and not hasattr(x, "__dict__"):
+    if kind == _MAPPING:
+        for v in x.values():
+            if is_active(v):
+                return True
         return False
-    attrs = getattr(x, "__dict__", None)
-    if attrs is not None and not isinstance(x, type):
-        return any(is_active(v) for v in attrs.values())
+    attrs = getattr(x, "__dict__", None)  # an object: functions and builtins have none active
+    if attrs is None:
+        return False
+    for v in attrs.values():
+        if is_active(v):
+            return True
     return False
 
 
