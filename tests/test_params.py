@@ -540,3 +540,29 @@ def test_the_code_in_docs_params_runs(tmp_path):
     np.testing.assert_allclose(grads[W], np.outer(np.ones(3), x))
     np.testing.assert_allclose(grads[b], np.ones(3))
     assert namespace["gm"]["layers"][0]["W"].shape == (3, 4)
+
+
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+class Composite:
+    """A layer holding a function and a sub-layer in attributes, called as self.f(x)."""
+
+    def __init__(self):
+        self.W = RNG.normal(size=(4, 4))
+        self.activation = relu
+        self.inner = Dense(4, 3, 5)
+
+    def __call__(self, v):
+        return self.inner(self.activation(self.W @ v))
+
+
+def test_callables_held_in_attributes_explicit_and_implicit():
+    comp = Composite()
+    gm, _ = zp.gradient(lambda m, v: np.sum(m(v) ** 2), comp, data)
+    assert gm["activation"] is None
+    for array, got in ((comp.W, gm["W"]), (comp.inner.W, gm["inner"]["W"]), (comp.inner.b, gm["inner"]["b"])):
+        numeric = numeric_param_grad(lambda: np.sum(comp(data) ** 2), array)
+        np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
+    check(lambda: np.sum(comp(data) ** 2), zp.params(comp))

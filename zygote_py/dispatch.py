@@ -294,6 +294,17 @@ def call_method(obj, name, operands, spec, loc):
     if registry.method_is_nondifferentiable(cls, name):
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
     static = inspect.getattr_static(cls, name, None)
+    attrs = getattr(obj, "__dict__", None)
+    if attrs is not None and name in attrs and not _is_data_descriptor(static):
+        # a callable held by the object (self.activation, a sub-layer): call the value,
+        # and its own cotangent is that of the attribute
+        y, back = call(attrs[name], operands, spec, loc)
+
+        def attribute_back(g):
+            own, *rest = back(g)
+            return ({name: own} if own is not None else None, *rest)
+
+        return y, attribute_back
     if isinstance(static, staticmethod):
         y, back = call(static.__func__, operands, spec, loc)
         return y, lambda g: (None, *back(g)[1:])
@@ -307,6 +318,11 @@ def call_method(obj, name, operands, spec, loc):
     if not is_active(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
     raise _no_rule(bound, loc)
+
+
+def _is_data_descriptor(attr) -> bool:
+    """A class attribute that takes precedence over the instance's own (a property)."""
+    return attr is not None and hasattr(type(attr), "__set__")
 
 
 def _custom(rule, flat: _Flat):
