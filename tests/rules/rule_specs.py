@@ -459,3 +459,248 @@ add(
     F(np.linalg.norm, R(3, 4), "nuc"), F(np.linalg.norm, R(3, 4), 2), F(np.linalg.norm, R(3, 4), -2),
     F(np.linalg.norm, R(2, 3, 4), "nuc", axis=(2, 1)), F(np.linalg.norm, R(3, 4), 2, keepdims=True),
 )
+
+# ---------------------------------------------------------------------------
+# more elementwise: copysign, ldexp, divmod, modf, nan_to_num, real, conj methods
+
+
+def _with_nonfinite(rng):
+    x = rng.standard_normal((3, 4))
+    x[0, 1], x[1, 2], x[2, 3] = np.nan, np.inf, -np.inf
+    return x
+
+
+add(
+    F(np.copysign, NZ(3, 4), R(3, 4)), F(np.copysign, NZ(3, 1), NZ(4)), F(np.copysign, S(0.5, 2), -1.0),
+    F(np.ldexp, R(3, 4), 3), F(np.ldexp, R(3, 1), np.array([0, -1, 2, 5])), F(np.ldexp, S(), -2),
+    F(np.divmod, R(3, 4), P(3, 4), g=lambda y, rng: (None, rng.standard_normal(y[1].shape))),
+    F(np.divmod, R(3, 1), P(4), g=lambda y, rng: (rng.standard_normal(y[0].shape), rng.standard_normal(y[1].shape))),
+    F(np.divmod, R(3), S(0.5, 2), g=lambda y, rng: (None, None), note="quotient only"),
+    F(np.modf, R(3, 4, lo=-3, hi=3), g=lambda y, rng: (rng.standard_normal(y[0].shape), None)),
+    F(np.nan_to_num, CUSTOM(_with_nonfinite, "nonfinite"), posinf=5.0, neginf=-5.0), F(np.nan_to_num, R(5), nan=1.0),
+    F(np.real, R(3, 4)), F(np.real, S()), F(np.real, [S(), S()]),
+    M(nd, "conj", R(3, 4)), M(nd, "conjugate", R(5)),
+)
+
+# ---------------------------------------------------------------------------
+# more math: gamma functions, dist, prod, sumprod, remainder, modf, frexp
+
+add(
+    F(math.gamma, S(0.3, 4)), F(math.gamma, S(-0.9, -0.1)), F(math.gamma, S(12, 15)),
+    F(math.lgamma, S(0.3, 4)), F(math.lgamma, S(-2.9, -2.1)), F(math.lgamma, S(20, 30)),
+    F(math.dist, (S(), S(), S()), (S(), S(), S())), F(math.dist, [S(), S()], [S(), S()]),
+    F(math.prod, [S(), S(), S()]), F(math.prod, (S(), 0.0, S())), F(math.prod, (S(), 0.0, 0.0)),
+    F(math.prod, [S(), S()], start=S()), F(math.prod, [S(), S()], start=2),
+    F(math.remainder, S(-5, 5), S(0.7, 1.3)), F(math.remainder, S(2.1, 2.4), 1.0),
+    F(math.modf, S(-3, 3), g=lambda y, rng: (float(rng.standard_normal()), None)),
+    F(math.frexp, S(0.5, 20), g=lambda y, rng: (float(rng.standard_normal()), None)),
+)
+if getattr(math, "sumprod", None) is not None:
+    add(F(math.sumprod, [S(), S(), S()], (S(), S(), S())))
+
+# ---------------------------------------------------------------------------
+# scans: cumprod (zeros), cumulative_*, nancum*, diff, ediff1d, convolve, correlate,
+# interp, trapezoid, polyval
+
+
+def _nan_at(shape, positions):
+    def draw(rng):
+        x = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+        x.reshape(-1)[list(positions)] = np.nan
+        return x
+    return CUSTOM(draw, f"NaN{shape}@{list(positions)}")
+
+
+for axis in (None, 0, 1, -1):
+    add(F(np.cumprod, NZ(3, 4), axis=axis), M(nd, "cumprod", NZ(3, 4), axis=axis))
+add(
+    F(np.cumprod, NZ(5)), F(np.cumprod, NZ(2, 3, 4), 1), F(np.cumprod, [PS(), PS(), S()]),
+    F(np.cumprod, WITH_ZEROS((6,), [2])), F(np.cumprod, WITH_ZEROS((6,), [1, 4])),
+    F(np.cumprod, WITH_ZEROS((3, 4), [1, 5, 6]), axis=1), F(np.cumprod, WITH_ZEROS((3, 4), [0, 4]), axis=0),
+    F(np.cumprod, WITH_ZEROS((3, 4), [11])), M(nd, "cumprod", WITH_ZEROS((2, 5), [2, 3]), axis=-1),
+    F(np.cumulative_sum, R(5)), F(np.cumulative_sum, R(3, 4), axis=1),
+    F(np.cumulative_sum, R(3, 4), axis=0, include_initial=True),
+    F(np.cumulative_prod, NZ(5)), F(np.cumulative_prod, NZ(3, 4), axis=-1, include_initial=True),
+    F(np.cumulative_prod, WITH_ZEROS((3, 4), [1, 2]), axis=1),
+    F(np.nancumsum, _nan_at((3, 4), [1, 6])), F(np.nancumsum, _nan_at((3, 4), [0, 5]), axis=0),
+    F(np.nancumprod, _nan_at((3, 4), [2, 9])), F(np.nancumprod, _nan_at((3, 4), [3]), axis=1),
+    F(np.diff, R(6)), F(np.diff, R(6), 2), F(np.diff, R(3, 5), axis=0), F(np.diff, R(3, 5), 3, axis=-1),
+    F(np.diff, R(5), prepend=S()), F(np.diff, R(3, 4), axis=1, prepend=R(3, 2), append=S()),
+    F(np.diff, R(3, 4), 2, axis=0, append=R(1, 4)),
+    F(np.ediff1d, R(6)), F(np.ediff1d, R(2, 3)), F(np.ediff1d, R(4), to_end=S(), to_begin=R(2)),
+    F(np.ediff1d, R(4), to_end=[S(), S()]),
+)
+for mode in ("full", "same", "valid"):
+    add(F(np.convolve, R(6), R(3), mode=mode), F(np.convolve, R(3), R(6), mode=mode),
+        F(np.convolve, R(5), R(4), mode=mode), F(np.correlate, R(6), R(3), mode=mode),
+        F(np.correlate, R(3), R(5), mode=mode), F(np.correlate, R(5), R(4), mode=mode))
+XP = np.array([-1.0, -0.2, 0.5, 1.3, 2.0])
+add(
+    F(np.interp, R(7, lo=-0.9, hi=1.9), XP, R(5)),
+    F(np.interp, R(3, 2, lo=-2.0, hi=3.0), XP, R(5)),
+    F(np.interp, R(6, lo=-2.0, hi=3.0), XP, R(5), left=S(), right=S()),
+    F(np.interp, S(-0.9, 1.9), XP, [S(), S(), S(), S(), S()]),
+    F(np.trapezoid, R(6)), F(np.trapezoid, R(6), dx=S(0.5, 2)), F(np.trapezoid, R(3, 5), axis=0),
+    F(np.trapezoid, R(3, 5), CUSTOM(lambda rng: np.sort(rng.standard_normal(5)), "sorted5")),
+    F(np.trapezoid, R(4, 3), CUSTOM(lambda rng: np.sort(rng.standard_normal((4, 3)), axis=0), "sorted4x3"),
+      axis=0),
+    F(np.polyval, R(4), R(5)), F(np.polyval, [S(), S(), S()], S()), F(np.polyval, R(1), R(3)),
+    F(np.polyval, R(3), R(2, 3)),
+)
+
+# ---------------------------------------------------------------------------
+# statistics: nan reductions, ptp, average, median, quantile, percentile
+
+for axis in (None, 0, -1, (0, 1)):
+    add(F(np.nansum, _nan_at((3, 4), [1, 6]), axis=axis),
+        F(np.nanmean, _nan_at((3, 4), [2, 7]), axis=axis, keepdims=True),
+        F(np.nanmax, _nan_at((3, 4), [0, 5]), axis=axis), F(np.nanmin, _nan_at((3, 4), [3]), axis=axis),
+        F(np.nanprod, _nan_at((3, 4), [4]), axis=axis), F(np.nanvar, _nan_at((3, 4), [1]), axis=axis),
+        F(np.nanstd, _nan_at((3, 4), [9]), axis=axis, ddof=1),
+        F(np.ptp, R(3, 4), axis=axis), F(np.median, R(3, 4), axis=axis))
+add(
+    F(np.nansum, R(2, 3, 4), axis=(0, 2), keepdims=True), F(np.nansum, [S(), S()]),
+    F(np.nanmean, R(5)), F(np.nanmax, R(2, 3, 4), axis=1, keepdims=True),
+    F(np.nanvar, _nan_at((3, 4), [1, 2]), axis=1, keepdims=True, correction=1),
+    F(np.ptp, R(2, 3, 4), axis=(0, 2), keepdims=True),
+    F(np.average, R(3, 4)), F(np.average, R(3, 4), axis=0), F(np.average, R(3, 4), weights=P(3, 4)),
+    F(np.average, R(3, 4), axis=1, weights=P(4)), F(np.average, R(3, 4), axis=0, weights=P(3), keepdims=True),
+    F(np.average, R(2, 3, 4), axis=(0, 2), weights=P(2, 4)),
+    F(np.average, R(3, 4), axis=1, weights=P(3, 4), returned=True),
+    F(np.average, R(3, 4), axis=-1, returned=True),
+    F(np.median, R(5)), F(np.median, R(6)), F(np.median, R(2, 3, 4), axis=(0, 2), keepdims=True),
+    F(np.quantile, R(7), 0.3), F(np.quantile, R(3, 5), np.array([0.1, 0.5, 0.95]), axis=1),
+    F(np.quantile, R(3, 5), 0.25, axis=0, keepdims=True), F(np.quantile, R(2, 3, 4), [0.2, 0.7], axis=(0, 2)),
+    F(np.percentile, R(8), 40), F(np.percentile, R(3, 4), [10, 90], axis=-1),
+)
+
+# ---------------------------------------------------------------------------
+# structure: flips, rotations, stacks, splits, append/insert/delete, gathers
+
+
+def _pieces_g(y, rng):
+    return tuple(None if i == 1 else rng.standard_normal(p.shape) for i, p in enumerate(y))
+
+
+add(
+    F(np.fliplr, R(3, 4)), F(np.fliplr, R(2, 3, 4)), F(np.flipud, R(3, 4)), F(np.flipud, R(5)),
+    F(np.rot90, R(3, 4)), F(np.rot90, R(3, 4), 2), F(np.rot90, R(3, 4), -1),
+    F(np.rot90, R(2, 3, 4), 3, axes=(1, 2)),
+    F(np.dstack, [R(3), R(3)]), F(np.dstack, (R(2, 3), R(2, 3, 2))), F(np.dstack, [S(), S()]),
+    F(np.column_stack, [R(3), R(3, 2)]), F(np.column_stack, (R(4), R(4), R(4))),
+    F(np.hsplit, R(3, 4), 2), F(np.hsplit, R(6), [2, 5]), F(np.vsplit, R(4, 3), [1]),
+    F(np.dsplit, R(2, 2, 4), 2), F(np.hsplit, R(2, 6), 3, g=_pieces_g, note="partial g"),
+    F(np.unstack, R(3, 4)), F(np.unstack, R(2, 3, 4), axis=-1),
+    F(np.unstack, R(3, 2), g=_pieces_g, note="partial g"),
+    F(np.append, R(3), R(2)), F(np.append, R(2, 3), R(3, 3), axis=0), F(np.append, R(2, 3), R(2, 1), axis=1),
+    F(np.append, R(2, 2), [S(), S()]),
+    F(np.delete, R(6), 2), F(np.delete, R(6), [0, 3, -1]), F(np.delete, R(3, 4), 1, axis=1),
+    F(np.delete, R(3, 4), slice(0, 2), axis=0), F(np.delete, R(3, 4), np.array([True, False, True]), axis=0),
+    F(np.insert, R(5), 2, S()), F(np.insert, R(5), [1, 3], R(2)), F(np.insert, R(5), [1, 1], S()),
+    F(np.insert, R(3, 4), 1, R(4), axis=0), F(np.insert, R(3, 4), 1, R(3), axis=1),
+    F(np.insert, R(3, 4), [0, 2], S(), axis=1), F(np.insert, R(2, 3), 1, R(2)),
+    F(np.insert, R(3, 4), [2], R(3, 2), axis=1), F(np.insert, R(4), slice(0, 2), R(2)),
+    F(np.take_along_axis, R(3, 4), np.array([[0, 0], [3, 1], [2, 2]]), axis=1),
+    F(np.take_along_axis, R(3, 4), np.array([[2, 2, 0, 1]]), axis=0),
+    F(np.take_along_axis, R(6), np.array([5, 5, 0]), axis=None),
+    F(np.take_along_axis, R(2, 3, 4), np.array([[[1], [3], [0]], [[2], [2], [2]]]), axis=-1),
+    F(np.partition, R(7), 3), F(np.partition, R(3, 6), [1, 4], axis=1), F(np.partition, R(4, 3), 0, axis=0),
+    F(np.partition, R(3, 4), 5, axis=None),
+    F(np.compress, np.array([True, False, True]), R(3, 4), axis=0),
+    F(np.compress, [False, True], R(3, 4), axis=1), F(np.compress, np.array([1, 0, 1, 1]), R(2, 2)),
+    M(nd, "compress", R(3, 4), [True, True, False, True], axis=-1),
+    F(np.extract, B(3, 4), R(3, 4)),
+    F(np.choose, np.array([0, 2, 1, 0]), [R(4), R(4), S()]),
+    F(np.choose, np.array([[0, 1], [1, 0]]), (R(2, 2), R(2, 1))),
+    F(np.choose, np.array([3, -1, 1]), [R(3), R(3)], mode="wrap"),
+    F(np.choose, np.array([0, 1, 1]), R(2, 3)),
+    F(np.select, [CUSTOM(lambda rng: np.arange(6) < 2, "lt2"), CUSTOM(lambda rng: np.arange(6) < 4, "lt4")],
+      [R(6), R(6)], S()),
+    F(np.select, [B(3, 4), B(4)], [R(3, 4), S()]),
+    F(np.diagflat, R(3)), F(np.diagflat, R(2, 2), 1), F(np.diagflat, [S(), S()], -1),
+    F(np.rollaxis, R(2, 3, 4), 2), F(np.rollaxis, R(2, 3, 4), 0, 3), F(np.rollaxis, R(2, 3, 4), -1, 1),
+    F(np.broadcast_arrays, R(3, 1), R(4)), F(np.broadcast_arrays, R(2, 3), S(), R(1, 3)),
+    F(np.broadcast_arrays, R(3, 1), R(1, 2), g=_pieces_g, note="partial g"),
+    F(np.meshgrid, R(3), R(4)), F(np.meshgrid, R(3), R(4), indexing="ij"),
+    F(np.meshgrid, R(2), R(3), R(4)), F(np.meshgrid, R(3), R(2), sparse=True),
+    F(np.meshgrid, [S(), S()], R(3), g=_pieces_g, note="partial g"),
+    F(np.resize, R(4), 10), F(np.resize, R(2, 3), (2, 2)), F(np.resize, R(3), (2, 3)),
+    F(np.astype, R(3, 4), np.float64), F(np.astype, R(3), "f8"),
+    F(np.asfortranarray, R(3, 4)), F(np.asfortranarray, [S(), S()]),
+    F(np.asarray_chkfinite, R(3)), F(np.asarray_chkfinite, [[S(), S()], [S(), S()]]),
+)
+
+# ---------------------------------------------------------------------------
+# products and np.linalg extras
+
+
+def _spd(n, *batch):
+    def draw(rng):
+        x = rng.standard_normal(batch + (n, n))
+        return x @ np.swapaxes(x, -1, -2) + n * np.eye(n)
+    return CUSTOM(draw, f"SPD{batch + (n, n)}")
+
+
+def _sym(n, *batch):
+    def draw(rng):
+        x = rng.standard_normal(batch + (n, n))
+        return x + np.swapaxes(x, -1, -2)
+    return CUSTOM(draw, f"SYM{batch + (n, n)}")
+
+
+def _full_lstsq_g(y, rng):
+    res = rng.standard_normal(y[1].shape) if y[1].size else None
+    return (rng.standard_normal(y[0].shape), res, None, None)
+
+
+def _random_parts(*used):
+    def make(y, rng):
+        return tuple(rng.standard_normal(np.shape(p)) if i in used else None for i, p in enumerate(y))
+    return make
+
+
+L = np.linalg
+add(
+    F(np.kron, R(2, 3), R(3, 2)), F(np.kron, R(3), R(2)), F(np.kron, R(2), R(2, 3)),
+    F(np.kron, R(2, 1, 2), R(2, 2)),
+    F(np.cross, R(3), R(3)), F(np.cross, R(4, 3), R(3)), F(np.cross, R(3, 4), R(3, 4), axisa=0, axisb=0, axisc=0),
+    F(np.cross, R(2, 3), R(2, 1, 3)), F(np.cross, R(3, 2), R(2, 3), axisa=0),
+    F(np.cross, R(3, 2), R(3, 2), axis=0),
+    F(L.cross, R(4, 3), R(4, 3)), F(L.cross, R(3, 2), R(3, 2), axis=0),
+    F(L.multi_dot, [R(2, 3), R(3, 4)]), F(L.multi_dot, [R(3), R(3, 4), R(4, 2), R(2)]),
+    F(L.multi_dot, (R(2, 3), R(3, 3), R(3, 5))), F(L.multi_dot, [R(4), R(4, 2), R(2, 3)]),
+    F(L.matrix_power, WC(3), 1), F(L.matrix_power, WC(3), 2), F(L.matrix_power, WC(3), 5),
+    F(L.matrix_power, WC(3), 0), F(L.matrix_power, WC(3), -1), F(L.matrix_power, WC(2, 2), -3),
+    F(L.matrix_power, WC(3, 2), 3),
+    F(L.trace, R(3, 3)), F(L.trace, R(2, 3, 4), offset=1), F(L.diagonal, R(2, 4, 3)),
+    F(L.diagonal, R(4, 4), offset=-1),
+    F(np.matrix_transpose, R(2, 3, 4)), F(L.matrix_transpose, R(3, 4)),
+    F(L.matrix_norm, R(3, 4)), F(L.matrix_norm, R(2, 3, 4), keepdims=True),
+    F(L.matrix_norm, R(3, 4), ord="nuc"), F(L.matrix_norm, R(3, 4), ord=1),
+    F(L.matrix_norm, R(2, 3, 4), ord=np.inf), F(L.matrix_norm, R(3, 4), ord=-1),
+    F(L.matrix_norm, R(3, 4), ord=-np.inf), F(L.matrix_norm, R(3, 4), ord=2),
+    F(L.vector_norm, R(5)), F(L.vector_norm, R(3, 4)), F(L.vector_norm, R(3, 4), axis=1, keepdims=True),
+    F(L.vector_norm, R(2, 3, 4), axis=(0, 2)), F(L.vector_norm, NZ(5), ord=1),
+    F(L.vector_norm, R(3, 4), ord=np.inf, axis=0), F(L.vector_norm, R(5), ord=3),
+    F(L.norm, R(3, 4), 1), F(L.norm, R(3, 4), -1), F(L.norm, R(3, 4), np.inf),
+    F(L.norm, R(3, 4), -np.inf), F(L.norm, R(2, 3, 4), 1, axis=(2, 0)),
+    F(L.norm, R(2, 3, 4), np.inf, axis=(1, 2), keepdims=True),
+    F(L.cholesky, _spd(3)), F(L.cholesky, _spd(3, 2)), F(L.cholesky, _spd(4), upper=True),
+    F(L.qr, R(4, 3)), F(L.qr, R(3, 3)), F(L.qr, R(2, 4, 3)), F(L.qr, R(3, 5)), F(L.qr, R(4, 3), mode="r"),
+    F(L.qr, R(3, 3), mode="complete"), F(L.qr, R(4, 3), g=_random_parts(1), note="R only"),
+    F(L.eigh, _sym(4)), F(L.eigh, _sym(3), UPLO="U"), F(L.eigh, _sym(3, 2)),
+    F(L.eigh, _sym(4), g=_random_parts(0), note="eigenvalues only"),
+    F(L.eigvalsh, _sym(4)), F(L.eigvalsh, _sym(3), "U"),
+    F(L.svd, R(4, 3), full_matrices=False), F(L.svd, R(3, 5), full_matrices=False), F(L.svd, R(3, 3)),
+    F(L.svd, R(2, 4, 3), full_matrices=False), F(L.svd, R(4, 3), compute_uv=False),
+    F(L.svd, R(4, 3), full_matrices=False, g=_random_parts(1), note="S only"),
+    F(L.svd, R(3, 4), full_matrices=False, g=_random_parts(0, 2), note="U and Vh"),
+    F(L.svdvals, R(3, 5)), F(L.svdvals, R(2, 3, 3)),
+    F(L.pinv, R(4, 3)), F(L.pinv, R(3, 5)), F(L.pinv, WC(3)),
+    F(L.lstsq, R(5, 3), R(5), g=_full_lstsq_g), F(L.lstsq, R(5, 3), R(5, 2), g=_full_lstsq_g),
+    F(L.lstsq, R(3, 5), R(3), g=_full_lstsq_g),
+    F(L.lstsq, R(5, 3), R(5), g=_random_parts(0), note="solution only"),
+)
+if getattr(np, "matvec", None) is not None:
+    add(F(np.matvec, R(3, 4), R(4)), F(np.matvec, R(2, 3, 4), R(2, 4)), F(np.matvec, R(3, 4), R(2, 4)),
+        F(np.vecmat, R(3), R(3, 4)), F(np.vecmat, R(2, 3), R(2, 3, 4)), F(np.vecmat, R(2, 3), R(3, 4)))

@@ -131,3 +131,43 @@ def test_rule_body_is_straight_line(fn):
     unresolved = {n for n in free if n not in fn.__globals__ and not hasattr(builtins, n)}
     assert not unresolved, f"{fn.__name__}: free names not in its module: {unresolved}"
     assert not (assigned & params), f"{fn.__name__}: reassigns parameters {assigned & params}"
+
+
+def test_supported_count_meets_the_library_target():
+    assert len(rules.supported()) >= 250
+    for name in ("numpy.linalg.svd", "numpy.linalg.eigh", "numpy.linalg.qr", "numpy.linalg.cholesky",
+                 "numpy.cumprod", "numpy.median", "numpy.take_along_axis", "numpy.kron", "math.gamma",
+                 "numpy.ndarray.cumprod", "numpy.nanmean", "numpy.average"):
+        assert name in rules.supported(), name
+    for name in ("numpy.unique", "numpy.imag", "numpy.isin", "numpy.ndarray.imag", "math.nextafter"):
+        assert name in rules.nondifferentiable(), name
+
+
+def test_every_rule_keeps_a_jvp_slot_and_registration_accepts_one():
+    assert all(hasattr(rule, "jvp") for rule in registry.all_rules())
+
+    class Thing:
+        def twice(self):
+            return 2 * self
+
+    def primal(x):
+        return 3.0 * x
+
+    def forward(dx, y, x):
+        return 3.0 * dx
+
+    try:
+        @registry.vjp(primal, jvp=forward)
+        def rule(g, y, x):
+            return 3.0 * g
+
+        @registry.vjp_method(Thing, "twice")
+        def method_rule(g, y, self):
+            return 2 * g
+
+        registry.jvp((Thing, "twice"))(forward)
+        assert registry.function_rule(primal).jvp is forward
+        assert registry.method_rule(Thing, "twice").jvp is forward
+    finally:
+        registry._FUNCTION_RULES.pop(primal, None)
+        registry._METHOD_RULES.pop((Thing, "twice"), None)

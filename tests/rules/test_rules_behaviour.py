@@ -232,9 +232,22 @@ def test_einsum_sublist_form_is_rejected():
         function_rule(np.einsum).vjp(np.ones((2, 2)), a, a, [0, 1], [0, 1])
 
 
-def test_unsupported_norm_order_is_rejected():
+def test_matrix_one_and_inf_norms_split_ties_between_columns_and_rows():
+    a = np.array([[1.0, -2.0], [2.0, 1.0]])  # both column sums are 3, row sums 3 and 3
+    np.testing.assert_allclose(vjp(np.linalg.norm, 1.0, a, 1), 0.5 * np.sign(a))
+    b = np.array([[1.0, -2.0], [0.5, 0.5]])  # the first row wins the inf-norm
+    np.testing.assert_allclose(vjp(np.linalg.norm, 2.0, b, np.inf), [[2.0, -2.0], [0.0, 0.0]])
+
+
+def test_factorization_shapes_without_a_rule_are_rejected():
     with pytest.raises(NotImplementedError):
-        vjp(np.linalg.norm, 1.0, np.ones((2, 2)), 1)
+        vjp(np.linalg.qr, (np.ones((4, 4)), np.ones((4, 3))), np.arange(12.0).reshape(4, 3), "complete")
+    a = np.random.default_rng(0).standard_normal((4, 3))
+    y = np.linalg.svd(a)
+    with pytest.raises(NotImplementedError):
+        function_rule(np.linalg.svd).vjp((None, np.ones(3), None), y, a)
+    with pytest.raises(NotImplementedError):
+        vjp(np.quantile, np.ones(1), np.ones(4), 0.5, method="nearest")
 
 
 def test_prod_where_is_rejected():
@@ -245,3 +258,85 @@ def test_prod_where_is_rejected():
 def test_pad_modes_other_than_constant_are_rejected():
     with pytest.raises(NotImplementedError):
         vjp(np.pad, np.ones(5), np.ones(3), 1, mode="edge")
+
+
+# --- factorizations, order statistics and scans ---------------------------------
+
+
+def test_tuple_outputs_accept_attribute_cotangents():
+    a = np.array([[2.0, 0.5], [0.5, 3.0]])
+    y = np.linalg.eigh(a)
+    by_index = function_rule(np.linalg.eigh).vjp((np.ones(2), None), y, a)
+    by_field = function_rule(np.linalg.eigh).vjp({"eigenvalues": np.ones(2)}, y, a)
+    np.testing.assert_allclose(by_index, by_field)
+    # d trace(A) = I, folded onto the lower triangle that eigh reads
+    np.testing.assert_allclose(by_index, np.eye(2), atol=1e-12)
+
+
+def test_eigh_cotangent_lives_on_the_triangle_it_reads():
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 4.0]])
+    y = np.linalg.eigh(a)
+    g_low = function_rule(np.linalg.eigh).vjp((np.arange(3.0), None), y, a)
+    g_up = function_rule(np.linalg.eigh).vjp((np.arange(3.0), None), y, a, "U")
+    assert np.all(np.triu(g_low, 1) == 0) and np.all(np.tril(g_up, -1) == 0)
+    np.testing.assert_allclose(g_low, g_up.T)
+
+
+def test_cumprod_with_zeros_is_exact():
+    # y = [2, 0, 0, 0]: only the first zero and what precedes it get a cotangent
+    ga = vjp(np.cumprod, np.ones(4), np.array([2.0, 0.0, 3.0, 0.0]))
+    np.testing.assert_array_equal(ga, [1.0, 2.0 + 6.0, 0.0, 0.0])
+
+
+def test_median_and_quantile_pick_the_interpolated_elements():
+    np.testing.assert_array_equal(vjp(np.median, 1.0, np.array([3.0, 1.0, 2.0])), [0, 0, 1])
+    np.testing.assert_array_equal(vjp(np.median, 1.0, np.array([4.0, 1.0, 3.0, 2.0])), [0, 0, 0.5, 0.5])
+    np.testing.assert_allclose(vjp(np.quantile, 1.0, np.array([0.0, 10.0, 20.0]), 0.25), [0.5, 0.5, 0])
+
+
+def test_nan_reductions_give_nan_entries_zero():
+    a = np.array([1.0, np.nan, 3.0, 3.0])
+    np.testing.assert_array_equal(vjp(np.nanmax, 1.0, a), [0, 0, 0.5, 0.5])
+    np.testing.assert_array_equal(vjp(np.nansum, 2.0, a), [2, 0, 2, 2])
+    np.testing.assert_allclose(vjp(np.nanmean, 1.0, a), [1 / 3, 0, 1 / 3, 1 / 3])
+    # one valid entry: its std is constantly 0, and so is the cotangent (no nan)
+    np.testing.assert_array_equal(vjp(np.nanstd, 1.0, np.array([np.nan, 2.0])), [0, 0])
+
+
+def test_partition_routes_cotangents_through_the_permutation():
+    a = np.array([5.0, 1.0, 4.0, 2.0])
+    y = np.partition(a, 1)
+    g = np.arange(4.0)
+    ga = function_rule(np.partition).vjp(g, y, a, 1)
+    np.testing.assert_array_equal(ga[np.argsort(a)], g[np.argsort(y)])
+
+
+def test_astype_functions_keep_the_input_dtype():
+    x = np.ones(3, dtype=np.float32)
+    assert function_rule(np.astype).vjp(np.ones(3), x.astype(np.float64), x, np.float64).dtype == np.float32
+
+
+def test_gamma_derivatives():
+    assert vjp(math.lgamma, 1.0, 1.0) == pytest.approx(-0.5772156649015329, rel=1e-13)
+    assert vjp(math.gamma, 1.0, 2.0) == pytest.approx(1.0 - 0.5772156649015329, rel=1e-13)
+    assert vjp(math.lgamma, 1.0, -0.5) == pytest.approx(0.03648997397857652, rel=1e-12)
+
+
+def test_math_prod_with_zeros_is_exact():
+    assert vjp(math.prod, 1.0, [2.0, 0.0, 3.0]) == ([0.0, 6.0, 0.0], None)
+    assert vjp(math.prod, 1.0, (0.0, 0.0)) == ((0.0, 0.0), None)
+
+
+def test_factorizations_with_no_cotangent_give_none():
+    a = np.array([[2.0, 0.5], [0.5, 3.0]])
+    assert function_rule(np.linalg.eigh).vjp((None, None), np.linalg.eigh(a), a) is None
+    assert function_rule(np.linalg.svd).vjp((None, None, None), np.linalg.svd(a), a) is None
+
+
+@pytest.mark.parametrize("fn,kwargs", [(np.median, {}), (np.cumprod, {"axis": 1}), (np.nansum, {"axis": 0}),
+                                       (np.ptp, {}), (np.nanstd, {}), (np.nanmean, {"axis": 1}),
+                                       (np.nanmax, {"axis": 0})])
+def test_new_reductions_keep_float32(fn, kwargs):
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    y = fn(x, **kwargs)
+    assert function_rule(fn).vjp(np.ones_like(y), y, x, **kwargs).dtype == np.float32

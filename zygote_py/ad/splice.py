@@ -27,9 +27,29 @@ def rule_ir(vjp_fn):
         from ..frontend.lower import lower_function
 
         fn = lower_function(vjp_fn)
+        _inline_module_constants(fn, vjp_fn.__globals__)
         simplify(fn)
         _RULE_IR[vjp_fn] = fn
     return fn
+
+
+_CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _inline_module_constants(fn, module_globals: dict) -> None:
+    """Turn reads of the rule module's numeric constants (`_LN2`) into constants.
+
+    The spliced code runs in the user's module, where the rule module's
+    globals are not defined; modules, functions and classes are already
+    resolved by lowering, and plain constants are resolved here.
+    """
+    for op in fn.walk():
+        if op.opcode != "global":
+            continue
+        value = module_globals.get(op.attrs["name"], _ABSENT)
+        if type(value) in _CONSTANT_TYPES:
+            op.opcode = "const"
+            op.attrs = {"value": value}
 
 
 _ABSENT = object()

@@ -3,19 +3,25 @@
 `supported()` lists the qualified names of everything with a reverse rule and
 `nondifferentiable()` everything registered as carrying no derivative.  The
 decorators that register rules (`vjp`, `vjp_method`, `vjp_attr`) and the
-registration call `nondifferentiable(*primals)` live in `zygote_py.rules.registry`.
+registration call `nondifferentiable(*primals)` live in `zygote_py.rules.registry`;
+`python -m zygote_py.rules.table` regenerates the table of docs/rules.md from them.
 """
 
 from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
+    factorizations,
     indexing,
     linalg,
     math_rules,
     nondiff,
     numpy_elementwise,
     operators,
+    products,
     reductions,
     registry,
+    scans,
     shapes,
+    statistics,
+    structure,
 )
 
 

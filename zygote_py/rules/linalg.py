@@ -13,6 +13,7 @@ import string
 
 import numpy as np
 
+from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.runtime import shape_of, unbroadcast
 
@@ -168,28 +169,22 @@ def _solve_cotangents(g, y, a, b):
     return unbroadcast(ga, a), unbroadcast(gb, b)
 
 
-def _norm_cotangent(g, y, x, ord, axis, keepdims):
-    """Cotangent of np.linalg.norm for the orders other than the default."""
-    x = np.asarray(x)
-    if axis is None:
-        axes = tuple(range(x.ndim))
-    elif isinstance(axis, (tuple, list)):
-        axes = tuple(int(a) % x.ndim for a in axis)
-    else:
-        axes = (int(axis) % x.ndim,)
-    gk = g if keepdims else np.expand_dims(g, axes)
-    yk = y if keepdims else np.expand_dims(y, axes)
-    if len(axes) == 1 or (axis is None and x.ndim == 1):  # vector norms
-        if ord == 2:
-            return x * (gk / yk)
-        if ord in (np.inf, -np.inf):
-            hit = np.abs(x) == yk
-            return np.sign(x) * hit * (gk / np.sum(hit, axis=axes, keepdims=True))
-        if ord == 0:
-            return np.zeros_like(x)
-        p = float(ord)
-        return np.sign(x) * np.abs(x) ** (p - 1) * (gk / yk ** (p - 1))
-    if ord == "fro":
+def _vector_norm_cotangent(x, gk, yk, ord, axes):
+    """Cotangent of a vector p-norm over `axes` (gk, yk with those axes kept)."""
+    if ord is None or ord == 2:
+        return x * (gk / yk)
+    if ord in (np.inf, -np.inf):
+        hit = np.abs(x) == yk  # ties split evenly
+        return np.sign(x) * hit * (gk / np.sum(hit, axis=axes, keepdims=True))
+    if ord == 0:
+        return np.zeros_like(x)  # a count of non-zeros: piecewise constant
+    p = float(ord)
+    return np.sign(x) * np.abs(x) ** (p - 1) * (gk / yk ** (p - 1))
+
+
+def _matrix_norm_cotangent(x, gk, yk, ord, axes):
+    """Cotangent of a matrix norm over axes (row axis, column axis)."""
+    if ord is None or ord == "fro":
         return x * (gk / yk)
     if ord in ("nuc", 2, -2):
         moved = np.moveaxis(x, axes, (-2, -1))
@@ -202,8 +197,40 @@ def _norm_cotangent(g, y, x, ord, axis, keepdims):
             d = u[..., :, -1:] @ vt[..., -1:, :]
         gm = np.moveaxis(gk, axes, (-2, -1))
         return np.moveaxis(gm * d, (-2, -1), axes)
-    raise NotImplementedError(f"zygote_py: no derivative rule for np.linalg.norm(ord={ord!r}) "
-                              "of a matrix")
+    if ord in (1, -1, np.inf, -np.inf):
+        # 1: max over columns of the column sums of |x|; inf: max over rows of the row
+        # sums.  Tied columns (rows) split the cotangent evenly.
+        summed, chosen = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
+        line = np.sum(np.abs(x), axis=summed, keepdims=True)
+        hit = line == yk
+        return np.sign(x) * (hit * (gk / np.sum(hit, axis=chosen, keepdims=True)))
+    raise NotImplementedError(f"zygote_py: no derivative rule for the matrix norm ord={ord!r}")
+
+
+def _norm_cotangent(g, y, x, ord, axis, keepdims):
+    """Cotangent of np.linalg.norm for the orders other than the default."""
+    x = np.asarray(x)
+    if axis is None:
+        axes = tuple(range(x.ndim))
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(int(a) % x.ndim for a in axis)
+    else:
+        axes = (int(axis) % x.ndim,)
+    gk = g if keepdims else np.expand_dims(g, axes)
+    yk = y if keepdims else np.expand_dims(y, axes)
+    if len(axes) == 1:
+        return _vector_norm_cotangent(x, gk, yk, ord, axes)
+    return _matrix_norm_cotangent(x, gk, yk, ord, axes)
+
+
+def vector_norm_cotangent(g, y, x, ord, axis, keepdims):
+    """Cotangent of np.linalg.vector_norm: a tuple axis (or None) is one flattened vector."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(
+        int(a) % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    gk = g if keepdims else np.expand_dims(g, axes)
+    yk = y if keepdims else np.expand_dims(y, axes)
+    return _vector_norm_cotangent(x, gk, yk, ord, axes)
 
 
 # ---------------------------------------------------------------------------
@@ -308,7 +335,7 @@ def det(g, y, a):
 @vjp(np.linalg.slogdet)
 def slogdet(g, y, a):
     """The output is (sign, logabsdet); only logabsdet carries a derivative."""
-    gl = g[1]
+    gl = output_parts(g, y)[1]
     if gl is None:
         return None
     return np.expand_dims(gl, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
@@ -327,8 +354,9 @@ def solve(g, y, a, b):
 
 @vjp(np.linalg.norm, diff=("x",))
 def norm(g, y, x, ord=None, axis=None, keepdims=False):
-    """The default order (2-norm of vectors, Frobenius of matrices) inline; p-norms,
-    inf-norms (ties split evenly), nuc and spectral norms via a helper.  The
+    """The default order (2-norm of vectors, Frobenius of matrices) inline; vector
+    p-norms, inf-norms (ties split evenly), matrix 1/-1/inf/-inf norms (tied columns
+    or rows split evenly), nuc and spectral norms via a helper.  The
     derivative at x == 0 is nan for the 2-norm."""
     if ord is None:
         gk = g if keepdims or axis is None else np.expand_dims(g, axis)

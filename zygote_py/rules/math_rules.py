@@ -181,3 +181,107 @@ def radians(g, y, x):
 def ldexp(g, y, x, i):
     """ldexp(x, i) = x * 2**i (i is an integer)."""
     return math.ldexp(g, i)
+
+
+# ---------------------------------------------------------------------------
+# gamma functions, products, distances, remainders
+
+
+def _digamma(x):
+    """psi(x) = d lgamma(x) / dx for real x (the math module has no digamma).
+
+    Reflection below 1/2, the recurrence psi(x) = psi(x + 1) - 1/x up to 10,
+    then the asymptotic series (error below 1e-14 there).  Poles (0, -1, ...)
+    give nan.
+    """
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:
+        return _digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 10.0:
+        acc -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
+        1.0 / 240 - inv2 * (1.0 / 132)))))
+    return acc + math.log(x) - 0.5 / x - series
+
+
+def _sequence_like(values, like):
+    return list(values) if type(like) is list else tuple(values)
+
+
+def _dist_cotangents(g, y, p, q):
+    """dist(p, q) = |p - q|: p_bar = g (p - q) / y, q_bar = -p_bar (zeros when p == q)."""
+    s = g / y if y else 0.0
+    gp = [(a - b) * s for a, b in zip(p, q)]
+    return _sequence_like(gp, p), _sequence_like([-v for v in gp], q)
+
+
+def _prod_cotangent(g, items, start):
+    """Each factor gets g times the product of all the others (exact with zeros)."""
+    values = list(items)
+    out = []
+    for i in range(len(values)):
+        others = start
+        for j, v in enumerate(values):
+            if j != i:
+                others = others * v
+        out.append(g * others)
+    return _sequence_like(out, items) if isinstance(items, (list, tuple)) else None
+
+
+def _sumprod_cotangents(g, p, q):
+    return _sequence_like([g * b for b in q], p), _sequence_like([g * a for a in p], q)
+
+
+@vjp(math.gamma)
+def gamma(g, y, x):
+    """Gamma'(x) = Gamma(x) psi(x)."""
+    return g * y * _digamma(x)
+
+
+@vjp(math.lgamma)
+def lgamma(g, y, x):
+    """d log|Gamma(x)| / dx = psi(x), for negative non-integer x too."""
+    return g * _digamma(x)
+
+
+@vjp(math.dist)
+def dist(g, y, p, q):
+    """p and q are sequences of floats: the cotangents are sequences of the same kind."""
+    return _dist_cotangents(g, y, p, q)
+
+
+@vjp(math.prod, diff=("iterable", "start"))
+def prod(g, y, iterable, *, start=1):
+    """A list or tuple of factors gets a list or tuple; an int start is a constant."""
+    gstart = None if isinstance(start, int) else g * math.prod(iterable)
+    return _prod_cotangent(g, iterable, start), gstart
+
+
+@vjp(getattr(math, "sumprod", None))
+def sumprod(g, y, p, q):
+    """Python 3.12+: sum(a * b for a, b in zip(p, q))."""
+    return _sumprod_cotangents(g, p, q)
+
+
+@vjp(math.remainder)
+def remainder(g, y, x, y_):
+    """IEEE remainder x - n y with n the nearest integer to x / y: d/dx = 1, d/dy = -n.
+    (The divisor is named y_ here: y is the output.)"""
+    return g, -g * round((x - y) / y_)
+
+
+@vjp(math.modf)
+def modf(g, y, x):
+    """(fractional part, integral part): only the fractional part carries a derivative."""
+    return g[0]
+
+
+@vjp(math.frexp)
+def frexp(g, y, x):
+    """(m, e) with x = m 2**e: dm/dx = 2**-e."""
+    gm = g[0]
+    return None if gm is None else math.ldexp(gm, -y[1])

@@ -1,4 +1,4 @@
-"""Rules for NumPy's elementwise functions (ufuncs, clip, where).
+"""Rules for NumPy's elementwise functions (ufuncs, clip, where, nan_to_num, real).
 
 The arithmetic ufuncs shared with Python operators (add, subtract, multiply,
 divide, power, negative, absolute, remainder) are in operators.py.  Every
@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
+from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import unbroadcast
 
 _LN2 = math.log(2.0)
@@ -254,3 +256,47 @@ def where(g, y, condition, x=None, y_=None):
     one-argument form returns integer indices, which carry no derivative.)
     """
     return unbroadcast(np.where(condition, g, 0.0), x), unbroadcast(np.where(condition, 0.0, g), y_)
+
+
+@vjp(np.copysign, diff=("a",))
+def copysign(g, y, a, b, out=None, **kwargs):
+    """|a| sign(b): only the magnitude a is differentiable (sign(0) taken from the sign bit)."""
+    return unbroadcast(g * (np.copysign(1.0, a) * np.copysign(1.0, b)), a)
+
+
+@vjp(np.ldexp, diff=("a",))
+def ldexp(g, y, a, b, out=None, **kwargs):
+    """a * 2**b with integer b: exact scaling of g."""
+    return unbroadcast(np.ldexp(g, b), a)
+
+
+@vjp(np.divmod)
+def divmod_(g, y, a, b, out=None, **kwargs):
+    """(a // b, a % b): the floor quotient is piecewise constant; the remainder is
+    differentiated as np.remainder (away from its jumps)."""
+    gr = output_parts(g, y)[1]
+    return unbroadcast(gr, a), unbroadcast(None if gr is None else -gr * y[0], b)
+
+
+@vjp(np.modf, diff=("x",))
+def modf(g, y, x, out=None, **kwargs):
+    """(fractional part, integral part): only the fractional part carries a derivative."""
+    return output_parts(g, y)[0]
+
+
+@vjp(np.nan_to_num, diff=("x",))
+def nan_to_num(g, y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Identity on finite entries; NaN and infinities were replaced by constants."""
+    return like_input(np.where(np.isfinite(x), g, 0.0), x)
+
+
+@vjp(np.real, diff=("val",))
+def real(g, y, val):
+    """Real inputs only: np.real is the identity."""
+    return like_input(g, val)
+
+
+@vjp_method(np.ndarray, "conj", "conjugate")
+def ndarray_conj(g, y, self):
+    """Real arrays only: conj is the identity."""
+    return g

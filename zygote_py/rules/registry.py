@@ -101,8 +101,12 @@ def _default_diff(params: tuple[inspect.Parameter, ...]) -> tuple[str, ...]:
     )
 
 
-def vjp(*primals: Any, diff: tuple[str, ...] | None = None, **meta: Any) -> Callable:
-    """Register the decorated function as the reverse rule of each primal."""
+def vjp(*primals: Any, diff: tuple[str, ...] | None = None, jvp: Callable | None = None,
+        **meta: Any) -> Callable:
+    """Register the decorated function as the reverse rule of each primal.
+
+    `jvp=` attaches a forward-mode rule at the same time (see `jvp` below).
+    """
 
     def register(fn: Callable) -> Callable:
         params = _rule_params(fn, 2)
@@ -110,13 +114,15 @@ def vjp(*primals: Any, diff: tuple[str, ...] | None = None, **meta: Any) -> Call
         for primal in primals:
             if primal is None:  # a function absent from this NumPy version
                 continue
-            _FUNCTION_RULES[primal] = Rule(primal, qualified_name(primal), fn, params, names, meta=meta)
+            _FUNCTION_RULES[primal] = Rule(primal, qualified_name(primal), fn, params, names, jvp=jvp,
+                                           meta=meta)
         return fn
 
     return register
 
 
-def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None, **meta: Any) -> Callable:
+def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None,
+               jvp: Callable | None = None, **meta: Any) -> Callable:
     """Register a reverse rule for methods `cls.name(self, ...)`; `self` is a primal parameter."""
 
     def register(fn: Callable) -> Callable:
@@ -124,7 +130,8 @@ def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None, **me
         names_diff = diff if diff is not None else _default_diff(params)
         for name in names:
             qual = f"{qualified_name(cls)}.{name}"
-            _METHOD_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, names_diff, meta=meta)
+            _METHOD_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, names_diff, jvp=jvp,
+                                              meta=meta)
         return fn
 
     return register
@@ -144,10 +151,14 @@ def vjp_attr(cls: type, *names: str) -> Callable:
 
 
 def jvp(primal: Any) -> Callable:
-    """Attach a forward-mode rule `(dx..., y, *primal_params) -> dy` to a registered primal."""
+    """Attach a forward-mode rule `(dx..., y, *primal_params) -> dy` to a registered primal:
+    a function, or `(cls, name)` for a method."""
 
     def register(fn: Callable) -> Callable:
-        _FUNCTION_RULES[primal].jvp = fn
+        if isinstance(primal, tuple):
+            _METHOD_RULES[primal].jvp = fn
+        else:
+            _FUNCTION_RULES[primal].jvp = fn
         return fn
 
     return register
