@@ -369,32 +369,39 @@ def deposit(obj, g) -> None:
 
 
 # -- structural gradients -----------------------------------------------------------
-def leaf_gradients(model, grads) -> list[tuple[str, np.ndarray, object]]:
+def leaf_gradients(model, grads=None) -> list[tuple[str, np.ndarray, object]]:
     """(path, array, gradient or None) for every float array of model, in order.
 
     grads is a structural gradient of model, as `zp.gradient(loss, model, ...)`
     returns it: a dict per object (attribute -> gradient), a list per list.
-    An optimiser steps each array in place with its gradient.
+    An array held at two paths (tied weights) is listed once, at its first
+    path, with the gradients of both paths added.  Paths read like Python:
+    `layers[0].W`.  An optimiser steps each array in place with its gradient.
     """
     out: list = []
-    _pair(model, grads, "", set(), out)
-    return out
+    _pair(model, grads, "", {}, set(), out)
+    return [tuple(entry) for entry in out]
 
 
-def _pair(obj, g, path, seen, out) -> None:
+def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
     if _is_param_array(obj):
-        if id(obj) not in seen:
-            seen.add(id(obj))
-            out.append((path, obj, g if g is None or isinstance(g, (_ndarray, numbers.Number)) else None))
+        if g is not None and not isinstance(g, (_ndarray, numbers.Number)):
+            g = None
+        where = arrays.get(id(obj))
+        if where is None:
+            arrays[id(obj)] = len(out)
+            out.append([path, obj, g])
+        elif g is not None:  # a tied array: its gradients add up
+            entry = out[where]
+            entry[2] = g if entry[2] is None else entry[2] + g
         return
     if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type, types.ModuleType,
-                                       types.FunctionType, _ndarray)) or id(obj) in seen:
+                                       types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                                       np.random.Generator, _ndarray)) or id(obj) in seen:
         return
     seen.add(id(obj))
 
     def sub(key):
-        if g is None:
-            return None
         if isinstance(g, dict):
             return g.get(key)
         if isinstance(g, (list, tuple)) and isinstance(key, int) and key < len(g):
@@ -403,10 +410,10 @@ def _pair(obj, g, path, seen, out) -> None:
 
     if isinstance(obj, (list, tuple)):
         for i, item in enumerate(obj):
-            _pair(item, sub(i), f"{path}[{i}]", seen, out)
+            _pair(item, sub(i), f"{path}[{i}]", arrays, seen, out)
     elif isinstance(obj, dict):
         for key, item in obj.items():
-            _pair(item, sub(key), f"{path}[{key!r}]", seen, out)
+            _pair(item, sub(key), f"{path}[{key!r}]", arrays, seen, out)
     else:
         for name, item in getattr(obj, "__dict__", {}).items():
-            _pair(item, sub(name), f"{path}.{name}" if path else name, seen, out)
+            _pair(item, sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
