@@ -566,3 +566,14 @@ def test_callables_held_in_attributes_explicit_and_implicit():
         numeric = numeric_param_grad(lambda: np.sum(comp(data) ** 2), array)
         np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
     check(lambda: np.sum(comp(data) ** 2), zp.params(comp))
+
+
+def test_helper_closure_defined_next_to_the_thunk():
+    M = RNG.normal(size=(2, 3))
+    v = RNG.normal(size=3)
+
+    def helper(u):
+        return M @ u
+
+    grads = check(lambda: np.sum(helper(v) ** 2), zp.params(M))
+    np.testing.assert_allclose(grads[M], 2 * np.outer(M @ v, v))
