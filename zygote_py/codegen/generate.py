@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import linecache
 import types
+import weakref
 
 from ..ir.core import Block, Function
 from .emit import Emitter
@@ -152,4 +153,7 @@ def compile_generated(gen: Generated, pyfn) -> types.FunctionType:
     fn = types.FunctionType(inner, pyfn.__globals__, gen.name, pyfn.__defaults__, tuple(closure))
     fn.__kwdefaults__ = pyfn.__kwdefaults__
     fn._zp_source = gen.text
+    # what `zygote-py grad` needs to write the code out standalone (weak: the cache is keyed by pyfn)
+    gen.origin = weakref.ref(pyfn)
+    fn._zp_generated = gen
     return fn

@@ -1,0 +1,138 @@
+"""Source-level tools for writing code out as a standalone module.
+
+`zygote-py grad` copies Python functions and classes (the user's, and helpers
+of zygote_py itself) into one module, so it needs their text without
+decorators, the global names each one reads, a way to rename references
+without touching attributes or keywords, and Python expressions that rebuild
+plain values (numbers, arrays, containers) exactly.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import io
+import symtable
+import textwrap
+import tokenize
+
+import numpy as np
+
+
+def definition_source(obj) -> tuple[str, int]:
+    """(the dedented source of a function or class without its decorators, its def line)."""
+    lines, first = inspect.getsourcelines(obj)
+    text = textwrap.dedent("".join(lines))
+    node = ast.parse(text).body[0]
+    # decorators run at definition time in the original module; the copy is the plain function
+    def_line = node.lineno
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+        text = "".join(text.splitlines(True)[def_line - 1:])
+    return text.rstrip() + "\n", first + def_line - 1
+
+
+def free_globals(text: str) -> list[str]:
+    """The global names a piece of module-level code reads but does not define, sorted."""
+    top = symtable.symtable(text, "<copy>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    found: set[str] = set()
+
+    def visit(table) -> None:
+        for sym in table.get_symbols():
+            if sym.is_referenced() and sym.is_global():
+                found.add(sym.get_name())
+        for child in table.get_children():
+            visit(child)
+
+    visit(top)
+    return sorted(found - defined)
+
+
+def is_builtin_name(name: str) -> bool:
+    return hasattr(builtins, name)
+
+
+def rename(text: str, mapping: dict[str, str]) -> str:
+    """Rename the name tokens in mapping; attributes (`x.name`) and keywords (`name=`) stay."""
+    mapping = {k: v for k, v in mapping.items() if k != v}
+    if not mapping:
+        return text
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.NAME or tok.string not in mapping:
+            continue
+        prev = tokens[i - 1] if i else None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if prev is not None and prev.type == tokenize.OP and prev.string == ".":
+            continue
+        if nxt is not None and nxt.type == tokenize.OP and nxt.string == "=":
+            continue
+        row, col = tok.start
+        edits.setdefault(row, []).append((col, tok.end[1], mapping[tok.string]))
+    lines = text.splitlines(True)
+    for row, changes in edits.items():
+        line = lines[row - 1]
+        for start, end, new in sorted(changes, reverse=True):
+            line = line[:start] + new + line[end:]
+        lines[row - 1] = line
+    return "".join(lines)
+
+
+def rename_def(text: str, old: str, new: str) -> str:
+    """Rename the function or class a copied definition defines (its first `def`/`class` line)."""
+    if old == new:
+        return text
+    lines = text.splitlines(True)
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        for keyword in ("def ", "class ", "async def "):
+            if stripped.startswith(keyword + old) and stripped[len(keyword + old)] in "(:":
+                lines[i] = line.replace(keyword + old, keyword + new, 1)
+                return "".join(lines)
+    raise ValueError(f"no definition of {old} in the copied text")
+
+
+PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+
+def plain_literal(value) -> str | None:
+    """An exact Python expression for a number, string, None, or nested tuple/list/dict of them;
+    None when value is something else."""
+    if isinstance(value, PLAIN) and type(value) in PLAIN:
+        if isinstance(value, float) and not np.isfinite(value):
+            return f"float({str(value)!r})"
+        return repr(value)
+    if type(value) in (tuple, list):
+        parts = [plain_literal(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        if type(value) is tuple:
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return "[" + ", ".join(parts) + "]"
+    if type(value) is dict:
+        items = [(plain_literal(k), plain_literal(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in items):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    return None
+
+
+def array_literal(value: np.ndarray, np_name: str) -> str | None:
+    """`np.array([...], dtype="float64")`, exact for numeric and bool arrays."""
+    if value.dtype.kind not in "biufc":
+        return None
+    dtype = repr(str(value.dtype))
+    if value.size == 0:
+        return f"{np_name}.zeros({value.shape!r}, dtype={dtype})"
+    body = plain_literal(value.tolist())
+    if body is None:
+        return None
+    return f"{np_name}.array({body}, dtype={dtype})"
+
+
+def numpy_scalar_literal(value, np_name: str) -> str | None:
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return f"{np_name}.{value.dtype.name}({plain_literal(value.item())})"
+    return None
