@@ -44,10 +44,12 @@ IMPLICIT = [False]
 
 
 class _Flat:
-    """Operands flattened into (args, kwargs), remembering where each came from."""
+    """Operands flattened into (args, kwargs), remembering where each came from; prefix
+    (e.g. the `self` of a method) goes first in args and has no operand of its own.
+    Standalone modules (`zygote-py grad`) carry a copy of this class."""
 
-    def __init__(self, operands, spec):
-        self.args: list = []
+    def __init__(self, operands, spec, prefix=()):
+        self.args: list = [*prefix]
         self.kwargs: dict = {}
         self.origin = []
         for value, how in zip(operands, spec):
@@ -66,7 +68,7 @@ class _Flat:
                 self.kwargs[how] = value
 
     @classmethod
-    def prefixed(cls, prefix: tuple, flat: "_Flat") -> "_Flat":
+    def prefixed(cls, prefix: tuple, flat):  # flat: a _Flat (the copy in a module is renamed)
         """prefix + flat's positional arguments, flat's keywords: the call a method or
         callable object really receives (self first)."""
         out = cls((*prefix, *flat.args), [None] * (len(prefix) + len(flat.args)))

@@ -15,6 +15,7 @@ import sys
 
 from ..compiler import COMPILER
 from ..rules import registry
+from .standalone_common import hashable
 
 _DISPATCH = "zygote_py.dispatch"
 
@@ -36,7 +37,7 @@ class Recording:
         self._saved: dict = {}
 
     def _note(self, table: list, key, item) -> None:
-        marker = (id(table), key if _hashable(key) else id(key))
+        marker = (id(table), key if hashable(key) else id(key))
         if marker not in self._seen:
             self._seen.add(marker)
             table.append(item)
@@ -94,11 +95,3 @@ class Recording:
         del COMPILER.entry  # back to the class's method
         for name, original in self._saved.items():
             setattr(registry, name, original)
-
-
-def _hashable(obj) -> bool:
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True

@@ -25,21 +25,25 @@ given -- the pullbacks and rules that a gradient at those arguments reached
 `NotStandalone` error at its source location.  The output is deterministic:
 names are given in the order the code is walked and files are shown by
 module path (`pkg/mod.py`), never by absolute path.
+
+`Builder` is put together from parts: this module holds its namespace, the
+expressions for objects (`atom`: literals, library paths, values, instances)
+and the copies of zygote_py's helpers; `standalone_user.py` copies the user's
+code, `standalone_units.py` writes the generated pullbacks, and
+`standalone_layout.py` writes the dispatch tables and assembles the text.
+`standalone_common.py` holds what they share (`NotStandalone`, `display_path`).
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
-import re
 import sys
-import textwrap
 import types
 
 import numpy as np
 
 from .. import dispatch, runtime
-from ..errors import SourceLoc, ZygoteError
+from ..errors import SourceLoc
 from . import standalone_runtime as sr
 from .record import Recording
 from .sourcecopy import (
@@ -50,8 +54,13 @@ from .sourcecopy import (
     numpy_scalar_literal,
     plain_literal,
     rename,
-    rename_def,
 )
+from .standalone_common import NotStandalone, display_path, hashable, is_internal
+from .standalone_layout import ModuleLayout
+from .standalone_units import GeneratedCode
+from .standalone_user import UserCode
+
+__all__ = ["Builder", "NotStandalone", "display_path"]
 
 # zygote_py functions the generated code binds, and their standalone stand-ins
 _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
@@ -62,29 +71,12 @@ _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTI
 _LIBRARY_ROOTS = ("numpy",)
 
 
-class NotStandalone(ZygoteError):
-    """Something the function reads cannot be written into a module without zygote_py."""
-
-
 def _is_library_module(name: str) -> bool:
     root = name.split(".")[0]
     return root in sys.stdlib_module_names or root in _LIBRARY_ROOTS
 
 
-def _is_internal(obj) -> bool:
-    return (getattr(obj, "__module__", None) or "").split(".")[0] == "zygote_py"
-
-
-def display_path(filename: str, module_name: str | None) -> str:
-    """A file as its module path (`corpus/calls.py`): the same on every machine and checkout."""
-    module = sys.modules.get(module_name or "")
-    if module is not None and getattr(module, "__file__", None) == filename and module_name != "__main__":
-        tail = "/__init__.py" if filename.endswith("__init__.py") else ".py"
-        return module_name.replace(".", "/") + tail
-    return filename.replace("\\", "/").rsplit("/", 1)[-1]
-
-
-class Builder:
+class Builder(UserCode, GeneratedCode, ModuleLayout):
     """Collects the definitions of a standalone module; `text()` puts them in order."""
 
     def __init__(self, recording: Recording | None = None):
@@ -135,7 +127,7 @@ class Builder:
             return self.instances.get(id(obj)) or self.closure_instance(obj)
         if id(obj) in self.by_id and self.owner.get(self.by_id[id(obj)]) is obj:
             return self.by_id[id(obj)]
-        if _hashable(obj) and obj in _OVERRIDES:
+        if hashable(obj) and obj in _OVERRIDES:
             return self.atom(_OVERRIDES[obj], hint)
         if type(obj).__name__ == "_LateBound":  # a recursive pullback, complete by now
             return self.atom(obj.impl, hint)
@@ -145,7 +137,7 @@ class Builder:
             return self.module(obj)
         if isinstance(obj, types.CodeType):
             return self.nested_code(obj)
-        if isinstance(obj, (types.FunctionType, type)) and _is_internal(obj):
+        if isinstance(obj, (types.FunctionType, type)) and is_internal(obj):
             return self.copy_internal(obj)
         library = self.library_path(obj)
         if library is not None:
@@ -173,7 +165,7 @@ class Builder:
     def library_path(self, obj) -> str | None:
         """`np.tanh`, `math.sin`, `operator.add`, `int` for objects of NumPy or the standard library."""
         qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-        if not isinstance(qualname, str) or "<" in qualname or _is_internal(obj):
+        if not isinstance(qualname, str) or "<" in qualname or is_internal(obj):
             return None
         candidates = [getattr(obj, "__module__", None), "numpy", "builtins", "math", "operator", "types"]
         if isinstance(obj, np.ufunc):
@@ -197,145 +189,6 @@ class Builder:
                     modname = public
                 return f"{self.module(sys.modules[modname])}.{qualname}"
         return None
-
-    # -- user code ------------------------------------------------------------------
-    def define(self, name: str, obj) -> None:
-        """Make the module-level `name` refer to obj (the user's code reads it by that name)."""
-        if self.owner.get(name) is obj:
-            return
-        if isinstance(obj, types.ModuleType):
-            text = self.module(obj)
-            if text != name:  # the user's own alias (`import numpy as xp`)
-                self.imports.add(f"import {obj.__name__} as {name}")
-            self.claim(name, obj)
-            return
-        if isinstance(obj, (types.FunctionType, type)) and getattr(obj, "__name__", None) == name \
-                and not _is_internal(obj) and self.library_path(obj) is None \
-                and getattr(obj, "__qualname__", "") == name:
-            self.atom(obj, name)
-            return
-        text = self.atom(obj, name)
-        if text == name:
-            return
-        if name in self.owner:
-            raise NotStandalone(f"two different objects are both called {name!r}", hint="rename one")
-        self.claim(name, obj)
-        section = self.plain_consts if _reads_only_imports(text) else self.object_consts
-        section.append(f"{name} = {text}")
-
-    def include_globals(self, text: str, namespace: dict, skip=()) -> None:
-        for name in free_globals(text):
-            if name in skip:
-                continue
-            if name in namespace:
-                self.define(name, namespace[name])
-
-    def user_function(self, fn) -> str:
-        if _is_closure(fn):
-            return self.closure_value(fn)
-        if fn.__name__ == "<lambda>":
-            return self.module_lambda(fn)
-        if "." in fn.__qualname__:  # a method: defined by its class
-            return self.member_path(fn)
-        return self.user_definition(fn, fn.__globals__)
-
-    def user_class(self, cls) -> str:
-        if "." in cls.__qualname__:
-            raise NotStandalone(f"class {cls.__qualname__} is nested in a function or class",
-                                hint="define it at the top level of its module")
-        module = sys.modules.get(cls.__module__)
-        return self.user_definition(cls, vars(module) if module else {})
-
-    def user_definition(self, obj, namespace: dict) -> str:
-        name = obj.__name__
-        if namespace.get(name) is not obj and getattr(namespace.get(name), "_zp_original", None) is not obj:
-            raise NotStandalone(f"{obj.__qualname__} is not reachable by its name in its module "
-                                "(decorated or renamed)", hint="define it undecorated at the top level")
-        try:
-            text, line = definition_source(obj)
-        except (OSError, TypeError):
-            raise NotStandalone(f"the source of {obj.__qualname__} is not available",
-                                hint="define it in a .py file") from None
-        self.claim(name, obj)
-        filename = inspect.getsourcefile(obj) or "?"
-        where = display_path(filename, obj.__module__)
-        self.user_defs.append(((where, line), f"# {where}:{line}\n{text}"))
-        self.include_globals(text, namespace, skip={name})
-        return name
-
-    def module_lambda(self, fn) -> str:
-        """`name = lambda ...` at the top level of a module: that statement."""
-        names = [k for k, v in fn.__globals__.items() if v is fn]
-        try:
-            text = textwrap.dedent(inspect.getsource(fn))
-            node = ast.parse(text).body[0]
-        except (OSError, SyntaxError, IndexError):
-            node = None
-        if not names or not isinstance(node, ast.Assign) or not any(
-                isinstance(t, ast.Name) and t.id == names[0] for t in node.targets):
-            raise NotStandalone("a lambda that is not assigned to a name at the top level of its module "
-                                "cannot be copied", hint="define it with def, or as `name = lambda ...`")
-        self.claim(names[0], fn)
-        where = display_path(fn.__code__.co_filename, fn.__module__)
-        line = fn.__code__.co_firstlineno
-        self.user_defs.append(((where, line), f"# {where}:{line}\n{text.rstrip()}\n"))
-        self.include_globals(text, fn.__globals__, skip={names[0]})
-        return names[0]
-
-    def member_path(self, fn) -> str:
-        """`Cls.method`, `Cls.prop.fget`, `Cls.cm.__func__` for a function defined in a class."""
-        owner_name = fn.__qualname__.rsplit(".", 1)[0]
-        cls = fn.__globals__.get(owner_name)
-        if not isinstance(cls, type):
-            raise NotStandalone(f"cannot find the class of {fn.__qualname__}", hint="define it at top level")
-        base = self.atom(cls, owner_name)
-        for key, member in vars(cls).items():
-            if member is fn or (isinstance(member, staticmethod) and member.__func__ is fn):
-                return f"{base}.{key}"
-            if isinstance(member, classmethod) and member.__func__ is fn:
-                return f"{base}.{key}.__func__"
-            if isinstance(member, property):
-                for part in ("fget", "fset"):
-                    if getattr(member, part) is fn:
-                        return f"{base}.{key}.{part}"
-        raise NotStandalone(f"cannot find {fn.__qualname__} in its class", hint="define it in the class body")
-
-    def nested_code(self, code: types.CodeType) -> str:
-        """A nested function's code, taken from the compiled outer function of the module."""
-        outer, path = _find_outer(code, self.owner.values())
-        if outer is None:
-            raise NotStandalone(f"cannot find the function that defines {code.co_name} "
-                                f"({code.co_filename}:{code.co_firstlineno})",
-                                hint="define closures inside top-level functions")
-        outer_atom = self.atom(outer)
-        # offsets count from the def line: the copy has no decorators
-        shift = definition_source(outer)[1] - outer.__code__.co_firstlineno
-        path = [(path[0][0], path[0][1] - shift, path[0][2]), *path[1:]]
-        steps = ", ".join(f"({name!r}, {offset}, {k})" for name, offset, k in path)
-        getter = self.atom(_nested_code)
-        return self.object_const(f"_zp_code_{code.co_name.strip('<>')}", code,
-                                 f"{getter}({outer_atom}.__code__, [{steps}])")
-
-    def include_outer(self, fn) -> None:
-        """The function a closure is defined in (it holds the closure's code)."""
-        target = None
-        for i, part in enumerate(fn.__qualname__.split(".<locals>")[0].split(".")):
-            target = fn.__globals__.get(part) if i == 0 else getattr(target, part, None)
-        if target is not None:
-            self.atom(target)
-
-    def closure_value(self, fn) -> str:
-        self.include_outer(fn)
-        make = self.atom(runtime.make_closure)
-        code = self.atom(fn.__code__)
-        cells = []
-        for cell in fn.__closure__ or ():
-            cells.append(self.atom(cell.cell_contents, "cell"))
-        captured = "(" + "".join(c + ", " for c in cells).rstrip(" ") + ")"
-        defaults = self.atom(fn.__defaults__ or ())
-        kwdefaults = self.atom(fn.__kwdefaults__ or {})
-        return self.object_const(f"_zp_{fn.__name__.strip('<>')}", fn,
-                                 f"{make}({code}, globals(), {captured}, {defaults}, {kwdefaults})")
 
     def object_const(self, base: str, obj, text: str) -> str:
         name = self.fresh(base, obj)
@@ -363,7 +216,7 @@ class Builder:
                                    for k, v in obj.items()) + "}"
         cls = type(obj)
         if getattr(obj, "__dict__", None) is not None and not _is_library_module(cls.__module__) \
-                and not _is_internal(obj) and not callable(obj) or (
+                and not is_internal(obj) and not callable(obj) or (
                     getattr(obj, "__dict__", None) is not None and isinstance(type(obj).__dict__.get("__call__"),
                                                                               types.FunctionType)):
             cls_atom = self.atom(cls)
@@ -392,166 +245,12 @@ class Builder:
         self.helpers.append(text)
         return name
 
-    # -- generated code ------------------------------------------------------------------
-    def unit(self, compiled) -> str:
-        """A generated gradient or pullback: its text, with every name it reads defined."""
-        key = id(compiled)
-        if key in self.by_id:
-            return self.by_id[key]
-        gen = compiled._zp_generated
-        pyfn = gen.origin()
-        cell_names = tuple(sorted(n for n in compiled.__code__.co_freevars if n not in gen.binder.bound))
-        name = self.fresh("_zp_" + gen.name.lstrip("_"), compiled)
-        if pyfn is not None:  # the primal (for a closure: the function defining it)
-            self.include_outer(pyfn) if _is_closure(pyfn) else self.atom(pyfn, pyfn.__name__)
-        mapping = {bname: self.atom(obj, bname) for bname, obj in gen.binder.bound.items()}
-        namespace = compiled.__globals__
-        for free in free_globals(gen.text):
-            if free not in mapping and free not in cell_names and free in namespace:
-                self.define(free, namespace[free])
-        text = rename_def(rename(gen.text, mapping), gen.name, name)
-        if pyfn is not None:
-            text = _stable_comments(text, pyfn)
-        defaults = self.defaults_lines(name, compiled)
-        where = ""
-        if pyfn is not None:
-            where = f"  ({display_path(pyfn.__code__.co_filename, pyfn.__module__)}:{pyfn.__code__.co_firstlineno})"
-        kind = "gradient" if gen.name.endswith("_grad") else "pullback"
-        header = f"# {kind} of {pyfn.__qualname__ if pyfn else gen.name}{where}\n"
-        if not cell_names:
-            self.units.append(header + text + "".join(line + "\n" for line in defaults))
-            return name
-        # a closure's pullback reads the closure's variables: a factory takes their values
-        factory = self.fresh(f"_zp_make_{gen.name}", (compiled, "factory"))
-        body = "".join(("    " + line if line else line) + "\n" for line in text.splitlines())
-        body += "".join("    " + line + "\n" for line in defaults)
-        self.units.append(f"{header}def {factory}({', '.join(cell_names)}):\n{body}    return {name}\n")
-        self.factories[key] = (factory, cell_names)
-        return name
-
-    def closure_instance(self, compiled) -> str:
-        """The pullback of a closure the code names statically: its factory at the cell values
-        the closure held when the module was generated."""
-        factory, cell_names = self.factories[id(compiled)]
-        values = dict(zip(compiled.__code__.co_freevars, compiled.__closure__ or ()))
-        args = ", ".join(self.atom(values[c].cell_contents, c) for c in cell_names)
-        instance = self.fresh(factory.replace("_zp_make_", "_zp_", 1), (compiled, "instance"))
-        self.late_consts.append(f"{instance} = {factory}({args})")
-        self.instances[id(compiled)] = instance
-        return instance
-
-    def defaults_lines(self, name: str, compiled) -> list[str]:
-        lines = []
-        if compiled.__defaults__:
-            lines.append(f"{name}.__defaults__ = {self.atom(tuple(compiled.__defaults__))}")
-        if compiled.__kwdefaults__:
-            lines.append(f"{name}.__kwdefaults__ = {self.atom(dict(compiled.__kwdefaults__))}")
-        return lines
-
-    def unit_factory(self, compiled) -> tuple[str, tuple[str, ...] | None]:
-        """(pullback, None) or (factory, cell names), for the dispatch table."""
-        name = self.unit(compiled)
-        if id(compiled) in self.factories:
-            return self.factories[id(compiled)]
-        return name, None
-
-    # -- dispatch tables -------------------------------------------------------------
-    def table_lines(self) -> list[str]:
-        if not self.tables_used:
-            return []
-        rec = self.recording or Recording()
-        for f in self.static_callees:
-            rec.add_static(f)
-        pullbacks = []
-        for f, active, cells, scalars, compiled in rec.pullbacks:
-            code = self.atom(f.__code__) if (f.__closure__ or "<locals>" in f.__qualname__) \
-                else self.atom(f) + ".__code__"
-            target, cell_names = self.unit_factory(compiled)
-            pullbacks.append(f"    ({f.__qualname__!r}, {active!r}, {cells!r}, {scalars!r}): "
-                             f"({target}, {cell_names!r}, {code}),")
-        function_rules = [f"    {self.atom(f)}: {self.rule_text(r)}," for f, r in rec.function_rules]
-        method_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.method_rules]
-        custom = [f"    {self.atom(f)}: {self.atom(r)}," for f, r in rec.custom_rules]
-        nondiff = []
-        for item in rec.nondiff:
-            try:
-                nondiff.append("    " + (f"({self.atom(item[0])}, {item[1]!r})" if isinstance(item, tuple)
-                                         else self.atom(item)) + ",")
-            except NotStandalone:
-                continue  # a callee the module never reaches by name
-        out = ["# Callees the dispatcher knows, filled when the module was generated."]
-        for table, rows, empty in (("_ZP_PULLBACKS", pullbacks, "{}"), ("_ZP_FUNCTION_RULES", function_rules, "{}"),
-                                   ("_ZP_METHOD_RULES", method_rules, "{}"), ("_ZP_CUSTOM_RULES", custom, "{}"),
-                                   ("_ZP_NONDIFF", nondiff, "set()")):
-            if not rows:
-                out.append(f"{table} = {empty}")
-            else:
-                brace = "{"
-                out.append(f"{table} = {brace}\n" + "\n".join(rows) + "\n}")
-        return out
-
-    def rule_text(self, rule) -> str:
-        self.imports.add("import inspect")
-        params = []
-        for p in rule.params:
-            default = "" if p.default is inspect.Parameter.empty else f", default={self.atom(p.default)}"
-            params.append(f"inspect.Parameter({p.name!r}, inspect.Parameter.{p.kind.name}{default})")
-        sig = "inspect.Signature([" + ", ".join(params) + "])"
-        seq = rule.meta.get("sequence")
-        return f"({sig}, {self.atom(rule.vjp)}, {tuple(rule.diff)!r}, {self.atom(seq) if seq else None})"
-
-    # -- the module ----------------------------------------------------------------------
-    def text(self, docstring: str, public: list[str]) -> str:
-        tables = self.table_lines()  # may copy more helpers: before anything is written out
-        sections = [f'"""{docstring}"""\n']
-        stdlib = sorted(line for line in self.imports if "numpy" not in line)
-        numpy = sorted(line for line in self.imports if "numpy" in line)
-        imports = "\n".join(stdlib + ([""] if stdlib and numpy else []) + numpy)
-        if self.plain_consts:
-            sections.append("\n".join(self.plain_consts) + "\n")
-        banner = "# " + "-" * 76
-        parts = [("The differentiated function and the code it calls, as written", [t for _, t in sorted(
-                     self.user_defs, key=lambda d: d[0])]),
-                 ("Helpers copied from zygote_py (NumPy only)", self.helpers),
-                 ("Objects the code reads", ["\n".join(self.object_consts)] if self.object_consts else []),
-                 ("Generated pullbacks and gradient", self.units),
-                 ("Pullbacks of closures the code reads", ["\n".join(self.late_consts)] if self.late_consts else []),
-                 ("Run-time dispatch", ["\n".join(tables)] if tables else []),
-                 ("Entry points", public)]
-        for title, items in parts:
-            if items:
-                sections.append(f"{banner}\n# {title}\n{banner}")
-                sections.extend(items)
-        # one blank line after the imports (isort's rule before a comment), two between the rest
-        rest = "\n\n\n".join(s.rstrip("\n") for s in sections[1:] if s.strip())
-        return f"{sections[0]}\n{imports}\n\n{rest}\n"
-
-
-def _hashable(obj) -> bool:
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
-def _is_closure(fn) -> bool:
-    return bool(fn.__closure__) or "<locals>" in fn.__qualname__
-
 
 def _member_hint(hint: str, key) -> str:
     """`_zp_layer_W` for the array in attribute W of the object layer."""
     if isinstance(key, str) and key.isidentifier():
         return "_zp_" + hint.strip("_").removeprefix("zp_") + "_" + key
     return hint
-
-
-def _reads_only_imports(text: str) -> bool:
-    try:
-        names = free_globals(f"_zp_x = {text}")
-    except SyntaxError:
-        return False
-    return all(n in ("np", "math", "float") or is_builtin_name(n) for n in names)
 
 
 def _module_of_file(filename: str) -> str | None:
@@ -561,64 +260,8 @@ def _module_of_file(filename: str) -> str | None:
     return None
 
 
-def _stable_comments(text: str, pyfn) -> str:
-    """`# grad of: ...  calls.py:12` -> `... corpus/calls.py:12` (the module path, not the file's
-    name).  A `# noqa` the quoted line carries is dropped: it is about the user's line."""
-    filename = pyfn.__code__.co_filename
-    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
-    shown = display_path(filename, pyfn.__module__)
-    pattern = re.compile(r"^(\s*# grad of: )(.*)  (\S+):(\d+)$", re.M)
-
-    def fix(m):
-        quoted = re.sub(r"\s*#\s*noqa\b.*$", "", m.group(2))
-        where = shown if m.group(3) == base else m.group(3)
-        return f"{m.group(1)}{quoted}  {where}:{m.group(4)}"
-
-    return pattern.sub(fix, text)
-
-
-def _find_outer(code, candidates):
-    """(the function among candidates whose code contains `code`, the path of (name, line offset))."""
-    for obj in list(candidates):
-        roots = []
-        if isinstance(obj, types.FunctionType):
-            roots.append(obj)
-        elif isinstance(obj, type):
-            roots += [v for v in vars(obj).values() if isinstance(v, types.FunctionType)]
-        for fn in roots:
-            path = _code_path(fn.__code__, code)
-            if path is not None:
-                return fn, path
-    return None, None
-
-
-def _code_path(outer, code):
-    seen: dict = {}
-    for const in outer.co_consts:
-        if isinstance(const, types.CodeType):
-            where = (const.co_name, const.co_firstlineno - outer.co_firstlineno)
-            step = (*where, seen.setdefault(where, 0))
-            seen[where] += 1  # two lambdas on one line: the k-th of them
-            if const is code:
-                return [step]
-            inner = _code_path(const, code)
-            if inner is not None:
-                return [step, *inner]
-    return None
-
-
-def _nested_code(code, path):
-    """The code object of a function nested in `code`, found by steps (name, line offset, k):
-    the k-th nested function of that name starting that many lines below its parent."""
-    for name, offset, k in path:
-        code = [c for c in code.co_consts if hasattr(c, "co_name") and c.co_name == name
-                and c.co_firstlineno - code.co_firstlineno == offset][k]
-    return code
-
-
 def _instance(cls, attrs):
     """An instance of cls with these attributes, without running its __init__."""
     obj = object.__new__(cls)
     obj.__dict__.update(attrs)
     return obj
-

@@ -35,62 +35,13 @@ import types
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
+from ..dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
 FUNCTION_RULES: dict = {}
 METHOD_RULES: dict = {}
 CUSTOM_RULES: dict = {}
 NONDIFF: set = set()
-
-
-class Flat:
-    """Operands flattened into (args, kwargs), remembering where each came from."""
-
-    def __init__(self, operands, spec, prefix=()):
-        self.args = list(prefix)
-        self.kwargs = {}
-        self.origin = []
-        for value, how in zip(operands, spec):
-            if how is None:
-                self.origin.append(("pos", len(self.args)))
-                self.args.append(value)
-            elif how == "*":
-                items = tuple(value)
-                self.origin.append(("star", len(self.args), len(items), value))
-                self.args.extend(items)
-            elif how == "**":
-                self.origin.append(("dstar", list(value.keys())))
-                self.kwargs.update(value)
-            else:
-                self.origin.append(("kw", how))
-                self.kwargs[how] = value
-
-    def regroup(self, arg_bars, kw_bars):
-        """Cotangents per flattened argument and keyword -> one per operand."""
-        out = []
-        for origin in self.origin:
-            kind = origin[0]
-            if kind == "pos":
-                out.append(arg_bars[origin[1]])
-            elif kind == "kw":
-                out.append(kw_bars.get(origin[1]))
-            elif kind == "star":
-                _, start, n, value = origin
-                part = list(arg_bars[start:start + n])
-                if all(p is None for p in part):
-                    out.append(None)
-                elif isinstance(value, np.ndarray):
-                    out.append(np.stack([np.zeros_like(value[i], dtype=float) if p is None else p
-                                         for i, p in enumerate(part)]))
-                else:
-                    out.append(type(value)(part) if isinstance(value, (tuple, list)) else tuple(part))
-            else:
-                part = {k: kw_bars.get(k) for k in origin[1]}
-                out.append(None if all(v is None for v in part.values()) else part)
-        return tuple(out)
-
-    def any_active(self):
-        return any(is_active(a) for a in (*self.args, *self.kwargs.values()))
 
 
 def bars_by_argument(sig, flat, bars_by_param):

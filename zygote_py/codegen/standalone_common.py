@@ -1,0 +1,37 @@
+"""What the parts of the standalone-module builder share: its error, and how it
+tells zygote_py's own objects, closures, hashable objects and files apart."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ZygoteError
+
+
+class NotStandalone(ZygoteError):
+    """Something the function reads cannot be written into a module without zygote_py."""
+
+
+def is_internal(obj) -> bool:
+    return (getattr(obj, "__module__", None) or "").split(".")[0] == "zygote_py"
+
+
+def is_closure(fn) -> bool:
+    return bool(fn.__closure__) or "<locals>" in fn.__qualname__
+
+
+def hashable(obj) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def display_path(filename: str, module_name: str | None) -> str:
+    """A file as its module path (`corpus/calls.py`): the same on every machine and checkout."""
+    module = sys.modules.get(module_name or "")
+    if module is not None and getattr(module, "__file__", None) == filename and module_name != "__main__":
+        tail = "/__init__.py" if filename.endswith("__init__.py") else ".py"
+        return module_name.replace(".", "/") + tail
+    return filename.replace("\\", "/").rsplit("/", 1)[-1]

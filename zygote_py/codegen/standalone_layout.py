@@ -1,0 +1,87 @@
+"""The last steps of a standalone module: the run-time dispatch tables (the
+callees recorded at the example arguments, plus those named at dynamic call
+sites) and the module's text, its sections in a fixed order.
+
+`ModuleLayout` is a part of `standalone.Builder`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from .record import Recording
+from .standalone_common import NotStandalone
+
+
+class ModuleLayout:
+    """Builder methods that write the dispatch tables and put the module together."""
+
+    def table_lines(self) -> list[str]:
+        if not self.tables_used:
+            return []
+        rec = self.recording or Recording()
+        for f in self.static_callees:
+            rec.add_static(f)
+        pullbacks = []
+        for f, active, cells, scalars, compiled in rec.pullbacks:
+            code = self.atom(f.__code__) if (f.__closure__ or "<locals>" in f.__qualname__) \
+                else self.atom(f) + ".__code__"
+            target, cell_names = self.unit_factory(compiled)
+            pullbacks.append(f"    ({f.__qualname__!r}, {active!r}, {cells!r}, {scalars!r}): "
+                             f"({target}, {cell_names!r}, {code}),")
+        function_rules = [f"    {self.atom(f)}: {self.rule_text(r)}," for f, r in rec.function_rules]
+        method_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.method_rules]
+        custom = [f"    {self.atom(f)}: {self.atom(r)}," for f, r in rec.custom_rules]
+        nondiff = []
+        for item in rec.nondiff:
+            try:
+                nondiff.append("    " + (f"({self.atom(item[0])}, {item[1]!r})" if isinstance(item, tuple)
+                                         else self.atom(item)) + ",")
+            except NotStandalone:
+                continue  # a callee the module never reaches by name
+        out = ["# Callees the dispatcher knows, filled when the module was generated."]
+        for table, rows, empty in (("_ZP_PULLBACKS", pullbacks, "{}"), ("_ZP_FUNCTION_RULES", function_rules, "{}"),
+                                   ("_ZP_METHOD_RULES", method_rules, "{}"), ("_ZP_CUSTOM_RULES", custom, "{}"),
+                                   ("_ZP_NONDIFF", nondiff, "set()")):
+            if not rows:
+                out.append(f"{table} = {empty}")
+            else:
+                brace = "{"
+                out.append(f"{table} = {brace}\n" + "\n".join(rows) + "\n}")
+        return out
+
+    def rule_text(self, rule) -> str:
+        self.imports.add("import inspect")
+        params = []
+        for p in rule.params:
+            default = "" if p.default is inspect.Parameter.empty else f", default={self.atom(p.default)}"
+            params.append(f"inspect.Parameter({p.name!r}, inspect.Parameter.{p.kind.name}{default})")
+        sig = "inspect.Signature([" + ", ".join(params) + "])"
+        seq = rule.meta.get("sequence")
+        return f"({sig}, {self.atom(rule.vjp)}, {tuple(rule.diff)!r}, {self.atom(seq) if seq else None})"
+
+    # -- the module ----------------------------------------------------------------------
+    def text(self, docstring: str, public: list[str]) -> str:
+        tables = self.table_lines()  # may copy more helpers: before anything is written out
+        sections = [f'"""{docstring}"""\n']
+        stdlib = sorted(line for line in self.imports if "numpy" not in line)
+        numpy = sorted(line for line in self.imports if "numpy" in line)
+        imports = "\n".join(stdlib + ([""] if stdlib and numpy else []) + numpy)
+        if self.plain_consts:
+            sections.append("\n".join(self.plain_consts) + "\n")
+        banner = "# " + "-" * 76
+        parts = [("The differentiated function and the code it calls, as written", [t for _, t in sorted(
+                     self.user_defs, key=lambda d: d[0])]),
+                 ("Helpers copied from zygote_py (NumPy only)", self.helpers),
+                 ("Objects the code reads", ["\n".join(self.object_consts)] if self.object_consts else []),
+                 ("Generated pullbacks and gradient", self.units),
+                 ("Pullbacks of closures the code reads", ["\n".join(self.late_consts)] if self.late_consts else []),
+                 ("Run-time dispatch", ["\n".join(tables)] if tables else []),
+                 ("Entry points", public)]
+        for title, items in parts:
+            if items:
+                sections.append(f"{banner}\n# {title}\n{banner}")
+                sections.extend(items)
+        # one blank line after the imports (isort's rule before a comment), two between the rest
+        rest = "\n\n\n".join(s.rstrip("\n") for s in sections[1:] if s.strip())
+        return f"{sections[0]}\n{imports}\n\n{rest}\n"
