@@ -126,3 +126,17 @@ def test_check_reports_errors_and_exit_status():
     assert strict.returncode == 1 and strict.stdout.splitlines()[-1].startswith("FAILED")
     nonscalar = run("check", f"{CASES}:vector_output", "--args", "3,2x3")
     _assert_error(nonscalar, f"{CASES}:", "real scalar output")
+
+
+def test_grad_module_carries_custom_rules(tmp_path):
+    import numpy as np
+
+    target = tmp_path / "grad_custom.py"
+    out = run("grad", f"{CASES}:custom_rule_two_ways", "--args", "3", "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    script = ("import sys; sys.modules['zygote_py'] = None; sys.path.insert(0, sys.argv[1]);"
+              "import numpy as np, grad_custom;"
+              "print(list(grad_custom.grad_custom_rule_two_ways(np.array([1.0, 2.0, 3.0]))[0]))")
+    result = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_allclose(eval(result.stdout), 6 * np.array([1.0, 2.0, 3.0]) ** 2)

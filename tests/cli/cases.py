@@ -35,3 +35,27 @@ def scalar_loss(x):
     for i in range(x.shape[0]):
         total = total + np.sin(x[i]) * x[i]
     return total
+
+
+def cube(v):
+    return v ** 3
+
+
+def _register_cube_rule():
+    import zygote_py as zp
+
+    @zp.adjoint(cube)
+    def cube_rule(v):
+        return cube(v), lambda g: (3 * v ** 2 * g,)
+
+
+_register_cube_rule()
+
+
+def apply(fn, v):
+    return fn(v)
+
+
+def custom_rule_two_ways(v):
+    """cube through its custom rule, called directly and passed as a value."""
+    return np.sum(apply(cube, v)) + np.sum(cube(v))

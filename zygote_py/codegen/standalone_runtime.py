@@ -35,6 +35,7 @@ import types
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
+from ..dispatch import _custom as custom_pullback
 from ..dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
@@ -187,21 +188,6 @@ def call_method(obj, name, operands, spec, loc):
     if not is_active(obj) and not flat.any_active():
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(len(flat.origin) + 1)
     raise no_rule(getattr(obj, name), loc)
-
-
-def custom_pullback(rule, flat):
-    y, user_back = rule(*flat.args, **flat.kwargs)
-
-    def back(g):
-        if g is None:
-            return (None,) * (1 + len(flat.origin))
-        bars = user_back(g)
-        if not isinstance(bars, tuple):
-            bars = (bars,)
-        arg_bars = list(bars[:len(flat.args)]) + [None] * (len(flat.args) - len(bars))
-        return (None, *flat.regroup(arg_bars, {}))
-
-    return y, back
 
 
 def attribute_cotangent(obj, name, g):
