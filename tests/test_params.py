@@ -577,3 +577,20 @@ def test_helper_closure_defined_next_to_the_thunk():
 
     grads = check(lambda: np.sum(helper(v) ** 2), zp.params(M))
     np.testing.assert_allclose(grads[M], 2 * np.outer(M @ v, v))
+
+
+class Slotted:
+    __slots__ = ("w", "scale")
+
+    def __init__(self):
+        self.w = RNG.normal(size=3)
+        self.scale = 2.0
+
+
+SLOTTED = Slotted()
+
+
+def test_objects_with_slots():
+    ps = zp.params(SLOTTED)
+    assert len(ps) == 1 and ps.name_of(SLOTTED.w) == "SLOTTED.w"
+    check(lambda: np.sum(SLOTTED.w ** 2) * SLOTTED.scale, ps)

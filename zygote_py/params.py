@@ -40,36 +40,6 @@ def _is_param_array(x) -> bool:
     return isinstance(x, _ndarray) and x.dtype.kind in "fc"
 
 
-def _walk(obj, path: str, seen: set, out: list) -> None:
-    """Append (path, array) for every float array reachable from obj, each object once."""
-    if _is_param_array(obj):
-        if id(obj) not in seen:
-            seen.add(id(obj))
-            out.append((path, obj))
-        return
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
-                                       types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                                       _ndarray)):
-        return
-    if id(obj) in seen:
-        return
-    seen.add(id(obj))
-    if isinstance(obj, (list, tuple)):
-        for i, item in enumerate(obj):
-            _walk(item, f"{path}[{i}]", seen, out)
-    elif isinstance(obj, dict):
-        for key, item in obj.items():
-            _walk(item, f"{path}[{key!r}]", seen, out)
-    else:
-        attrs = getattr(obj, "__dict__", None)
-        if attrs is not None:
-            for name, item in attrs.items():
-                _walk(item, f"{path}.{name}" if path else name, seen, out)
-        for name in _slot_names(type(obj)):
-            if hasattr(obj, name):
-                _walk(getattr(obj, name), f"{path}.{name}" if path else name, seen, out)
-
-
 def _slot_names(cls) -> list[str]:
     names = []
     for klass in cls.__mro__:
@@ -91,7 +61,6 @@ class Params:
 
     def add(self, *objs, names=None) -> Params:
         """Add arrays, or every float array an object holds (walked recursively)."""
-        seen = set(self._arrays)
         for k, obj in enumerate(objs):
             if type(obj) in (float, int, complex, bool) or isinstance(obj, np.generic):
                 raise ParamsError(
@@ -103,11 +72,12 @@ class Params:
                                   hint="parameters are float (or complex) arrays: use .astype(float)")
             found: list = []
             root = names[k] if names and k < len(names) and names[k] else ""
-            _walk(obj, root, seen, found)
-            for path, array in found:
-                self._arrays[id(array)] = array
-                if path:
-                    self._names[id(array)] = path
+            _pair(obj, None, root, {}, set(), found)
+            for path, array, _ in found:
+                if array not in self:
+                    self._arrays[id(array)] = array
+                    if path:
+                        self._names[id(array)] = path
         return self
 
     def __contains__(self, x) -> bool:
@@ -417,3 +387,6 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
     else:
         for name, item in getattr(obj, "__dict__", {}).items():
             _pair(item, sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
+        for name in _slot_names(type(obj)):
+            if hasattr(obj, name):
+                _pair(getattr(obj, name), sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
