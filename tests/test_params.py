@@ -594,3 +594,14 @@ def test_objects_with_slots():
     ps = zp.params(SLOTTED)
     assert len(ps) == 1 and ps.name_of(SLOTTED.w) == "SLOTTED.w"
     check(lambda: np.sum(SLOTTED.w ** 2) * SLOTTED.scale, ps)
+
+
+def test_adding_grads_of_different_parameter_sets_takes_the_union():
+    g1 = zp.gradient(lambda: np.sum(A @ c), zp.params(A))
+    g2 = zp.gradient(lambda: np.sum(c ** 2) + np.sum(A), zp.params(c, A))
+    total = g1 + g2
+    assert len(total) == 2 and A in total and c in total
+    np.testing.assert_allclose(total[A], np.outer(np.ones(4), c) + 1.0)
+    np.testing.assert_allclose(total[c], 2 * c)
+    assert total[c] is not g2[c]  # its own array: changing it leaves g2 alone
+    np.testing.assert_allclose((total / 2.0)[c], c)

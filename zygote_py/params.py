@@ -175,43 +175,37 @@ class Grads:
     def copy(self) -> Grads:
         return Grads(self.params, {k: _copy(v) for k, v in self._grads.items()})
 
-    def _combine(self, other, op) -> Grads:
-        out = {}
-        for p in self.params:
-            a = self._grads.get(id(p))
-            b = other._grads.get(id(p)) if isinstance(other, Grads) else other
-            if isinstance(other, Grads):
-                out[id(p)] = a if b is None else b.copy() if a is None and isinstance(b, _ndarray) \
-                    else b if a is None else op(a, b)
-            elif a is not None:
-                out[id(p)] = op(a, b)
-        ps = self.params
-        if isinstance(other, Grads) and other.params is not ps:
-            ps = Params()
-            for p in self.params:
-                ps._arrays[id(p)] = p
-            ps._names.update(self.params._names)
-            for p in other.params:
-                ps._arrays.setdefault(id(p), p)
-                if id(p) in other.params._names:
-                    ps._names.setdefault(id(p), other.params._names[id(p)])
-                out.setdefault(id(p), _copy(other._grads.get(id(p))))
-        return Grads(ps, out)
-
     def __add__(self, other):
+        """The sum, over the union of both parameter sets; None counts as zero."""
         if not isinstance(other, Grads):
             return NotImplemented
-        return self._combine(other, lambda a, b: a + b)
+        ps = self.params
+        if other.params is not ps:
+            ps = Params()
+            for source in (self.params, other.params):
+                for p in source:
+                    ps._arrays.setdefault(id(p), p)
+                    name = source.name_of(p)
+                    if name is not None:
+                        ps._names.setdefault(id(p), name)
+        out = {}
+        for p in ps:
+            a, b = self._grads.get(id(p)), other._grads.get(id(p))
+            out[id(p)] = _copy(b) if a is None else _copy(a) if b is None else a + b
+        return Grads(ps, out)
+
+    def _scaled(self, op) -> Grads:
+        return Grads(self.params, {key: op(g) for key, g in self._grads.items() if g is not None})
 
     def __mul__(self, scale):
         if isinstance(scale, Grads):
             return NotImplemented
-        return self._combine(scale, lambda a, b: a * b)
+        return self._scaled(lambda g: g * scale)
 
     __rmul__ = __mul__
 
     def __truediv__(self, scale):
-        return self._combine(scale, lambda a, b: a / b)
+        return self._scaled(lambda g: g / scale)
 
     def __repr__(self) -> str:
         parts = []

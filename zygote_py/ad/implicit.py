@@ -45,11 +45,8 @@ def implicit_roots(fn: Function, module_globals: dict) -> tuple[list[int], list[
         where = None
         if op.opcode == "global":
             where = module_globals
-        elif op.opcode == "getattr":
-            base = op.operands[0].defining_op
-            if base is not None and base.opcode == "const" and isinstance(
-                    base.attrs["value"], (types.ModuleType, type)):
-                where = base.attrs["value"]
+        elif is_module_data_read(op):
+            where = op.operands[0].defining_op.attrs["value"]
         if where is None:
             continue
         name = op.attrs["name"]
