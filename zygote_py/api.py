@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from . import dispatch
+from .runtime import dispatch
 from .compiler import COMPILER
 from .errors import SourceUnavailable, ZygoteError
 from .kinds import is_active, scalar_kinds

@@ -25,8 +25,8 @@ from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
 from .ir.verify import verify
-from .passes.simplify import simplify
-from .runtime import check_scalar
+from .transforms.simplify import simplify
+from .runtime.helpers import check_scalar
 
 
 class Entry:

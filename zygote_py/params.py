@@ -25,7 +25,7 @@ import types
 
 import numpy as np
 
-from .dispatch import class_property
+from .runtime.dispatch import class_property
 from .errors import ZygoteError
 
 _ndarray = np.ndarray

@@ -70,7 +70,7 @@ def _job(module_name: str, ident: str) -> tuple[str, list[str], str]:
 
 _BATCH = """
 import json, sys
-from zygote_py.cli import main
+from zygote_py.cli.main import main
 codes = [main(argv + ["-o", out]) for out, argv in json.loads(sys.argv[1])]
 print(json.dumps(codes))
 """

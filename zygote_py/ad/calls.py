@@ -15,10 +15,11 @@ import types
 
 import numpy as np
 
-from .. import dispatch, runtime
+from ..runtime import dispatch
+from ..runtime import helpers as runtime
 from ..errors import NoDerivativeRule
 from ..ir.core import Op, Value, is_inside, value_block
-from ..passes.activity import NONDIFF_ATTRS, may_read_parameters
+from ..analysis.activity import NONDIFF_ATTRS, may_read_parameters
 from ..rules import registry
 from .implicit import is_module_data_read
 from .splice import Splice, bind_call

@@ -7,7 +7,7 @@ a list for a list, a dict for a dict, with None where an element got none.
 
 from __future__ import annotations
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from ..ir.core import Op, Value
 
 

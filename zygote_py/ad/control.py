@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 import operator
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from ..ir.core import Block, Op, Value, is_inside, iteration_pairs, value_block
 
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 import operator
 
 
-from .. import params, runtime
+from .. import params
+from ..runtime import helpers as runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
-from ..passes.activity import varied_values
-from ..passes.scalars import scalar_values
+from ..analysis.activity import varied_values
+from ..analysis.scalars import scalar_values
 from .calls import CallAdjoints
 from .implicit import implicit_roots
 from .containers import ContainerAdjoints

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import operator
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from ..ir.clone import clone_op, replace_all_uses
 from ..ir.core import Block, Op, Value
-from ..passes.simplify import fold, simplify
+from ..transforms.simplify import fold, simplify
 
 _RULE_IR: dict = {}
 

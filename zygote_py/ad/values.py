@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from ..ir.core import Value
 
 # results of these are numbers or arrays, so two of them add with a plain `+`

@@ -16,7 +16,7 @@ import os
 
 from ..errors import SourceLoc
 from ..ir.core import Block, Op, Value
-from ..passes.purity import is_pure
+from ..analysis.purity import is_pure
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
 
@@ -328,7 +328,7 @@ class Emitter:
         self.after_loop(op, args)
 
     def op_closure(self, op: Op) -> None:
-        from .. import runtime
+        from ..runtime import helpers as runtime
 
         names = op.attrs["names"]
         values = [self.expr(v) for v in op.operands]
@@ -353,7 +353,7 @@ class Emitter:
 
     def op_dyncall(self, op: Op) -> None:
         """`y, back = _zp_call(f, (operands...), spec, loc)` (see dispatch.py)."""
-        from .. import dispatch
+        from ..runtime import dispatch
 
         kind = op.attrs["dyn_kind"]
         kw = op.attrs.get("kw", ())

@@ -23,16 +23,16 @@ import types
 
 import numpy as np
 
-from .errors import NoDerivativeRule
-from .kinds import is_active, scalar_kinds
-from .rules import registry
+from ..errors import NoDerivativeRule
+from ..kinds import is_active, scalar_kinds
+from ..rules import registry
 
 _COMPILER = []  # the compiler, bound on first use (compiler.py imports this module)
 
 
 def _compiler():
     if not _COMPILER:
-        from .compiler import COMPILER
+        from ..compiler import COMPILER
 
         _COMPILER.append(COMPILER)
     return _COMPILER[0]

@@ -15,9 +15,9 @@ import sys
 import textwrap
 import types
 
-from .. import runtime
+from ..runtime import helpers as runtime
 from .sourcecopy import definition_source, free_globals, is_builtin_name
-from .standalone_common import NotStandalone, display_path, is_closure, is_internal
+from .common import NotStandalone, display_path, is_closure, is_internal
 
 
 class UserCode:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .sourcecopy import free_globals, rename, rename_def
-from .standalone_common import display_path, is_closure
+from .common import display_path, is_closure
 
 
 class GeneratedCode:

@@ -17,13 +17,14 @@ import inspect
 
 import numpy as np
 
-from .. import __version__, dispatch
+from .. import __version__
+from ..runtime import dispatch
 from ..api import _prepare, scalar_kinds
 from ..compiler import COMPILER
 from ..errors import ZygoteError
 from . import standalone_runtime as sr
 from .record import Recording
-from .standalone import Builder, NotStandalone, display_path
+from .builder import Builder, NotStandalone, display_path
 from .sourcecopy import free_globals
 
 

@@ -42,7 +42,8 @@ import types
 
 import numpy as np
 
-from .. import dispatch, runtime
+from ..runtime import dispatch
+from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
 from .record import Recording
@@ -55,10 +56,10 @@ from .sourcecopy import (
     plain_literal,
     rename,
 )
-from .standalone_common import NotStandalone, display_path, hashable, is_internal
-from .standalone_layout import ModuleLayout
-from .standalone_units import GeneratedCode
-from .standalone_user import UserCode
+from .common import NotStandalone, display_path, hashable, is_internal
+from .layout import ModuleLayout
+from .units import GeneratedCode
+from .user_code import UserCode
 
 __all__ = ["Builder", "NotStandalone", "display_path"]
 

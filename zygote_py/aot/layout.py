@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from .record import Recording
-from .standalone_common import NotStandalone
+from .common import NotStandalone
 
 
 class ModuleLayout:

@@ -101,7 +101,7 @@ def _scalar(y) -> float:
 def gradient_errors(fn, args) -> tuple:
     """(f(*args), largest absolute error, largest relative error) of zp.gradient against central
     finite differences in float64, over every float argument and float array element."""
-    from .api import gradient
+    from ..api import gradient
 
     args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     y = fn(*args)

@@ -15,9 +15,9 @@ import sys
 
 from ..compiler import COMPILER
 from ..rules import registry
-from .standalone_common import hashable
+from .common import hashable
 
-_DISPATCH = "zygote_py.dispatch"
+_DISPATCH = "zygote_py.runtime.dispatch"
 
 
 def _from_dispatch() -> bool:

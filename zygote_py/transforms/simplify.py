@@ -17,7 +17,7 @@ import operator
 
 from ..ir.clone import replace_all_uses
 from ..ir.core import Block, Function, Op, Value
-from .purity import is_constant_foldable, is_pure
+from ..analysis.purity import is_constant_foldable, is_pure
 
 _PLAIN = (bool, int, float, complex, str, slice, type(None), type(Ellipsis))
 

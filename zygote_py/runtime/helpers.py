@@ -213,7 +213,7 @@ def check_scalar(y, loc):
         return 1.0
     if isinstance(y, _ndarray) and y.shape == () and y.dtype.kind in "fiu":
         return 1.0
-    from .errors import NonScalarOutput
+    from ..errors import NonScalarOutput
 
     if isinstance(y, (complex, np.complexfloating)) or (isinstance(y, _ndarray) and y.dtype.kind == "c"):
         raise NonScalarOutput("gradient needs a real scalar output, but the function returned a "

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
-from .cli_check import SpecError, gradient_errors, parse_spec
-from .errors import SourceLoc, ZygoteError
+from .. import __version__
+from .check import SpecError, gradient_errors, parse_spec
+from ..errors import SourceLoc, ZygoteError
 
 
 class TargetError(Exception):
@@ -173,13 +173,13 @@ def _run(args) -> int:
     fn = load_target(args.target)
     wrt = args.wrt.split(",") if getattr(args, "wrt", None) else None
     if args.command == "ir":
-        from .compiler import COMPILER
-        from .ir.printer import format_function
+        from ..compiler import COMPILER
+        from ..ir.printer import format_function
 
         sys.stdout.write(format_function(COMPILER.lowered_ir(fn)))
         return 0
     if args.command == "source":
-        from .api import grad_source
+        from ..api import grad_source
 
         sys.stdout.write(grad_source(fn, wrt=wrt, mode=args.mode))
         return 0
@@ -189,7 +189,7 @@ def _run(args) -> int:
         _check_arity(fn, values)
     if args.command == "check":
         return _check(fn, values, args.tol)
-    from .codegen.aot import standalone_module
+    from ..aot.module import standalone_module
 
     try:
         text = standalone_module(fn, wrt=wrt, mode=args.mode, args=values)

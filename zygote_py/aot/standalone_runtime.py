@@ -1,6 +1,6 @@
 """Run-time dispatch for standalone gradient modules (`zygote-py grad`).
 
-This module is never called by zygote_py itself: `codegen/standalone.py`
+This module is never called by zygote_py itself: `aot/builder.py`
 copies the functions below, with what they read, into a generated module
 that must not import zygote_py.  They play the part of `dispatch.call` and
 `dispatch.call_method` for the calls the compiler could only resolve while
@@ -35,8 +35,8 @@ import types
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
-from ..dispatch import _custom as custom_pullback
-from ..dispatch import _Flat as Flat  # copied into the module as _zp_Flat
+from ..runtime.dispatch import _custom as custom_pullback
+from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
 FUNCTION_RULES: dict = {}

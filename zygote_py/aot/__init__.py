@@ -1,0 +1,1 @@
+"""Ahead-of-time packaging: standalone gradient modules that need only NumPy (used by the CLI)."""

@@ -1,0 +1,1 @@
+"""The `zygote-py` command line: grad (standalone modules), ir, check."""

@@ -1,1 +1,0 @@
-"""passes package."""

@@ -1,0 +1,25 @@
+"""The run-time layer: what generated code calls while it runs.
+
+`helpers` holds the cotangent helpers (unbroadcast, accum, ...) that generated
+code and rule bodies call; they are re-exported here so that rule modules can
+write `from zygote_py.runtime import unbroadcast`.  `dispatch` resolves calls
+whose meaning can only be decided from the real object at run time.
+"""
+
+from .helpers import (  # noqa: F401
+    accum,
+    accum_index,
+    check_scalar,
+    expand_reduced,
+    item_cotangent,
+    make_closure,
+    normalize_axis,
+    reduced_size,
+    shape_of,
+    split_key,
+    split_last,
+    split_tail,
+    unbroadcast,
+    unpack_cotangent,
+    zeros_if_none,
+)

@@ -1,0 +1,1 @@
+"""IR-to-IR cleanup transformations (folding, pruning, dead code)."""
