@@ -110,7 +110,7 @@ class Compiler:
         ir = lower_function(fn)
         if self.verify:
             verify(ir)
-        simplify(ir)
+        simplify(ir, check=verify if self.verify else None)  # verified after every pass
         if self.verify:
             verify(ir)
         self.lowered[fn] = (fn.__code__, ir)

@@ -6,6 +6,7 @@ import builtins
 
 import numpy as np
 
+from ..ir.intrinsics import is_pure_intrinsic
 from ..rules import registry
 
 _PURE_OPCODES = {"const", "global", "cell", "closure", "getattr", "tuple", "list", "dict", "unpack", "undef",
@@ -31,7 +32,7 @@ def is_pure_callable(fn) -> bool:
             return fn is not builtins.print and not _is_random(fn)
     except TypeError:
         return False
-    return bool(getattr(fn, "_zp_pure", False))
+    return is_pure_intrinsic(fn)
 
 
 def _is_random(fn) -> bool:
@@ -51,7 +52,7 @@ def is_pure(op) -> bool:
 
 def is_constant_foldable(fn) -> bool:
     """Safe to evaluate at transform time when every argument is a plain constant."""
-    if getattr(fn, "_zp_pure", False) or getattr(fn, "__module__", None) in (*_OPERATOR_MODULES, "math"):
+    if is_pure_intrinsic(fn) or getattr(fn, "__module__", None) in (*_OPERATOR_MODULES, "math"):
         return True
     try:
         return fn in _PURE_BUILTINS
