@@ -7,7 +7,7 @@ import pytest
 
 from zygote_py.errors import SourceLoc
 from zygote_py.ir.builder import IRBuilder, replace_op
-from zygote_py.ir.core import Block, Function, Op
+from zygote_py.ir.core import Block, Function
 from zygote_py.ir.verify import verify
 
 LOC = SourceLoc("model.py", 12, 4)
@@ -42,10 +42,9 @@ def test_insertion_point_moves_past_each_insert():
 def test_at_and_at_loc_restore_on_errors():
     outer, inner = Block(), Block()
     b = IRBuilder(outer, loc=LOC)
-    with pytest.raises(RuntimeError):
-        with b.at(inner), b.at_loc(OTHER):
-            b.const(1.0)
-            raise RuntimeError
+    with pytest.raises(RuntimeError), b.at(inner), b.at_loc(OTHER):
+        b.const(1.0)
+        raise RuntimeError
     assert b.block is outer and b.loc is LOC
     assert inner.ops[0].loc is OTHER
 

@@ -11,7 +11,15 @@ from golden import cases
 import zygote_py
 from zygote_py.compiler import COMPILER
 from zygote_py.ir.core import Block, Op, iteration_pairs
-from zygote_py.ir.ops import OPS, UnknownOpcode, count_of, loop_layout, opdef, region_segments, segments
+from zygote_py.ir.ops import (
+    OPS,
+    UnknownOpcode,
+    count_of,
+    loop_layout,
+    opdef,
+    region_segments,
+    segments,
+)
 
 _PACKAGE = Path(zygote_py.__file__).parent
 

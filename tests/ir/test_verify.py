@@ -4,7 +4,7 @@ import pytest
 from golden import cases
 
 from zygote_py.compiler import COMPILER
-from zygote_py.ir.core import Op
+from zygote_py.ir.core import Block, Function, Op
 from zygote_py.ir.printer import format_function
 from zygote_py.ir.verify import VerifyError, verify
 
@@ -44,9 +44,6 @@ def test_double_definition_is_caught():
 
 
 # -- checks against the OpDefs ---------------------------------------------------------
-
-from zygote_py.ir.core import Block, Function  # noqa: E402
-
 
 def _function(*ops, params=0):
     """A function whose body holds ops and returns the last op's first result."""

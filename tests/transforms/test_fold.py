@@ -17,7 +17,7 @@ def constant_sum(x):
 
 
 def constant_branch(x):
-    if 1 > 0:
+    if 1 > 0:  # noqa: PLR0133 - a constant condition on purpose
         y = x * 2.0
     else:
         y = x * 3.0

@@ -11,7 +11,7 @@ from zygote_py.transforms.simplify import simplify
 
 def messy(x, flag):
     c = 2.0
-    y = np.cos(x)
+    y = np.cos(x)  # noqa: F841 - dead on purpose
     if flag:
         t = (x * c, np.exp(x))
     else:

@@ -29,7 +29,7 @@ def dead_counter(x):
 
 
 def dead_call(x):
-    y = np.cos(x)
+    y = np.cos(x)  # noqa: F841 - dead on purpose
     return x * 2.0
 
 
@@ -67,7 +67,7 @@ def test_while_slots_are_pruned_in_both_regions():
 def test_remove_loop_slots_keeps_targets_and_renumbers_exit_slots():
     def with_break(xs):
         total = 0.0
-        unused = 1.0
+        unused = 1.0  # noqa: F841 - a slot nobody reads
         for x in xs:
             if x > 2.0:
                 break

@@ -1,4 +1,7 @@
-"""Which ops may be removed when their results are unused (no side effects)."""
+"""Which ops may be removed when their results are unused (no side effects).
+
+An op's purity is declared in its OpDef (ir/ops.py); calls are decided here by
+the callee, branches and loops by their contents."""
 
 from __future__ import annotations
 
@@ -7,10 +10,9 @@ import builtins
 import numpy as np
 
 from ..ir.intrinsics import is_pure_intrinsic
+from ..ir.ops import opdef
 from ..rules import registry
 
-_PURE_OPCODES = {"const", "global", "cell", "closure", "getattr", "tuple", "list", "dict", "unpack", "undef",
-                 "append", "extend", "setitem", "tape_new", "tape_copy", "yield"}
 _PURE_BUILTINS = {builtins.len, builtins.range, builtins.zip, builtins.enumerate, builtins.reversed,
                   builtins.isinstance, builtins.slice, builtins.min, builtins.max, builtins.abs,
                   builtins.float, builtins.int, builtins.bool, builtins.tuple, builtins.list,
@@ -41,13 +43,14 @@ def _is_random(fn) -> bool:
 
 
 def is_pure(op) -> bool:
-    if op.opcode in _PURE_OPCODES:
-        return True
+    """What the op's OpDef declares; where it leaves it open (None), a call is pure
+    when its callee is, and a branch or loop when everything in it is."""
+    declared = opdef(op.opcode).pure
+    if declared is not None:
+        return declared
     if op.opcode == "call":
         return is_pure_callable(op.attrs["fn"])
-    if op.opcode in ("if", "for", "while"):
-        return all(is_pure(inner) for region in op.regions for inner in region.ops)
-    return False
+    return all(is_pure(inner) for region in op.regions for inner in region.ops)
 
 
 def is_constant_foldable(fn) -> bool:
