@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 
+from ..ir.builder import IRBuilder
 from ..ir.clone import replace_all_uses
 from ..ir.core import Block, Function, Op, Value
 from .fold import NOT_CONST, const_value
@@ -69,13 +70,10 @@ def _add_element_results(op: Op, k: int, result: Value, indices: set[int]) -> di
             elif src is not None and (src.opcode == "undef" or (
                     src.opcode == "const" and src.attrs["value"] is None)):
                 term.operands.append(term.operands[k])  # a path that returns nothing here
-            else:
-                index = Op("const", (), 1, {"value": i})
-                item = Op("call", [term.operands[k], index.result], 1,
-                          {"fn": operator.getitem, "expr": "getitem", "kw": (), "star": ()})
-                region.insert(len(region.ops) - 1, index)
-                region.insert(len(region.ops) - 1, item)
-                term.operands.append(item.result)
+            else:  # index the yielded tuple just before the yield
+                builder = IRBuilder(region, len(region.ops) - 1)
+                term.operands.append(builder.call(operator.getitem, term.operands[k], builder.const(i),
+                                                  expr="getitem"))
     return new_results
 
 
