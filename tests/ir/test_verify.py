@@ -6,7 +6,7 @@ from golden import cases
 from zygote_py.compiler import COMPILER
 from zygote_py.ir.core import Block, Function, Op
 from zygote_py.ir.printer import format_function
-from zygote_py.ir.verify import VerifyError, verify
+from zygote_py.ir.verify import VerifyError, verify, verify_ops
 
 
 @pytest.mark.parametrize("func", [f for f, _ in cases.CASES], ids=lambda f: f.__name__)
@@ -161,3 +161,15 @@ def test_result_with_a_foreign_owner_is_caught():
     b.results = [a.result]
     with pytest.raises(VerifyError, match="another owner"):
         verify(_function(a, b))
+
+
+def test_verify_ops_checks_a_block_that_is_not_a_function():
+    # the compiler runs it on every backward block in the tests; here, by hand
+    block = Block()
+    tape = Op("tape_new", (), 1)
+    block.append(tape)
+    block.append(Op("tape_pop", [tape.result], 2))
+    verify_ops(block)  # a pop may restore any number of values
+    block.append(Op("tape_push", [], 0))
+    with pytest.raises(VerifyError, match="tape_push"):
+        verify_ops(block)

@@ -8,6 +8,7 @@ OpDef (ops.py): the opcode is known, its operands fit the declared segments,
 it has the declared number of results and regions, each region has the
 declared arguments and its terminator yields the declared number of values,
 and its attrs are declared, present when required and well typed.
+`verify_ops` checks only the last part, for a block that is not a function.
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def _check_attrs(op: Op, definition: OpDef) -> None:
     for key, spec in definition.attrs.items():
         if spec.required and key not in op.attrs:
             raise VerifyError(f"{op!r}: missing attr {key!r}")
+
+
+def verify_ops(block: Block) -> None:
+    """Check every op in block (and its regions) against its OpDef, and nothing else.
+
+    For blocks that are not whole functions: the backward block reads forward
+    values as closures, so its dominance cannot be checked on its own."""
+    for op in block.walk():
+        check_op(op)
 
 
 def verify(fn: Function) -> None:
