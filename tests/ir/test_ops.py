@@ -151,3 +151,29 @@ def test_a_gradient_through_a_zip_loop_is_still_right():
         e[i] = eps
         assert gx[i] == pytest.approx((f(xs + e, ys) - f(xs - e, ys)) / (2 * eps), rel=1e-7)
         assert gy[i] == pytest.approx((f(xs, ys + e) - f(xs, ys - e)) / (2 * eps), rel=1e-7)
+
+
+# ad/ is being rewritten on another branch (the reverse transform builds new IR
+# there); until then its two call -> call_pb/dyncall rewrites and its own loop
+# layout in control.py are the known exceptions.
+_NOT_YET_MIGRATED = {"ad/calls.py", "ad/control.py"}
+
+
+def _package_sources():
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        relative = path.relative_to(_PACKAGE).as_posix()
+        if relative not in _NOT_YET_MIGRATED:
+            yield relative, path.read_text()
+
+
+def test_no_module_recycles_an_op_by_assigning_its_opcode():
+    # `op.opcode = ...` or `op.opcode, op.operands = ...`, not `op.opcode == ...`
+    pattern = re.compile(r"\.opcode\s*(,[^\n=]*)?(?<![=!<>])=(?!=)")
+    offenders = [name for name, text in _package_sources() if pattern.search(text)]
+    assert offenders == []
+
+
+def test_no_module_recomputes_a_loop_layout_by_hand():
+    pattern = re.compile(r"len\(\w+\.operands\)\s*-\s*len\(\w+\.results\)")
+    offenders = [name for name, text in _package_sources() if pattern.search(text)]
+    assert offenders == []
