@@ -24,7 +24,7 @@ from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
-from .ir.verify import verify
+from .ir.verify import verify, verify_ops
 from .transforms.simplify import simplify
 from .runtime.helpers import check_scalar
 
@@ -110,7 +110,7 @@ class Compiler:
         ir = lower_function(fn)
         if self.verify:
             verify(ir)
-        simplify(ir)
+        simplify(ir, check=verify if self.verify else None)  # verified after every pass
         if self.verify:
             verify(ir)
         self.lowered[fn] = (fn.__code__, ir)
@@ -161,6 +161,7 @@ class Compiler:
         simplify(back_fn)
         if self.verify:
             verify(program.forward)
+            verify_ops(program.backward)
         base = ir.name if ir.name != "lambda" else "lambda_"
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 
 from ..runtime import helpers as runtime
+from ..ir.builder import IRBuilder, replace_op
 from ..ir.clone import clone_op, replace_all_uses
 from ..ir.core import Block, Op, Value
 from ..transforms.simplify import fold, simplify
@@ -48,8 +49,7 @@ def _inline_module_constants(fn, module_globals: dict) -> None:
             continue
         value = module_globals.get(op.attrs["name"], _ABSENT)
         if type(value) in _CONSTANT_TYPES:
-            op.opcode = "const"
-            op.attrs = {"value": value}
+            replace_op(op, "const", (), {"value": value})
 
 
 _ABSENT = object()
@@ -82,15 +82,15 @@ class Splice:
         self.placeholders = {param.id: Value(name) for param, name in zip(ir.params, names)}
         self.param_of = {v.id: name for name, v in zip(names, self.placeholders.values())}
         vmap = dict(self.placeholders)
+        # the copy is built in a scratch block, placed at the call site by `place`
+        builder = IRBuilder(Block())
         # parameters the call site fixes to constants become constants of the copy
-        constants = []
         for param, name in zip(ir.params, names):
             known = _known_constant(bound.get(name, _ABSENT)) if name not in ("g", "y") else _ABSENT
             if known is not _ABSENT:
-                const = Op("const", (), 1, {"value": known})
-                constants.append(const)
-                vmap[param.id] = const.result
-        self.ops: list[Op] = constants + [clone_op(op, vmap) for op in ir.body.ops[:-1]]
+                vmap[param.id] = builder.const(known)
+        for op in ir.body.ops[:-1]:
+            builder.insert(clone_op(op, vmap))
         self.scalar = scalar
         returned = vmap.get(ir.body.ops[-1].operands[0].id, ir.body.ops[-1].operands[0])
         self.outputs: dict[str, Value] = {}
@@ -102,23 +102,18 @@ class Splice:
         else:
             for i, name in enumerate(rule.diff):
                 if name in needed:
-                    index = Op("const", (), 1, {"value": i})
-                    item = Op("call", [returned, index.result], 1,
-                              {"fn": operator.getitem, "expr": "getitem", "kw": (), "star": ()})
-                    self.ops += [index, item]
-                    self.outputs[name] = item.result
+                    self.outputs[name] = builder.call(operator.getitem, returned, builder.const(i),
+                                                      expr="getitem")
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
-        self._fold()
+        self._fold(builder)
         self._elide_unbroadcast(bound)
         self._drop_dead()
 
-    def _fold(self) -> None:
+    def _fold(self, builder: IRBuilder) -> None:
         """Fold the copy with the call site's constants (axis=None, exponent 2, ...)."""
-        block = Block()
-        for op in self.ops:
-            block.append(op)
+        block = builder.block
         names = list(self.outputs)
-        block.append(Op("yield", [self.outputs[n] for n in names], 0))
+        builder.emit("yield", [self.outputs[n] for n in names], 0)
         for _ in range(4):
             mapping: dict = {}
             changed = fold(block, mapping)
@@ -168,13 +163,14 @@ class Splice:
         The ops take the call site's location: the generated code annotates them
         with the user's line, not the rule's."""
         mapping = {self.placeholders_by_name()[name].id: value for name, value in values.items()}
+        builder = IRBuilder(block)
         for op in self.ops:
             _substitute(op, mapping)
             op.loc = loc
             for region in op.regions:
                 for inner in region.walk():
                     inner.loc = loc
-            block.append(op)
+            builder.insert(op)
         return {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
 
     def placeholders_by_name(self) -> dict[str, Value]:

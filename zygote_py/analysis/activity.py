@@ -13,6 +13,7 @@ from __future__ import annotations
 import types
 
 from ..ir.core import Block, Function, Op, iteration_pairs
+from ..ir.ops import loop_layout
 from ..rules import registry
 
 # attribute reads that never carry a derivative, whatever the object
@@ -77,9 +78,7 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
 
     def visit_loop(op: Op) -> bool:
         changed = False
-        body = op.regions[-1]
-        ntargets = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
-        first_init = len(op.operands) - len(op.results)
+        layout = loop_layout(op)
         if op.opcode == "for":
             for iterable, target in iteration_pairs(op):
                 if iterable.id in varied and target.id not in varied:
@@ -88,11 +87,8 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
         for _ in range(len(op.results) + 2):
             step = False
             for k, result in enumerate(op.results):
-                init = op.operands[first_init + k]
-                yielded = body.ops[-1].operands[k]
-                if init.id in varied or yielded.id in varied:
-                    for value in (result, body.args[ntargets + k]) + (
-                            (op.regions[0].args[k],) if op.opcode == "while" else ()):
+                if layout.inits[k].id in varied or layout.yields[k].id in varied:
+                    for value in (result, layout.carried[k], *layout.cond_args[k:k + 1]):
                         if value.id not in varied:
                             varied.add(value.id)
                             step = True

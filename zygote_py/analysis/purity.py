@@ -1,4 +1,7 @@
-"""Which ops may be removed when their results are unused (no side effects)."""
+"""Which ops may be removed when their results are unused (no side effects).
+
+An op's purity is declared in its OpDef (ir/ops.py); calls are decided here by
+the callee, branches and loops by their contents."""
 
 from __future__ import annotations
 
@@ -6,10 +9,10 @@ import builtins
 
 import numpy as np
 
+from ..ir.intrinsics import is_pure_intrinsic
+from ..ir.ops import opdef
 from ..rules import registry
 
-_PURE_OPCODES = {"const", "global", "cell", "closure", "getattr", "tuple", "list", "dict", "unpack", "undef",
-                 "append", "extend", "setitem", "tape_new", "tape_copy", "yield"}
 _PURE_BUILTINS = {builtins.len, builtins.range, builtins.zip, builtins.enumerate, builtins.reversed,
                   builtins.isinstance, builtins.slice, builtins.min, builtins.max, builtins.abs,
                   builtins.float, builtins.int, builtins.bool, builtins.tuple, builtins.list,
@@ -31,7 +34,7 @@ def is_pure_callable(fn) -> bool:
             return fn is not builtins.print and not _is_random(fn)
     except TypeError:
         return False
-    return bool(getattr(fn, "_zp_pure", False))
+    return is_pure_intrinsic(fn)
 
 
 def _is_random(fn) -> bool:
@@ -40,18 +43,19 @@ def _is_random(fn) -> bool:
 
 
 def is_pure(op) -> bool:
-    if op.opcode in _PURE_OPCODES:
-        return True
+    """What the op's OpDef declares; where it leaves it open (None), a call is pure
+    when its callee is, and a branch or loop when everything in it is."""
+    declared = opdef(op.opcode).pure
+    if declared is not None:
+        return declared
     if op.opcode == "call":
         return is_pure_callable(op.attrs["fn"])
-    if op.opcode in ("if", "for", "while"):
-        return all(is_pure(inner) for region in op.regions for inner in region.ops)
-    return False
+    return all(is_pure(inner) for region in op.regions for inner in region.ops)
 
 
 def is_constant_foldable(fn) -> bool:
     """Safe to evaluate at transform time when every argument is a plain constant."""
-    if getattr(fn, "_zp_pure", False) or getattr(fn, "__module__", None) in (*_OPERATOR_MODULES, "math"):
+    if is_pure_intrinsic(fn) or getattr(fn, "__module__", None) in (*_OPERATOR_MODULES, "math"):
         return True
     try:
         return fn in _PURE_BUILTINS

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from ..ir.core import Block, Function, Op
+from ..ir.ops import loop_layout
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                operator.neg, operator.pos, operator.mod, operator.floordiv, abs, pow, float}
@@ -52,16 +53,15 @@ def scalar_values(fn: Function, scalar_params: list[bool]) -> set[int]:
 
     def visit_loop(op: Op) -> bool:
         body = op.regions[-1]
-        first_arg = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
-        first_init = len(op.operands) - len(op.results)
+        layout = loop_layout(op)
         # optimistic: a slot is scalar if its initial value is, unless the body says otherwise
-        assumed = [k for k in range(len(op.results)) if is_scalar(op.operands[first_init + k])]
+        assumed = [k for k in range(len(op.results)) if is_scalar(layout.inits[k])]
         while True:
             trial = set(scalars)
             for k in assumed:
-                trial.add(body.args[first_arg + k].id)
-                if op.opcode == "while":
-                    trial.add(op.regions[0].args[k].id)
+                trial.add(layout.carried[k].id)
+                if layout.cond_args:
+                    trial.add(layout.cond_args[k].id)
             saved = set(scalars)
             scalars.clear()
             scalars.update(trial)

@@ -16,6 +16,7 @@ import os
 
 from ..errors import SourceLoc
 from ..ir.core import Block, Op, Value
+from ..ir.ops import loop_layout
 from ..analysis.purity import is_pure
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
@@ -261,9 +262,8 @@ class Emitter:
             self.lines += else_lines
 
     def carried_entry(self, op: Op, args: list[Value]) -> None:
-        first_init = len(op.operands) - len(op.results)
         pairs = []
-        for arg, init in zip(args, op.operands[first_init:]):
+        for arg, init in zip(args, loop_layout(op).inits):
             src = init.defining_op
             if src is not None and src.opcode == "undef":
                 continue
@@ -275,13 +275,12 @@ class Emitter:
 
     def op_for(self, op: Op) -> None:
         body = op.regions[0]
-        ntargets = op.attrs["ntargets"]
-        args = body.args[ntargets:]
-        first_init = len(op.operands) - len(op.results)
-        iterables = [self.expr(v) for v in op.operands[:first_init]]
+        layout = loop_layout(op)
+        args = layout.carried
+        iterables = [self.expr(v) for v in layout.iterables]
         self.carried_entry(op, args)
         targets = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_"
-                   for t in body.args[:ntargets]]
+                   for t in layout.targets]
         kind = op.attrs["kind"]
         if kind == "range":
             header = ast.Call(ast.Name("range", ast.Load()), iterables, [])

@@ -12,6 +12,8 @@ import builtins
 import operator
 import types
 
+from ..ir.intrinsics import lookup as lookup_intrinsic
+
 _BINOPS = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult,
            operator.truediv: ast.Div, operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod,
            operator.pow: ast.Pow, operator.matmul: ast.MatMult, operator.lshift: ast.LShift,
@@ -113,7 +115,8 @@ def call_expr(fn, expr_hint, args: list[ast.expr], kw: tuple, star: tuple, binde
             return ast.Subscript(args[0], args[1], ast.Load())
         if fn is operator.contains and len(args) == 2:
             return ast.Compare(args[1], [ast.In()], [args[0]])
-        if getattr(fn, "__name__", "") == "builtins_or" and len(args) == 2:
+        intrinsic = lookup_intrinsic(fn)
+        if intrinsic is not None and intrinsic.python_syntax == "or" and len(args) == 2:
             return ast.BoolOp(ast.Or(), args)
     func = binder.expr_for(fn, expr_hint)
     return ast.Call(func, *split_arguments(args, kw, star))

@@ -15,6 +15,7 @@ import keyword
 import re
 
 from ..ir.core import Block, Op, Value
+from ..ir.ops import loop_layout
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 
@@ -184,18 +185,17 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
                             names.try_union(result, y)
             elif op.opcode in ("for", "while"):
                 body = op.regions[-1]
-                first_arg = op.attrs.get("ntargets", 0) if op.opcode == "for" else 0
-                first_init = len(op.operands) - len(op.results)
-                yields = body.ops[-1].operands
+                layout = loop_layout(op)
+                yields = layout.yields
                 for k, result in enumerate(op.results):
-                    arg = body.args[first_arg + k]
+                    arg = layout.carried[k]
                     names.try_union(arg, result)
-                    if op.opcode == "while":
-                        names.try_union(arg, op.regions[0].args[k])
+                    if layout.cond_args:
+                        names.try_union(arg, layout.cond_args[k])
                     y = yields[k]
                     if _own_def(y, body) and yields.count(y) == 1:
                         names.try_union(arg, y)
-                    init = op.operands[first_init + k]
+                    init = layout.inits[k]
                     # `h = x` before the loop reads better than renaming the loop's h to x
                     if mandatory_ok(init) and init.hint in ("", arg.hint):
                         names.try_union(arg, init)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import builtins
 import operator
-from contextlib import contextmanager
 
 import gast
 
 from ..errors import MutationError, SourceLoc, UnsupportedSyntax
-from ..ir.core import Block, Function, Op, Value
+from ..ir.builder import IRBuilder
+from ..ir.core import Block, Function, Value
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .scope import Signature, function_locals, signature_of
@@ -32,7 +32,7 @@ class Lowerer(ExprLowering, StmtLowering):
         self.parent = parent
         self.local_names = function_locals(node)
         self.env: dict = {}
-        self.block: Block | None = parent.block if parent else None
+        self.builder = IRBuilder(parent.block if parent else None)  # where ops go
         self.guards: list = parent.guards if parent else []
         self.consumed: set[int] = parent.consumed if parent else set()
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
@@ -45,8 +45,8 @@ class Lowerer(ExprLowering, StmtLowering):
         nonlocal is refused), so that its cotangent adds up across loop iterations."""
         value = self.cells.get(name)
         if value is None:
-            op = Op("cell", (), 1, {"name": name}, (), self.loc(node), hints=[name])
-            self.root_block.insert(0, op)
+            with self.builder.at(self.root_block, 0):
+                op = self.emit("cell", (), attrs={"name": name}, node=node, hint=name)
             value = self.cells[name] = op.result
         return value
 
@@ -56,14 +56,17 @@ class Lowerer(ExprLowering, StmtLowering):
             return None
         return loc_of(self.filename, node)
 
-    @contextmanager
+    @property
+    def block(self) -> Block | None:
+        return self.builder.block
+
+    @block.setter
+    def block(self, block: Block | None) -> None:
+        self.builder.block = block
+
     def at(self, block: Block):
-        saved = self.block
-        self.block = block
-        try:
-            yield
-        finally:
-            self.block = saved
+        """Lower into block for the duration of a with-statement."""
+        return self.builder.at(block)
 
     def const(self, value, node=None) -> Value:
         return self.emit("const", (), attrs={"value": value}, node=node).result
@@ -159,9 +162,9 @@ class Lowerer(ExprLowering, StmtLowering):
         self.env[name] = new
         return self.const(None, node)
 
-    def emit(self, opcode, operands=(), nresults=1, attrs=None, node=None, hint="", regions=()):
-        op = Op(opcode, operands, nresults, attrs, regions, self.loc(node), hints=[hint] if hint else ())
-        self.block.append(op)
+    def emit(self, opcode, operands=(), nresults=1, attrs=None, node=None, hint="", regions=(), hints=()):
+        op = self.builder.emit(opcode, operands, nresults, attrs, regions,
+                               hints=[hint] if hint else hints, loc=self.loc(node))
         if opcode in ("list", "dict") or (opcode == "call" and attrs and attrs.get("fn") in
                                            (builtins.list, builtins.dict)):
             self.fresh.add(op.result.id)

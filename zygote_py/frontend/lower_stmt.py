@@ -14,7 +14,8 @@ import builtins
 
 import gast
 
-from ..ir.core import Block, Op, Value
+from ..ir.core import Block, Value
+from ..ir.intrinsics import builtins_or
 from .scope import bound_names
 
 BREAK, CONTINUE, RETURN, RETVAL = "_zp_break", "_zp_continue", "_zp_return", "_zp_retval"
@@ -182,9 +183,8 @@ class StmtLowering:
                 values = [self.value_or_undef(env.get(name), name, node) for name in names]
                 self.emit("yield", values, nresults=0, node=node)
             yields.append(values)
-        op = Op("if", [cond], len(names), regions=[b for b, _ in branches],
-                loc=self.loc(node), hints=[_hint(n) for n in names])
-        self.block.append(op)
+        op = self.emit("if", [cond], len(names), regions=[b for b, _ in branches], node=node,
+                       hints=[_hint(n) for n in names])
         self.env = before
         for index, (name, result) in enumerate(zip(names, op.results)):
             self.env[name] = result
@@ -222,8 +222,7 @@ class StmtLowering:
                 self.emit("yield", [value], nresults=0, node=node)
             blocks.append(block)
             values.append(value)
-        op = Op("if", [cond], 1, regions=blocks, loc=self.loc(node))
-        self.block.append(op)
+        op = self.emit("if", [cond], 1, regions=blocks, node=node)
         return op.result
 
     # -- loops ------------------------------------------------------------
@@ -256,10 +255,9 @@ class StmtLowering:
             self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
                       nresults=0, node=node)
         exit_slots = tuple(i for i, n in enumerate(carried) if n in (BREAK, RETURN))
-        op = Op("for", [*iterables, *inits], len(carried), regions=[body], loc=self.loc(node),
-                attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
-                hints=[_hint(n) for n in carried])
-        self.block.append(op)
+        op = self.emit("for", [*iterables, *inits], len(carried), regions=[body], node=node,
+                       attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
+                       hints=[_hint(n) for n in carried])
         self.track_carried(inits, args, op.results)
         self.env = before
         self.env.update(zip(carried, op.results))
@@ -345,18 +343,12 @@ class StmtLowering:
             self.stmts(node.body)
             self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
                       nresults=0, node=node)
-        op = Op("while", inits, len(carried), regions=[cond_block, body], loc=self.loc(node),
-                hints=[_hint(n) for n in carried])
-        self.block.append(op)
+        op = self.emit("while", inits, len(carried), regions=[cond_block, body], node=node,
+                       hints=[_hint(n) for n in carried])
         self.track_carried(inits, body.args, op.results)
         self.env = before
         self.env.update(zip(carried, op.results))
         self.finish_loop(node, has_break, saved_flags)
-
-
-def builtins_or(a, b):
-    """Either early-exit flag is set (flags are plain bools)."""
-    return a or b
 
 
 def _hint(name: str) -> str:

@@ -7,22 +7,25 @@ than phi nodes.  A block ends with a terminator (`yield`, or `return` in a
 function body) whose operands flow to the enclosing op's results (or, for a
 loop body, to its next iteration).
 
-Op vocabulary (attrs in brackets):
+The op vocabulary is declared in ops.py (one OpDef per opcode: operand
+layout, result arity, regions, purity, typed attrs).  In brief (attrs in brackets):
   const [value]                      a Python constant
   global [name] / cell [name]        runtime read of a module global / closure cell
   call [fn, expr, kw, star]          call of a statically known callable
   callv [kw, star]                   call of a callable value (operand 0)
   method [name, kw, star]            obj.name(args) (operand 0 is obj)
   getattr [name]                     obj.name
-  tuple / list / dict [keys?]        container literals
+  tuple / list / dict                container literals (dict: keys and values alternate)
   unpack [n, star]                   a, *b, c = v
   append / extend / setitem          functional update of a list/dict created here
   if                                 operand: cond; regions then/else; results merged values
-  for [kind, exit]                   operands: iterables..., inits...; region args: targets..., carried...
+  for [kind, exit, ntargets]         operands: iterables..., inits...; region args: targets..., carried...
   while [exit]                       operands: inits; regions cond (yields flag) and body
   yield / return                     terminators
-  assert, undef                      assertion; the value of a not-yet-assigned variable
-  tape_push / tape_pop / ...          added by the reverse transform
+  assert, raise, undef               assertion; raise; the value of a not-yet-assigned variable
+  closure [code, names, ndefaults, kwdefaults]   a nested function as a value
+  call_pb, dyncall, call_back,       added by the reverse transform: calls returning
+  tape_new/open/push/pop             (value, pullback), pullback calls, per-loop tapes
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SourceLoc
+from .ops import TERMINATORS, loop_layout
 
 _ids = iter(range(1 << 62))
 
@@ -106,7 +110,7 @@ class Block:
 
     @property
     def terminator(self) -> Op | None:
-        return self.ops[-1] if self.ops and self.ops[-1].opcode in ("yield", "return") else None
+        return self.ops[-1] if self.ops and self.ops[-1].opcode in TERMINATORS else None
 
     def walk(self) -> Iterator[Op]:
         """Every op in this block and its nested regions, in program order."""
@@ -164,9 +168,8 @@ def iteration_pairs(loop: Op) -> list[tuple[Value, Value]]:
     """(iterable, target) pairs of a `for` op: the block arguments that are items of
     an iterable (range indices and enumerate counters are not)."""
     kind = loop.attrs.get("kind")
-    first_init = len(loop.operands) - len(loop.results)
-    iterables = loop.operands[:first_init]
-    targets = loop.regions[0].args[:loop.attrs.get("ntargets", 0)]
+    layout = loop_layout(loop)
+    iterables, targets = layout.iterables, layout.targets
     if kind == "enumerate":
         return [(iterables[0], targets[1])]
     if kind in ("iter", "reversed", "zip"):
