@@ -24,6 +24,7 @@ import operator
 
 
 from .. import params
+from ..errors import InternalError
 from ..runtime import helpers as runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..analysis.activity import varied_values
@@ -258,9 +259,13 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
             if not any(self.bar(r) is not None for r in op.results):
                 continue
             self.current_loc = op.loc
-            handler = getattr(self, "adjoint_" + op.opcode, None)
-            if handler is not None:
-                handler(op)
+            handler = ADJOINT_HANDLERS.get(op.opcode)
+            if handler is None:  # a silent zero would be a wrong gradient: refuse instead
+                raise InternalError(
+                    f"the reverse transform has no adjoint for the IR op '{op.opcode}', "
+                    "which a derivative reaches here", op.loc,
+                    "this is a defect of zygote_py; please report it with this function")
+            handler(self, op)
 
     # -- straight-line ops ----------------------------------------------------
     def adjoint_global(self, op: Op) -> None:
@@ -273,6 +278,32 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
 
     def varied_operand(self, value: Value) -> bool:
         return value.id in self.varied
+
+    def adjoint_input(self, op: Op) -> None:
+        """A read of an active closure cell is an input: its cotangent is read at the end."""
+
+
+# opcode -> adjoint handler, for every op whose result can carry a cotangent; an op
+# missing here raises InternalError where a cotangent reaches it
+ADJOINT_HANDLERS = {
+    "call": ReverseTransform.adjoint_call,
+    "callv": ReverseTransform.adjoint_callv,
+    "method": ReverseTransform.adjoint_method,
+    "getattr": ReverseTransform.adjoint_getattr,
+    "global": ReverseTransform.adjoint_global,
+    "cell": ReverseTransform.adjoint_input,
+    "closure": ReverseTransform.adjoint_closure,
+    "tuple": ReverseTransform.adjoint_tuple,
+    "list": ReverseTransform.adjoint_list,
+    "dict": ReverseTransform.adjoint_dict,
+    "unpack": ReverseTransform.adjoint_unpack,
+    "append": ReverseTransform.adjoint_append,
+    "extend": ReverseTransform.adjoint_extend,
+    "setitem": ReverseTransform.adjoint_setitem,
+    "if": ReverseTransform.adjoint_if,
+    "for": ReverseTransform.adjoint_for,
+    "while": ReverseTransform.adjoint_while,
+}
 
 class AdjointProgram:
     """The result of the reverse transform: forward function + backward block."""
