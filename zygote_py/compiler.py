@@ -117,7 +117,7 @@ class Compiler:
         return ir
 
     def fresh_ir(self, fn) -> Function:
-        """A private copy of the lowered IR (the reverse transform edits it in place)."""
+        """A private copy of the lowered IR, for callers that want to edit one (tests)."""
         ir = self.lowered_ir(fn)
         vmap: dict = {}
         body = clone_block(ir.body, vmap)
@@ -147,7 +147,7 @@ class Compiler:
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
                implicit: bool = False) -> Entry:
-        ir = self.fresh_ir(fn)
+        ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])

@@ -131,10 +131,8 @@ class CallAdjoints:
             return
         active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
         pullback = self.compiler.pullback_for(fn, active, self.implicit)
-        back = Value("_zp_back", op)
-        op.opcode = "call_pb"
-        op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
-        op.results.append(back)
+        back = self.plan.call_with_back(op, "call_pb", dict(op.attrs, pb=pullback,
+                                                                pb_expr=f"{fn.__name__}_pullback"))
         g = self.bar(op.result)
 
         def emit_back():
@@ -155,10 +153,7 @@ class CallAdjoints:
 
     def dynamic_call(self, op: Op, kind: str) -> None:
         """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
-        back = Value("_zp_back", op)
-        op.attrs = dict(op.attrs, dyn_kind=kind)
-        op.opcode = "dyncall"
-        op.results.append(back)
+        back = self.plan.call_with_back(op, "dyncall", dict(op.attrs, dyn_kind=kind))
         g = self.bar(op.result)
         # back(g) returns cotangents for (callee or self, *args, *kwargs)
         targets = ([None] if kind == "call" else []) + list(op.operands)

@@ -105,25 +105,6 @@ class ControlFlowAdjoints:
         self.merge_branches(cond, branches)
 
     # -- loops -----------------------------------------------------------------
-    def add_trip_counter(self, op: Op) -> Value:
-        """Make the forward loop count its iterations; returns the count (a new result)."""
-        zero = Op("const", (), 1, {"value": 0})
-        op.block.insert(op.block.ops.index(op), zero)
-        body = op.regions[-1]
-        arg = body.add_arg("_zp_trips")
-        if op.opcode == "while":
-            op.regions[0].add_arg("_zp_trips")
-        one = Op("const", (), 1, {"value": 1})
-        step = Op("call", [arg, one.result], 1, {"fn": operator.add, "expr": "add", "kw": (), "star": ()},
-                  hints=["_zp_trips"])
-        body.insert(len(body.ops) - 1, one)
-        body.insert(len(body.ops) - 1, step)
-        body.ops[-1].operands.append(step.result)
-        op.operands.append(zero.result)
-        count = Value("_zp_trips", op)
-        op.results.append(count)
-        return count
-
     def add_loop_slot(self, scope, value: Value) -> Value:
         init = self.bar_for_update(value, scope.parent)
         loop_op = scope.loop_op
@@ -170,7 +151,7 @@ class ControlFlowAdjoints:
         if not any(self.bar(results[k]) is not None for k in active_slots):
             return
         needs_count = kind != "range" or bool(op.attrs.get("exit"))
-        count = self.add_trip_counter(op) if needs_count else None
+        count = self.plan.trip_count(op) if needs_count else None  # counted by the forward
 
         # the reversed iteration
         if kind == "range":

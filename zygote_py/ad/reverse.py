@@ -1,19 +1,21 @@
 """The reverse transform: a primal `Function` -> forward code plus an adjoint block.
 
-The forward is the primal itself, rewritten in place where the adjoint needs
-more from it: calls of user functions return their pullbacks, loops count
-their trips, and values the adjoint reads from inside loops are pushed to
-per-region tapes.  The adjoint is a new block, built by walking the primal's
-ops in reverse and emitting each one's derivative code (rule bodies spliced
-in) wherever a cotangent arrives.  It reads forward values directly: they are
-in scope, as closure variables or later statements of one function body;
-only values defined inside loops go through a tape (see `fetch`).
+The primal is only read.  The adjoint is a new block, built by walking the
+primal's ops in reverse and emitting each one's derivative code (rule bodies
+spliced in) wherever a cotangent arrives.  Where it needs more from the
+forward than the primal computes (a callee's back function, a loop's trip
+count) it notes that in a `ForwardPlan`; values it reads from inside loops are
+noted in `Tapes`.  Then the tapes are placed (tapes.py) and the augment step
+(augment.py) builds the forward function as new IR with those additions.  The
+adjoint reads forward values directly: they are in scope, as closure
+variables or later statements of one function body; only values defined
+inside loops go through a tape (see `fetch`).
 
 Cotangents are tracked per scope (`Scope`): branches yield the cotangents
 they changed, loops carry them.  `None` is the zero cotangent; a cotangent
 that is statically zero is simply absent and costs nothing.
 
-This module holds the driver, the scopes, tapes and cotangent bookkeeping;
+This module holds the driver, the scopes and cotangent bookkeeping;
 the adjoints of calls, containers and control flow are the mixins in
 calls.py, containers.py and control.py.
 """
@@ -29,10 +31,12 @@ from ..runtime import helpers as runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..analysis.activity import varied_values
 from ..analysis.scalars import scalar_values
+from .augment import ForwardPlan, augment
 from .calls import CallAdjoints
 from .implicit import implicit_roots
 from .containers import ContainerAdjoints
 from .control import ControlFlowAdjoints
+from .tapes import Tapes
 from .values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 
 
@@ -50,16 +54,6 @@ class Scope:
         self.loop_op: Op | None = None  # for loop scopes: the backward loop op
         self.slots: list[Value] = []  # primal values carried as extra slots (loop scopes)
         self.index_keys: list = []  # (accumulator key, container) to add up after the loop
-
-
-class SaveRecord:
-    """What one forward region pushes to its tapes, and where the adjoint pops it."""
-
-    def __init__(self, region: Block):
-        self.region = region
-        self.start: list[Value] = []  # block arguments, pushed as the region starts
-        self.end: list[Value] = []  # values defined in it, pushed as it ends
-        self.pops: dict[str, Op] = {}
 
 
 class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
@@ -83,11 +77,11 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
         self.mirror: dict[int, Block] = {id(fn.body): self.backward}
-        self.records: dict[int, SaveRecord] = {}
+        self.plan = ForwardPlan()  # what the forward must add for the adjoint (augment step)
+        self.tapes = Tapes()  # forward values the adjoint reads from inside loops
         self.fetched: dict[int, Value] = {}
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
-        self.tape_in_backward: dict[int, Value] = {}
         self.current_loc = None
 
     # -- building the backward block ----------------------------------------
@@ -175,35 +169,11 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
         op = value.defining_op
         if op is not None and op.opcode == "const":  # a literal: write it again, don't save it
             return self.emit("const", (), attrs=dict(op.attrs)).result
-        record = self.records.get(id(region))
-        if record is None:
-            record = self.records[id(region)] = SaveRecord(region)
-        where = "start" if value in region.args else "end"
-        (record.start if where == "start" else record.end).append(value)
-        pop = record.pops.get(where)
-        if pop is None:
-            mirror = self.mirror[id(region)]
-            pop = Op("tape_pop", [self.backward_tape(record, where)], 0, {}, (), None)
-            mirror.insert(0, pop)
-            record.pops[where] = pop
-        popped = Value(value.hint, pop)
-        pop.results.append(popped)
+        popped = self.tapes.pop(value, region)
         self.fetched[value.id] = popped
         if value.id in self.numeric_forward:
             self.numeric.add(popped.id)
         return popped
-
-    def backward_tape(self, record: SaveRecord, where: str) -> Value:
-        key = (id(record), where)
-        tape = self.tape_in_backward.get(key)
-        if tape is None:
-            new = Op("tape_new", (), 1, {}, (), None, hints=["_zp_tape"])
-            self.fn.body.insert(0, new)
-            opened = Op("tape_open", [new.result], 1, {}, (), None, hints=["_zp_tape"])
-            self.backward.insert(0, opened)
-            record.pops[where + "_tape"] = new  # remembered for the pushes
-            tape = self.tape_in_backward[key] = opened.result
-        return tape
 
     # -- driver -------------------------------------------------------------
     def run(self) -> AdjointProgram:
@@ -235,21 +205,9 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
                 values.append(out)
         packed = self.emit("tuple", values).result
         self.emit("return", [packed], 0)
-        self.place_pushes()
-        return AdjointProgram(self.fn, self.backward, [o is not None for o in outputs])
-
-    def place_pushes(self) -> None:
-        for record in self.records.values():
-            for where, values in (("start", record.start), ("end", record.end)):
-                if not values:
-                    continue
-                tape = record.pops[where + "_tape"].result
-                push = Op("tape_push", [tape, *values], 0, {}, (), None)
-                region = record.region
-                if where == "start":
-                    region.insert(0, push)
-                else:
-                    region.insert(len(region.ops) - 1, push)
+        self.tapes.place(self.backward, self.mirror)
+        forward = augment(self.fn, self.plan, self.tapes, self.backward)
+        return AdjointProgram(forward, self.backward, [o is not None for o in outputs])
 
     def adjoint_block(self, block: Block) -> None:
         # a snapshot: the loop adjoints insert trip counters into the forward block
