@@ -19,7 +19,7 @@ from zygote_py.ir.verify import verify
 def _transform(func, args):
     ir = COMPILER.lowered_ir(func)
     active = [is_active(a) for a in args]
-    return ir, ReverseTransform(ir, active, COMPILER).run()
+    return ir, ReverseTransform(ir, active).run()
 
 
 def _opcodes(block):

@@ -3,7 +3,7 @@ calls resolved only at run time through `dispatch`, methods and attributes.
 
 For a call with a registered rule, the rule's body is spliced into the adjoint
 (see splice.py).  A call of a Python function becomes a call of its cached
-pullback.  A callee that is a value, a custom `@zp.adjoint` rule, or a call
+pullback (a `CalleeRef` the driver resolves).  A callee that is a value, a custom `@zp.adjoint` rule, or a call
 spreading `*args`/`**kwargs` goes through `dispatch.call`, whose back returns
 one cotangent per operand.
 """
@@ -21,6 +21,7 @@ from ..errors import NoDerivativeRule
 from ..ir.core import Op, Value, is_inside, value_block
 from ..analysis.activity import NONDIFF_ATTRS, may_read_parameters
 from ..rules import registry
+from .callees import CalleeRef, bind_parameters
 from .implicit import is_module_data_read
 from .splice import Splice, bind_call
 from .values import produces_numeric
@@ -122,7 +123,7 @@ class CallAdjoints:
         if op.attrs.get("star") or None in op.attrs.get("kw", ()):
             self.dynamic_call(op, kind="call")
             return
-        mapping = self.compiler.bind_params(fn, op, self.current_loc)
+        mapping = bind_parameters(fn, op, self.current_loc)
         if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
             self.dynamic_call(op, kind="call")  # *args/**kwargs parameters: bound at run time
             return
@@ -130,9 +131,10 @@ class CallAdjoints:
             self.dynamic_call(op, kind="call")  # a closure over parameters: its cells' cotangents
             return
         active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-        pullback = self.compiler.pullback_for(fn, active, self.implicit)
-        back = self.plan.call_with_back(op, "call_pb", dict(op.attrs, pb=pullback,
-                                                                pb_expr=f"{fn.__name__}_pullback"))
+        callee = CalleeRef(fn, active, self.implicit)  # compiled by the driver, after the transform
+        if callee not in self.callees:
+            self.callees.append(callee)
+        back = self.plan.call_with_back(op, "call_pb", dict(op.attrs, callee=callee, pb_expr=callee.expr))
         g = self.bar(op.result)
 
         def emit_back():

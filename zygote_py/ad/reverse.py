@@ -32,6 +32,7 @@ from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..analysis.activity import varied_values
 from ..analysis.scalars import scalar_values
 from .augment import ForwardPlan, augment
+from .callees import CalleeRef
 from .calls import CallAdjoints
 from .implicit import implicit_roots
 from .containers import ContainerAdjoints
@@ -57,12 +58,13 @@ class Scope:
 
 
 class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
-    def __init__(self, fn: Function, active: list[bool], compiler, active_cells=(), scalar_params=(),
+    def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
                  implicit_globals: dict | None = None):
         self.fn = fn
         self.implicit = implicit_globals is not None
         self.active = active
-        self.compiler = compiler
+        self.callees: list[CalleeRef] = []  # pullbacks of user functions the forward calls
+        self.guards: list[tuple] = []  # what the result depends on beyond the lowered IR's guards
         self.active_cells = tuple(active_cells)
         # closure cells holding active values are inputs too (the function's own cotangent)
         self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
@@ -71,7 +73,7 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
         if self.implicit:
             global_roots, guards = implicit_roots(fn, implicit_globals)
             roots += global_roots
-            compiler.add_guards(guards)
+            self.guards += guards
         self.varied = varied_values(fn, active, extra_roots=roots, implicit=self.implicit)
         self.scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.backward = Block(["dy"])
@@ -207,7 +209,8 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
         self.emit("return", [packed], 0)
         self.tapes.place(self.backward, self.mirror)
         forward = augment(self.fn, self.plan, self.tapes, self.backward)
-        return AdjointProgram(forward, self.backward, [o is not None for o in outputs])
+        return AdjointProgram(forward, self.backward, [o is not None for o in outputs], self.callees,
+                              self.guards)
 
     def adjoint_block(self, block: Block) -> None:
         # a snapshot: the loop adjoints insert trip counters into the forward block
@@ -264,12 +267,16 @@ ADJOINT_HANDLERS = {
 }
 
 class AdjointProgram:
-    """The result of the reverse transform: forward function + backward block."""
+    """The result of the reverse transform: forward function + backward block, the
+    callees whose pullbacks the forward calls (for the driver to resolve) and the
+    guards the transform found (implicit-parameter reads)."""
 
-    def __init__(self, forward: Function, backward: Block, has_grad: list[bool]):
+    def __init__(self, forward: Function, backward: Block, has_grad: list[bool], callees=(), guards=()):
         self.forward = forward
         self.backward = backward
         self.has_grad = has_grad
+        self.callees = list(callees)
+        self.guards = list(guards)
 
 
 

@@ -346,7 +346,7 @@ class Emitter:
 
     # -- ops added by the reverse transform -------------------------------------------
     def op_call_pb(self, op: Op) -> None:
-        func = ast.Name(self.binder.bind(op.attrs["pb"], op.attrs["pb_expr"]), ast.Load())
+        func = ast.Name(self.binder.bind(self.pullbacks[op.attrs["callee"]], op.attrs["pb_expr"]), ast.Load())
         args = [self.expr(v) for v in op.operands]
         call = ast.Call(func, *split_arguments(args, op.attrs.get("kw", ()), op.attrs.get("star", ())))
         self.assign(op.results, call, op)
