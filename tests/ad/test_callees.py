@@ -7,8 +7,8 @@ import pytest
 from corpus.finite_diff import assert_gradient_matches, numerical_gradient
 
 import zygote_py as zp
-from zygote_py.ad.callees import CalleeRef, bind_parameters
 from zygote_py.ad.reverse import ReverseTransform
+from zygote_py.ad.reverse.callees import CalleeRef, bind_parameters
 from zygote_py.compiler import COMPILER
 from zygote_py.errors import UnsupportedSyntax
 

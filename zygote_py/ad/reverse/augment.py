@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import operator
 
-from ..ir.clone import replace_all_uses
-from ..ir.core import Block, Function, Op, Value
+from ...ir.clone import replace_all_uses
+from ...ir.core import Block, Function, Op, Value
 
 
 class ForwardPlan:

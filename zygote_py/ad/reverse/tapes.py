@@ -17,7 +17,7 @@ into the forward function it builds.
 
 from __future__ import annotations
 
-from ..ir.core import Block, Op, Value
+from ...ir.core import Block, Op, Value
 
 
 class SaveRecord:

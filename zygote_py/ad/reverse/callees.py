@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
-from ..errors import SourceLoc, UnsupportedSyntax
+from ...errors import SourceLoc, UnsupportedSyntax
 
 
 @dataclass(frozen=True)

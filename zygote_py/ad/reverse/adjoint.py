@@ -1,45 +1,51 @@
-"""The reverse transform: a primal `Function` -> forward code plus an adjoint block.
+"""The adjoint step: `AdjointBuilder`, the builder of the backward block.
 
-The primal is only read.  The adjoint is a new block, built by walking the
-primal's ops in reverse and emitting each one's derivative code (rule bodies
-spliced in) wherever a cotangent arrives.  Where it needs more from the
-forward than the primal computes (a callee's back function, a loop's trip
-count) it notes that in a `ForwardPlan`; values it reads from inside loops are
-noted in `Tapes`.  Then the tapes are placed (tapes.py) and the augment step
-(augment.py) builds the forward function as new IR with those additions.  The
-adjoint reads forward values directly: they are in scope, as closure
+The builder walks the primal's ops in reverse (`adjoint_block`) and, wherever a
+cotangent arrives, calls the op's adjoint handler, found in `ADJOINT_HANDLERS`
+by opcode.  The handlers live in calls.py, containers.py and control.py (and
+implicit-parameter reads in ../implicit.py); each is a function of
+(builder, op) registered with `@adjoint_of(opcode)`.  An op a cotangent reaches
+without a handler raises InternalError: a silent zero would be a wrong gradient.
+
+The builder holds all the state the handlers share:
+  - cotangents per scope (`Scope`): branches yield the cotangents they
+    changed, loops carry them.  `None` is the zero cotangent; a cotangent that
+    is statically zero is simply absent and costs nothing;
+  - facts about backward values: `maybe_none` (may be None at run time, so
+    adding needs `accum`) and `numeric` (a number or array: a plain `+`);
+  - what the forward must add (`plan`, see augment.py), the residuals read
+    from inside loops (`tapes`, see tapes.py) and the callees whose pullbacks
+    the forward calls (`callees`, see callees.py).
+The backward reads forward values directly: they are in scope, as closure
 variables or later statements of one function body; only values defined
 inside loops go through a tape (see `fetch`).
-
-Cotangents are tracked per scope (`Scope`): branches yield the cotangents
-they changed, loops carry them.  `None` is the zero cotangent; a cotangent
-that is statically zero is simply absent and costs nothing.
-
-This module holds the driver, the scopes and cotangent bookkeeping;
-the adjoints of calls, containers and control flow are the mixins in
-calls.py, containers.py and control.py.
 """
 
 from __future__ import annotations
 
 import operator
 
-
-from .. import params
-from ..errors import InternalError
-from ..runtime import helpers as runtime
-from ..ir.core import Block, Function, Op, Value, is_inside, value_block
-from ..analysis.activity import varied_values
-from ..analysis.scalars import scalar_values
-from .augment import ForwardPlan, augment
+from ... import params
+from ...errors import InternalError
+from ...ir.core import Block, Function, Op, Value, is_inside, value_block
+from ...runtime import helpers as runtime
+from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
+from .augment import ForwardPlan
 from .callees import CalleeRef
-from .calls import CallAdjoints
-from .implicit import implicit_roots
-from .containers import ContainerAdjoints
-from .control import ControlFlowAdjoints
 from .tapes import Tapes
-from .values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 
+# opcode -> handler(builder, op), for every op whose result can carry a cotangent
+ADJOINT_HANDLERS: dict = {}
+
+
+def adjoint_of(*opcodes: str):
+    """Register the decorated function as the adjoint handler of these opcodes."""
+    def register(handler):
+        for opcode in opcodes:
+            ADJOINT_HANDLERS[opcode] = handler
+        return handler
+
+    return register
 
 
 class Scope:
@@ -57,36 +63,28 @@ class Scope:
         self.index_keys: list = []  # (accumulator key, container) to add up after the loop
 
 
-class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
-    def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 implicit_globals: dict | None = None):
+class AdjointBuilder:
+    """Builds the backward block of fn; the state every adjoint handler reads and updates."""
+
+    def __init__(self, fn: Function, varied: set[int], scalars, implicit: bool):
         self.fn = fn
-        self.implicit = implicit_globals is not None
-        self.active = active
-        self.callees: list[CalleeRef] = []  # pullbacks of user functions the forward calls
-        self.guards: list[tuple] = []  # what the result depends on beyond the lowered IR's guards
-        self.active_cells = tuple(active_cells)
-        # closure cells holding active values are inputs too (the function's own cotangent)
-        self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
-                           if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
-        roots = [v.id for v in self.cell_reads.values()]
-        if self.implicit:
-            global_roots, guards = implicit_roots(fn, implicit_globals)
-            roots += global_roots
-            self.guards += guards
-        self.varied = varied_values(fn, active, extra_roots=roots, implicit=self.implicit)
-        self.scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
+        self.varied = varied  # ids of primal values that depend on the active inputs
+        self.scalars = scalars  # ids of primal values known to be plain scalars
+        self.implicit = implicit
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
-        self.mirror: dict[int, Block] = {id(fn.body): self.backward}
+        self.mirror: dict[int, Block] = {id(fn.body): self.backward}  # forward region -> backward
         self.plan = ForwardPlan()  # what the forward must add for the adjoint (augment step)
         self.tapes = Tapes()  # forward values the adjoint reads from inside loops
+        self.callees: list[CalleeRef] = []  # pullbacks of user functions the forward calls
         self.fetched: dict[int, Value] = {}
+        self.index_keys: dict[tuple[int, int], Value] = {}  # (iterable, loop) -> accumulator key
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
+        self.numeric_forward = _numeric_forward(fn)
         self.current_loc = None
 
-    # -- building the backward block ----------------------------------------
+    # -- emitting into the backward block -------------------------------------
     @property
     def block(self) -> Block:
         return self.scope.block
@@ -107,7 +105,13 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
                 self.numeric.add(op.result.id)
         return op.result
 
+    def deposit(self, obj: Value, g: Value) -> None:
+        self.call(params.deposit, obj, g, expr="_zp_deposit")
+
     # -- cotangent bookkeeping ----------------------------------------------
+    def varied_operand(self, value: Value) -> bool:
+        return value.id in self.varied
+
     def bar(self, value: Value) -> Value | None:
         scope = self.scope
         while scope is not None:
@@ -130,6 +134,40 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
                 return self.add_loop_slot(scope, value)
             scope = scope.parent
         return None
+
+    def add_loop_slot(self, scope: Scope, value: Value) -> Value:
+        """Carry the cotangent of value, defined outside the loop of scope, as a new slot
+        of the backward loop (which is being built, so it can still grow)."""
+        init = self.bar_for_update(value, scope.parent)
+        loop_op = scope.loop_op
+        if init is None:
+            none = Op("const", (), 1, {"value": None})
+            parent_block = loop_op.block
+            parent_block.insert(parent_block.ops.index(loop_op), none)
+            init = none.result
+            self.maybe_none.add(init.id)
+        hint = (value.hint or "v") + "_bar"
+        arg = scope.block.add_arg(hint)
+        loop_op.operands.append(init)
+        loop_op.results.append(Value(hint, loop_op))
+        scope.slots.append(value)
+        scope.bars[value.id] = arg
+        scope.primals[value.id] = value
+        if init.id in self.maybe_none:
+            self.maybe_none.add(arg.id)
+        if init.id in self.numeric:
+            self.numeric.add(arg.id)
+        return arg
+
+    def index_key(self, iterable: Value, op: Op) -> Value:
+        """A stand-in primal value under which one loop accumulates item cotangents."""
+        key = self.index_keys.get((iterable.id, id(op)))
+        if key is None:
+            # "defined" by the loop op: local to the region holding the loop, so an
+            # enclosing loop starts a fresh accumulator each iteration and adds it up
+            key = Value((iterable.hint or "v"), op)
+            self.index_keys[(iterable.id, id(op))] = key
+        return key
 
     def set_bar(self, value: Value, new: Value) -> None:
         self.scope.bars[value.id] = new
@@ -177,44 +215,9 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
             self.numeric.add(popped.id)
         return popped
 
-    # -- driver -------------------------------------------------------------
-    def run(self) -> AdjointProgram:
-        self.numeric_forward = _numeric_forward(self.fn)
-        ret = self.fn.body.ops[-1]
-        result = ret.operands[0]
-        if result.id in self.varied:
-            self.set_bar(result, self.backward.args[0])
-            self.adjoint_block(self.fn.body)
-        outputs = []
-        for param, active in zip(self.fn.params, self.active):
-            outputs.append(self.bar(param) if active else None)
-        if self.active_cells:
-            names, bars = [], []
-            for name in self.active_cells:
-                bar = self.bar(self.cell_reads[name]) if name in self.cell_reads else None
-                if bar is not None:
-                    names.append(self.const(name))
-                    bars.append(bar)
-            pairs = [v for pair in zip(names, bars) for v in pair]
-            outputs.append(self.emit("dict", pairs).result)
-        none = None
-        values = []
-        for out in outputs:
-            if out is None:
-                none = none or self.const(None)
-                values.append(none)
-            else:
-                values.append(out)
-        packed = self.emit("tuple", values).result
-        self.emit("return", [packed], 0)
-        self.tapes.place(self.backward, self.mirror)
-        forward = augment(self.fn, self.plan, self.tapes, self.backward)
-        return AdjointProgram(forward, self.backward, [o is not None for o in outputs], self.callees,
-                              self.guards)
-
+    # -- the walk -------------------------------------------------------------
     def adjoint_block(self, block: Block) -> None:
-        # a snapshot: the loop adjoints insert trip counters into the forward block
-        for op in reversed(list(block.ops)):
+        for op in reversed(block.ops):
             if op.opcode in ("yield", "return"):
                 continue
             if not any(self.bar(r) is not None for r in op.results):
@@ -228,61 +231,17 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
                     "this is a defect of zygote_py; please report it with this function")
             handler(self, op)
 
-    # -- straight-line ops ----------------------------------------------------
-    def adjoint_global(self, op: Op) -> None:
-        """Implicit variants only: hand the read's cotangent to the Params being filled."""
-        if self.implicit:
-            self.deposit(self.fetch(op.result), self.bar(op.result))
 
-    def deposit(self, obj: Value, g: Value) -> None:
-        self.call(params.deposit, obj, g, expr="_zp_deposit")
-
-    def varied_operand(self, value: Value) -> bool:
-        return value.id in self.varied
-
-    def adjoint_input(self, op: Op) -> None:
-        """A read of an active closure cell is an input: its cotangent is read at the end."""
+@adjoint_of("cell")
+def adjoint_input(builder: AdjointBuilder, op: Op) -> None:
+    """A read of an active closure cell is an input: its cotangent is read at the end."""
 
 
-# opcode -> adjoint handler, for every op whose result can carry a cotangent; an op
-# missing here raises InternalError where a cotangent reaches it
-ADJOINT_HANDLERS = {
-    "call": ReverseTransform.adjoint_call,
-    "callv": ReverseTransform.adjoint_callv,
-    "method": ReverseTransform.adjoint_method,
-    "getattr": ReverseTransform.adjoint_getattr,
-    "global": ReverseTransform.adjoint_global,
-    "cell": ReverseTransform.adjoint_input,
-    "closure": ReverseTransform.adjoint_closure,
-    "tuple": ReverseTransform.adjoint_tuple,
-    "list": ReverseTransform.adjoint_list,
-    "dict": ReverseTransform.adjoint_dict,
-    "unpack": ReverseTransform.adjoint_unpack,
-    "append": ReverseTransform.adjoint_append,
-    "extend": ReverseTransform.adjoint_extend,
-    "setitem": ReverseTransform.adjoint_setitem,
-    "if": ReverseTransform.adjoint_if,
-    "for": ReverseTransform.adjoint_for,
-    "while": ReverseTransform.adjoint_while,
-}
-
-class AdjointProgram:
-    """The result of the reverse transform: forward function + backward block, the
-    callees whose pullbacks the forward calls (for the driver to resolve) and the
-    guards the transform found (implicit-parameter reads)."""
-
-    def __init__(self, forward: Function, backward: Block, has_grad: list[bool], callees=(), guards=()):
-        self.forward = forward
-        self.backward = backward
-        self.has_grad = has_grad
-        self.callees = list(callees)
-        self.guards = list(guards)
-
-
-
-
-
-
+@adjoint_of("global")
+def adjoint_global(builder: AdjointBuilder, op: Op) -> None:
+    """Implicit variants only: hand the read's cotangent to the Params being filled."""
+    if builder.implicit:
+        builder.deposit(builder.fetch(op.result), builder.bar(op.result))
 
 
 def _inside_loop(block: Block) -> bool:
@@ -296,8 +255,6 @@ def _inside_loop(block: Block) -> bool:
 def _is_number_const(value: Value) -> bool:
     op = value.defining_op
     return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float)
-
-
 
 
 def _numeric_forward(fn: Function) -> set[int]:
