@@ -15,7 +15,7 @@ from __future__ import annotations
 import types
 import weakref
 
-from .ad.implicit import holds_current_parameter, namespace_get
+from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
 from .frontend.lower import lower_function
@@ -151,8 +151,8 @@ class Compiler:
         guards = list(ir.meta["guards"])
         self._guards_stack.append(guards)
         try:
-            implicit_globals = fn.__globals__ if implicit else None
-            program = ReverseTransform(ir, list(active), cells, scalars, implicit_globals).run()
+            reads = ImplicitParamReads(fn.__globals__) if implicit else None
+            program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {callee: self.pullback_for(callee.fn, callee.active, callee.implicit)

@@ -7,6 +7,7 @@ import pytest
 from corpus.finite_diff import assert_gradient_matches, numerical_gradient
 
 import zygote_py as zp
+from zygote_py.ad.implicit import ImplicitParamReads
 from zygote_py.ad.reverse import ReverseTransform
 from zygote_py.ad.reverse.callees import CalleeRef, bind_parameters
 from zygote_py.compiler import COMPILER
@@ -70,7 +71,7 @@ def test_an_implicit_variant_asks_for_implicit_callees():
         return scale(x, 2.0)
 
     ir = COMPILER.lowered_ir(outer)
-    program = ReverseTransform(ir, [False], implicit_globals=outer.__globals__).run()
+    program = ReverseTransform(ir, [False], reads=ImplicitParamReads(outer.__globals__)).run()
     assert program.callees == [CalleeRef(scale, (False, False), True)]
     plain = ReverseTransform(ir, [True]).run()
     assert plain.callees == [CalleeRef(scale, (True, False), False)]

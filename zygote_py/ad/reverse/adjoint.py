@@ -3,7 +3,7 @@
 The builder walks the primal's ops in reverse (`adjoint_block`) and, wherever a
 cotangent arrives, calls the op's adjoint handler, found in `ADJOINT_HANDLERS`
 by opcode.  The handlers live in calls.py, containers.py and control.py (and
-implicit-parameter reads in ../implicit.py); each is a function of
+the implicit-parameter feature's in ../implicit.py); each is a function of
 (builder, op) registered with `@adjoint_of(opcode)`.  An op a cotangent reaches
 without a handler raises InternalError: a silent zero would be a wrong gradient.
 
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import operator
 
-from ... import params
 from ...errors import InternalError
 from ...ir.core import Block, Function, Op, Value, is_inside, value_block
 from ...runtime import helpers as runtime
 from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 from .augment import ForwardPlan
 from .callees import CalleeRef
+from .reads import ConstantReads
 from .tapes import Tapes
 
 # opcode -> handler(builder, op), for every op whose result can carry a cotangent
@@ -66,11 +66,11 @@ class Scope:
 class AdjointBuilder:
     """Builds the backward block of fn; the state every adjoint handler reads and updates."""
 
-    def __init__(self, fn: Function, varied: set[int], scalars, implicit: bool):
+    def __init__(self, fn: Function, varied: set[int], scalars, reads: ConstantReads):
         self.fn = fn
         self.varied = varied  # ids of primal values that depend on the active inputs
         self.scalars = scalars  # ids of primal values known to be plain scalars
-        self.implicit = implicit
+        self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)
         self.mirror: dict[int, Block] = {id(fn.body): self.backward}  # forward region -> backward
@@ -104,9 +104,6 @@ class AdjointBuilder:
             if all(v.id in self.numeric or _is_number_const(v) for v in operands[:1]):
                 self.numeric.add(op.result.id)
         return op.result
-
-    def deposit(self, obj: Value, g: Value) -> None:
-        self.call(params.deposit, obj, g, expr="_zp_deposit")
 
     # -- cotangent bookkeeping ----------------------------------------------
     def varied_operand(self, value: Value) -> bool:
@@ -235,13 +232,6 @@ class AdjointBuilder:
 @adjoint_of("cell")
 def adjoint_input(builder: AdjointBuilder, op: Op) -> None:
     """A read of an active closure cell is an input: its cotangent is read at the end."""
-
-
-@adjoint_of("global")
-def adjoint_global(builder: AdjointBuilder, op: Op) -> None:
-    """Implicit variants only: hand the read's cotangent to the Params being filled."""
-    if builder.implicit:
-        builder.deposit(builder.fetch(op.result), builder.bar(op.result))
 
 
 def _inside_loop(block: Block) -> bool:

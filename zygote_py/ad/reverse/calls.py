@@ -17,13 +17,12 @@ import types
 
 import numpy as np
 
-from ...analysis.activity import NONDIFF_ATTRS, may_read_parameters
+from ...analysis.activity import NONDIFF_ATTRS
 from ...errors import NoDerivativeRule
 from ...ir.core import Op, Value, is_inside, value_block
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
-from ..implicit import is_module_data_read
 from ..splice import Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
@@ -136,11 +135,11 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
     if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
         dynamic_call(builder, op, kind="call")  # *args/**kwargs parameters: bound at run time
         return
-    if builder.implicit and fn.__closure__:
+    if builder.reads.calls_through_dispatch(fn):
         dynamic_call(builder, op, kind="call")  # a closure over parameters: its cells' cotangents
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-    callee = CalleeRef(fn, active, builder.implicit)  # compiled by the driver, after the transform
+    callee = CalleeRef(fn, active, builder.reads.implicit)  # compiled by the driver, afterwards
     if callee not in builder.callees:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",
@@ -177,9 +176,9 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
             builder.maybe_none.add(value.id)
             if operand is not None and builder.varied_operand(operand):
                 builder.accumulate(operand, value)
-        if builder.implicit and kind == "call" and isinstance(op.attrs["fn"], types.FunctionType):
+        if kind == "call" and isinstance(op.attrs["fn"], types.FunctionType):
             # a function known statically: its captured cells may hold parameters
-            builder.deposit(builder.const(op.attrs["fn"]), call.results[0])
+            builder.reads.captured_cotangent(builder, op.attrs["fn"], call.results[0])
 
     if g.id in builder.maybe_none:
         guarded(builder, g, emit_back)
@@ -188,8 +187,8 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
 
 
 def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:
-    """In an implicit variant, whether op runs user code that may read parameters."""
-    return builder.implicit and may_read_parameters(op)
+    """Whether op runs user code that may read parameters (implicit variants only)."""
+    return builder.reads.may_read_parameters(op)
 
 
 @adjoint_of("callv")
@@ -219,8 +218,7 @@ def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
 def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
     obj = op.operands[0]
     name = op.attrs["name"]
-    if builder.implicit and is_module_data_read(op):  # module.W: a root, like a global
-        builder.deposit(builder.fetch(op.result), builder.bar(op.result))
+    if builder.reads.adjoint_read(builder, op):  # module.W in an implicit variant: a root
         return
     if not builder.varied_operand(obj) or name in NONDIFF_ATTRS:
         return

@@ -17,10 +17,10 @@ from __future__ import annotations
 from ...analysis.activity import varied_values
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
-from ..implicit import implicit_roots
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
 from .augment import augment
+from .reads import ConstantReads
 
 
 class AdjointProgram:
@@ -38,27 +38,26 @@ class AdjointProgram:
 
 class ReverseTransform:
     """The reverse transform of fn for the active parameters (and active closure cells,
-    whose cotangents are returned last, as a dict); with implicit_globals, the
-    implicit-parameter variant (see ../implicit.py)."""
+    whose cotangents are returned last, as a dict).  reads says what reads of module
+    data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 implicit_globals: dict | None = None):
+                 reads: ConstantReads | None = None):
         self.fn = fn
         self.active = active
         self.active_cells = tuple(active_cells)
         self.guards: list[tuple] = []  # what the result depends on beyond the lowered IR's guards
-        implicit = implicit_globals is not None
+        reads = reads or ConstantReads()
         # closure cells holding active values are inputs too (the function's own cotangent)
         self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
                            if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
         roots = [v.id for v in self.cell_reads.values()]
-        if implicit:
-            global_roots, guards = implicit_roots(fn, implicit_globals)
-            roots += global_roots
-            self.guards += guards
-        varied = varied_values(fn, active, extra_roots=roots, implicit=implicit)
+        read_roots, guards = reads.roots(fn)
+        roots += read_roots
+        self.guards += guards
+        varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
-        self.builder = AdjointBuilder(fn, varied, scalars, implicit)
+        self.builder = AdjointBuilder(fn, varied, scalars, reads)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
