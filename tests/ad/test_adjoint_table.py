@@ -38,8 +38,8 @@ def test_with_the_table_intact_the_same_function_differentiates():
     assert_gradient_matches(g, numerical_gradient(_scaled_sin, (x,))[0], x, "x")
 
 
-@pytest.mark.parametrize("opcode", ["call", "callv", "method", "getattr", "global", "cell", "closure",
-                                    "tuple", "list", "dict", "unpack", "append", "extend", "setitem",
-                                    "if", "for", "while"])
+@pytest.mark.parametrize("opcode", ["call", "callv", "method", "getattr", "global", "cell",
+                                    "closure", "tuple", "list", "dict", "unpack", "append",
+                                    "extend", "setitem", "if", "for", "while"])
 def test_every_op_that_can_carry_a_cotangent_has_a_handler(opcode):
     assert callable(reverse.ADJOINT_HANDLERS[opcode])

@@ -76,7 +76,8 @@ def test_a_while_loop_counts_its_trips_in_the_forward_only():
     assert len(loop.results) == len(primal_loop.results) + 1
     count = loop.results[-1]
     assert count.hint == "_zp_trips"
-    assert loop.regions[1].args[-1].hint == "_zp_trips" and loop.regions[0].args[-1].hint == "_zp_trips"
+    cond, body = loop.regions
+    assert cond.args[-1].hint == body.args[-1].hint == "_zp_trips"
     assert any(count in op.operands for op in program.backward.walk())
     assert "_zp_trips" not in format_function(ir)
 

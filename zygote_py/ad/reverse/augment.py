@@ -20,6 +20,7 @@ import operator
 
 from ...ir.clone import replace_all_uses
 from ...ir.core import Block, Function, Op, Value
+from .tapes import Tapes
 
 
 class ForwardPlan:
@@ -47,16 +48,19 @@ class ForwardPlan:
         return count
 
 
-def augment(primal: Function, plan: ForwardPlan, tapes, backward: Block) -> Function:
+def augment(primal: Function, plan: ForwardPlan, tapes: Tapes, backward: Block) -> Function:
     """The forward function for primal; backward's reads of primal values now read it."""
     builder = _ForwardBuilder(plan, tapes)
     body = builder.block(primal.body, counted=False, entry=True)
     replace_all_uses(backward, builder.vmap)
-    return Function(primal.name, list(body.args), body, primal.loc, primal.signature, dict(primal.meta))
+    return Function(primal.name, list(body.args), body, primal.loc, primal.signature,
+                    dict(primal.meta))
 
 
 class _ForwardBuilder:
-    def __init__(self, plan: ForwardPlan, tapes):
+    """Copies the primal's blocks into new ones, adding what the plan and tapes ask for."""
+
+    def __init__(self, plan: ForwardPlan, tapes: Tapes):
         self.plan = plan
         self.tapes = tapes
         self.vmap: dict[int, Value] = {}  # primal value id -> its copy in the forward

@@ -28,7 +28,8 @@ class AdjointProgram:
     callees whose pullbacks the forward calls (for the driver to resolve) and the
     guards the transform found (implicit-parameter reads)."""
 
-    def __init__(self, forward: Function, backward: Block, has_grad: list[bool], callees=(), guards=()):
+    def __init__(self, forward: Function, backward: Block, has_grad: list[bool], callees=(),
+                 guards=()):
         self.forward = forward
         self.backward = backward
         self.has_grad = has_grad
