@@ -12,14 +12,12 @@ call, and a repeated gradient parses and compiles nothing.
 
 from __future__ import annotations
 
-import inspect
 import types
 import weakref
 
-from .ad.implicit import holds_current_parameter, namespace_get
+from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
-from .errors import SourceLoc, UnsupportedSyntax
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
@@ -117,7 +115,7 @@ class Compiler:
         return ir
 
     def fresh_ir(self, fn) -> Function:
-        """A private copy of the lowered IR (the reverse transform edits it in place)."""
+        """A private copy of the lowered IR, for callers that want to edit one (tests)."""
         ir = self.lowered_ir(fn)
         vmap: dict = {}
         body = clone_block(ir.body, vmap)
@@ -147,14 +145,18 @@ class Compiler:
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
                implicit: bool = False) -> Entry:
-        ir = self.fresh_ir(fn)
+        ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
         self._guards_stack.append(guards)
         try:
-            implicit_globals = fn.__globals__ if implicit else None
-            program = ReverseTransform(ir, list(active), self, cells, scalars, implicit_globals).run()
+            reads = ImplicitParamReads(fn.__globals__) if implicit else None
+            program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
+            guards += program.guards
+            # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
+            pullbacks = {callee: self.pullback_for(callee.fn, callee.active, callee.implicit)
+                         for callee in program.callees}
         finally:
             self._guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)
@@ -166,7 +168,7 @@ class Compiler:
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op
         return_loc = (returned.loc if returned is not None else None) or ir.loc
-        gen = generate(program, fn, mode, name, check_scalar, return_loc)
+        gen = generate(program, fn, mode, name, check_scalar, return_loc, pullbacks)
         compiled = compile_generated(gen, fn)
         cell_names = {id(cell): name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
         entry = Entry(compiled, guards, gen.text, fn.__code__, cell_names)
@@ -188,34 +190,6 @@ class Compiler:
         if self._guards_stack:
             self._guards_stack[-1].extend(entry.guards)
         return entry.fn
-
-    def add_guards(self, guards) -> None:
-        """Guards found by the reverse transform, for the entry being built."""
-        if self._guards_stack:
-            self._guards_stack[-1].extend(guards)
-
-    def bind_params(self, fn, op, loc: SourceLoc | None):
-        """For each parameter of fn, the indices of the call operands bound to it."""
-        sig = inspect.signature(fn)
-        kw = op.attrs.get("kw", ())
-        npos = len(op.operands) - len(kw)
-        try:
-            bound = sig.bind(*range(npos), **{k: npos + i for i, k in enumerate(kw)})
-        except TypeError as err:
-            raise UnsupportedSyntax(f"this call does not match {fn.__name__}{sig}: {err}", loc,
-                                    "check the arguments of the call") from None
-        out = []
-        for name, param in sig.parameters.items():
-            value = bound.arguments.get(name)
-            if value is None:
-                out.append([])
-            elif param.kind == param.VAR_POSITIONAL:
-                out.append(list(value))
-            elif param.kind == param.VAR_KEYWORD:
-                out.append(list(value.values()))
-            else:
-                out.append([value])
-        return out
 
 
 def _guards_hold(guards, cells: dict | None = None) -> bool:

@@ -95,7 +95,13 @@ class MutationError(ZygoteError):
     """An in-place write that would make the gradient wrong."""
 
 
+class InternalError(ZygoteError):
+    """A defect of zygote_py's own, found before a wrong number could be returned
+    (an op the reverse transform has no adjoint for, say); please report it."""
+
+
 __all__ = [
+    "InternalError",
     "MutationError",
     "NoDerivativeRule",
     "NonScalarOutput",

@@ -15,14 +15,23 @@ guard (`("holds", namespace, name, did_hold)`) rebuilds it when that changes,
 for instance for a different Params set.  Globals holding no parameter (the
 data, say) get no cotangent: no work is spent on them.
 Variants for ordinary gradient calls mark none of this and pay nothing.
+
+The reverse transform's core knows none of this: `ImplicitParamReads` is the
+plug-in the compiler hands it for an implicit variant (see
+reverse/reads.py for the points it hooks), and the adjoint of a `global`
+read, which only an implicit variant can reach, is registered here.
 """
 
 from __future__ import annotations
 
 import types
 
-from ..ir.core import Function
+from .. import params
+from ..analysis.activity import may_read_parameters
+from ..ir.core import Function, Op, Value
 from ..params import current_params, holds_parameter
+from .reverse.adjoint import AdjointBuilder, adjoint_of
+from .reverse.reads import ConstantReads
 
 
 def holds_current_parameter(x) -> bool:
@@ -66,3 +75,43 @@ def is_module_data_read(op) -> bool:
     base = op.operands[0].defining_op
     return base is not None and base.opcode == "const" and isinstance(
         base.attrs["value"], (types.ModuleType, type))
+
+
+def deposit(builder: AdjointBuilder, obj: Value, g: Value) -> None:
+    """Emit: add g, the cotangent of obj, into the Grads being filled."""
+    builder.call(params.deposit, obj, g, expr="_zp_deposit")
+
+
+class ImplicitParamReads(ConstantReads):
+    """The implicit variant: reads of globals and module data holding parameters are
+    inputs, and calls of user code may read parameters themselves."""
+
+    implicit = True
+
+    def __init__(self, module_globals: dict):
+        self.module_globals = module_globals
+
+    def roots(self, fn: Function) -> tuple[list[int], list[tuple]]:
+        return implicit_roots(fn, self.module_globals)
+
+    def may_read_parameters(self, op: Op) -> bool:
+        return may_read_parameters(op)
+
+    def adjoint_read(self, builder: AdjointBuilder, op: Op) -> bool:
+        if not is_module_data_read(op):
+            return False
+        deposit(builder, builder.fetch(op.result), builder.bar(op.result))
+        return True
+
+    def calls_through_dispatch(self, fn) -> bool:
+        return bool(fn.__closure__)  # a closure over parameters: its cells' cotangents
+
+    def captured_cotangent(self, builder: AdjointBuilder, fn, g: Value) -> None:
+        deposit(builder, builder.const(fn), g)
+
+
+@adjoint_of("global")
+def adjoint_global(builder: AdjointBuilder, op: Op) -> None:
+    """A global holding a parameter (a root only in implicit variants): hand its
+    cotangent to the Params being filled."""
+    deposit(builder, builder.fetch(op.result), builder.bar(op.result))

@@ -36,6 +36,7 @@ class Emitter:
         self.last_loc: SourceLoc | None = None
         self.grouped: set[int] = set()  # values that must keep a name (loop/branch groups)
         self.single_use_here: dict[int, Block] = {}  # value id -> block of its only use
+        self.pullbacks: dict = {}  # CalleeRef of a call_pb -> the pullback it resolved to
         self._pending_values: dict[int, Value] = {}
 
     # -- output ---------------------------------------------------------------
@@ -345,7 +346,8 @@ class Emitter:
 
     # -- ops added by the reverse transform -------------------------------------------
     def op_call_pb(self, op: Op) -> None:
-        func = ast.Name(self.binder.bind(op.attrs["pb"], op.attrs["pb_expr"]), ast.Load())
+        pullback = self.pullbacks[op.attrs["callee"]]  # resolved by the driver after the transform
+        func = ast.Name(self.binder.bind(pullback, op.attrs["pb_expr"]), ast.Load())
         args = [self.expr(v) for v in op.operands]
         call = ast.Call(func, *split_arguments(args, op.attrs.get("kw", ()), op.attrs.get("star", ())))
         self.assign(op.results, call, op)

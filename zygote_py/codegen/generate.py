@@ -63,8 +63,10 @@ class Generated:
         self.binder = binder
 
 
-def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=None) -> Generated:
-    """Source of the gradient ('grad') or pullback ('pullback') form of a program."""
+def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=None,
+             pullbacks=None) -> Generated:
+    """Source of the gradient ('grad') or pullback ('pullback') form of a program;
+    pullbacks maps the program's callee references to the functions they resolve to."""
     forward: Function = program.forward
     backward: Block = program.backward
     code = pyfn.__code__
@@ -93,6 +95,7 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
                 names.try_union(op.operands[0], op.result)
     uses, where = _count_uses(blocks)
     emitter = Emitter(names, binder, uses, annotate=True)
+    emitter.pullbacks = dict(pullbacks or {})
     emitter.single_use_here = {vid: blk for vid, blk in where.items() if uses.get(vid) == 1}
     for root, members in names.members.items():
         if len(members) > 1:

@@ -1,0 +1,256 @@
+"""The adjoint step: `AdjointBuilder`, the builder of the backward block.
+
+The builder walks the primal's ops in reverse (`adjoint_block`) and, wherever a
+cotangent arrives, calls the op's adjoint handler, found in `ADJOINT_HANDLERS`
+by opcode.  The handlers live in calls.py, containers.py and control.py (and
+the implicit-parameter feature's in ../implicit.py); each is a function of
+(builder, op) registered with `@adjoint_of(opcode)`.  An op a cotangent reaches
+without a handler raises InternalError: a silent zero would be a wrong gradient.
+
+The builder holds all the state the handlers share:
+  - cotangents per scope (`Scope`): branches yield the cotangents they
+    changed, loops carry them.  `None` is the zero cotangent; a cotangent that
+    is statically zero is simply absent and costs nothing;
+  - facts about backward values: `maybe_none` (may be None at run time, so
+    adding needs `accum`) and `numeric` (a number or array: a plain `+`);
+  - what the forward must add (`plan`, see augment.py), the residuals read
+    from inside loops (`tapes`, see tapes.py) and the callees whose pullbacks
+    the forward calls (`callees`, see callees.py).
+The backward reads forward values directly: they are in scope, as closure
+variables or later statements of one function body; only values defined
+inside loops go through a tape (see `fetch`).
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ...errors import InternalError
+from ...ir.core import Block, Function, Op, Value, is_inside, value_block
+from ...runtime import helpers as runtime
+from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
+from .augment import ForwardPlan
+from .callees import CalleeRef
+from .reads import ConstantReads
+from .tapes import Tapes
+
+# opcode -> handler(builder, op), for every op whose result can carry a cotangent
+ADJOINT_HANDLERS: dict = {}
+
+
+def adjoint_of(*opcodes: str):
+    """Register the decorated function as the adjoint handler of these opcodes."""
+    def register(handler):
+        for opcode in opcodes:
+            ADJOINT_HANDLERS[opcode] = handler
+        return handler
+
+    return register
+
+
+class Scope:
+    """Cotangents assigned in one backward region (root, branch or loop body)."""
+
+    def __init__(self, kind: str, parent: Scope | None, fwd_region: Block | None, block: Block):
+        self.kind = kind
+        self.parent = parent
+        self.fwd_region = fwd_region
+        self.block = block
+        self.bars: dict[int, Value] = {}
+        self.primals: dict[int, Value] = {}  # value id -> primal value, for the bars set here
+        self.loop_op: Op | None = None  # for loop scopes: the backward loop op
+        self.slots: list[Value] = []  # primal values carried as extra slots (loop scopes)
+        self.index_keys: list = []  # (accumulator key, container) to add up after the loop
+
+
+class AdjointBuilder:
+    """Builds the backward block of fn; the state every adjoint handler reads and updates."""
+
+    def __init__(self, fn: Function, varied: set[int], scalars, reads: ConstantReads):
+        self.fn = fn
+        self.varied = varied  # ids of primal values that depend on the active inputs
+        self.scalars = scalars  # ids of primal values known to be plain scalars
+        self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
+        self.backward = Block(["dy"])
+        self.scope = Scope("root", None, None, self.backward)
+        self.mirror: dict[int, Block] = {id(fn.body): self.backward}  # forward region -> backward
+        self.plan = ForwardPlan()  # what the forward must add for the adjoint (augment step)
+        self.tapes = Tapes()  # forward values the adjoint reads from inside loops
+        self.callees: list[CalleeRef] = []  # pullbacks of user functions the forward calls
+        self.fetched: dict[int, Value] = {}
+        self.index_keys: dict[tuple[int, int], Value] = {}  # (iterable, loop) -> accumulator key
+        self.maybe_none: set[int] = set()
+        self.numeric: set[int] = set()
+        self.numeric_forward = _numeric_forward(fn)
+        self.current_loc = None
+
+    # -- emitting into the backward block -------------------------------------
+    @property
+    def block(self) -> Block:
+        return self.scope.block
+
+    def emit(self, opcode, operands=(), nresults=1, attrs=None, hint="") -> Op:
+        op = Op(opcode, operands, nresults, attrs, (), self.current_loc, hints=[hint] if hint else ())
+        self.block.append(op)
+        return op
+
+    def const(self, value) -> Value:
+        return self.emit("const", (), attrs={"value": value}).result
+
+    def call(self, fn, *operands, expr=None, hint="") -> Value:
+        op = self.emit("call", list(operands), attrs={"fn": fn, "expr": expr or fn.__name__,
+                                                      "kw": (), "star": ()}, hint=hint)
+        if fn in NUMERIC_OPERATORS or fn in NUMERIC_HELPERS:
+            if all(v.id in self.numeric or _is_number_const(v) for v in operands[:1]):
+                self.numeric.add(op.result.id)
+        return op.result
+
+    # -- cotangent bookkeeping ----------------------------------------------
+    def varied_operand(self, value: Value) -> bool:
+        return value.id in self.varied
+
+    def bar(self, value: Value) -> Value | None:
+        scope = self.scope
+        while scope is not None:
+            found = scope.bars.get(value.id)
+            if found is not None:
+                return found
+            if scope.kind == "loop" and not is_inside(value_block(value), scope.fwd_region):
+                return None  # not carried in this loop (yet): zero in this iteration
+            scope = scope.parent
+        return None
+
+    def bar_for_update(self, value: Value, scope: Scope | None = None) -> Value | None:
+        """The current cotangent of value, creating loop slots so that it can be carried."""
+        scope = scope or self.scope
+        while scope is not None:
+            found = scope.bars.get(value.id)
+            if found is not None:
+                return found
+            if scope.kind == "loop" and not is_inside(value_block(value), scope.fwd_region):
+                return self.add_loop_slot(scope, value)
+            scope = scope.parent
+        return None
+
+    def add_loop_slot(self, scope: Scope, value: Value) -> Value:
+        """Carry the cotangent of value, defined outside the loop of scope, as a new slot
+        of the backward loop (which is being built, so it can still grow)."""
+        init = self.bar_for_update(value, scope.parent)
+        loop_op = scope.loop_op
+        if init is None:
+            none = Op("const", (), 1, {"value": None})
+            parent_block = loop_op.block
+            parent_block.insert(parent_block.ops.index(loop_op), none)
+            init = none.result
+            self.maybe_none.add(init.id)
+        hint = (value.hint or "v") + "_bar"
+        arg = scope.block.add_arg(hint)
+        loop_op.operands.append(init)
+        loop_op.results.append(Value(hint, loop_op))
+        scope.slots.append(value)
+        scope.bars[value.id] = arg
+        scope.primals[value.id] = value
+        if init.id in self.maybe_none:
+            self.maybe_none.add(arg.id)
+        if init.id in self.numeric:
+            self.numeric.add(arg.id)
+        return arg
+
+    def index_key(self, iterable: Value, op: Op) -> Value:
+        """A stand-in primal value under which one loop accumulates item cotangents."""
+        key = self.index_keys.get((iterable.id, id(op)))
+        if key is None:
+            # "defined" by the loop op: local to the region holding the loop, so an
+            # enclosing loop starts a fresh accumulator each iteration and adds it up
+            key = Value((iterable.hint or "v"), op)
+            self.index_keys[(iterable.id, id(op))] = key
+        return key
+
+    def set_bar(self, value: Value, new: Value) -> None:
+        self.scope.bars[value.id] = new
+        self.scope.primals[value.id] = value
+
+    def accumulate(self, value: Value, contribution: Value | None) -> None:
+        if contribution is None:
+            return
+        if contribution.defining_op is not None and contribution.defining_op.opcode == "const" \
+                and contribution.defining_op.attrs["value"] is None:
+            return
+        old = self.bar_for_update(value)
+        self.set_bar(value, self.add(old, contribution))
+
+    def add(self, old: Value | None, new: Value) -> Value:
+        if old is None:
+            return new
+        plain = old.id in self.numeric and new.id in self.numeric
+        if plain and old.id not in self.maybe_none and new.id not in self.maybe_none:
+            result = self.call(operator.add, old, new, hint=old.hint)
+            self.numeric.add(result.id)
+            return result
+        result = self.call(runtime.accum, old, new, expr="_zp_accum", hint=old.hint)
+        if old.id in self.maybe_none and new.id in self.maybe_none:
+            self.maybe_none.add(result.id)
+        if old.id in self.numeric and new.id in self.numeric:
+            self.numeric.add(result.id)
+        return result
+
+    # -- reading forward values from the adjoint ------------------------------
+    def fetch(self, value: Value) -> Value:
+        """A forward value as the adjoint sees it: itself, or popped from a tape in loops."""
+        cached = self.fetched.get(value.id)
+        if cached is not None:
+            return cached
+        region = value_block(value)
+        if region is None or not _inside_loop(region):
+            return value
+        op = value.defining_op
+        if op is not None and op.opcode == "const":  # a literal: write it again, don't save it
+            return self.emit("const", (), attrs=dict(op.attrs)).result
+        popped = self.tapes.pop(value, region)
+        self.fetched[value.id] = popped
+        if value.id in self.numeric_forward:
+            self.numeric.add(popped.id)
+        return popped
+
+    # -- the walk -------------------------------------------------------------
+    def adjoint_block(self, block: Block) -> None:
+        for op in reversed(block.ops):
+            if op.opcode in ("yield", "return"):
+                continue
+            if not any(self.bar(r) is not None for r in op.results):
+                continue
+            self.current_loc = op.loc
+            handler = ADJOINT_HANDLERS.get(op.opcode)
+            if handler is None:  # a silent zero would be a wrong gradient: refuse instead
+                raise InternalError(
+                    f"the reverse transform has no adjoint for the IR op '{op.opcode}', "
+                    "which a derivative reaches here", op.loc,
+                    "this is a defect of zygote_py; please report it with this function")
+            handler(self, op)
+
+
+@adjoint_of("cell")
+def adjoint_input(builder: AdjointBuilder, op: Op) -> None:
+    """A read of an active closure cell is an input: its cotangent is read at the end."""
+
+
+def _inside_loop(block: Block) -> bool:
+    while block is not None and block.parent is not None:
+        if block.parent.opcode in ("for", "while"):
+            return True
+        block = block.parent.block
+    return False
+
+
+def _is_number_const(value: Value) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float)
+
+
+def _numeric_forward(fn: Function) -> set[int]:
+    """Forward values known to be numbers or arrays (results of arithmetic and ufuncs)."""
+    out = set()
+    for op in fn.walk():
+        if op.opcode == "call" and op.results and produces_numeric(op.result):
+            out.add(op.result.id)
+    return out

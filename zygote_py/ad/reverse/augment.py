@@ -1,0 +1,128 @@
+"""The augment step: the forward function the adjoint needs, built as new IR.
+
+The primal function is only read.  Its ops are copied into a new function,
+extended with what the adjoint step asked for while it was built
+(`ForwardPlan`) and with the tapes' pushes (tapes.py):
+  - a call whose adjoint calls a back function becomes a `call_pb` (the
+    callee's pullback) or a `dyncall` (resolved at run time) that returns the
+    back function as a second result;
+  - a loop whose adjoint needs its trip count gets a counter slot;
+  - values the adjoint reads from inside loops are pushed to tapes, and the
+    tapes are made at the function's entry.
+The values the adjoint created for these new results (back functions, trip
+counts, tapes) become results of the new ops, so the backward keeps reading
+them; every other forward value the backward reads is remapped to its copy.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ...ir.clone import replace_all_uses
+from ...ir.core import Block, Function, Op, Value
+from .tapes import Tapes
+
+
+class ForwardPlan:
+    """The changes the adjoint needs in the forward, keyed by the primal op they extend.
+
+    A value the new op will have as an extra result is created at once and owned
+    by the primal op until the augment step builds the new op: the adjoint sees
+    where it is defined (in which loop, to decide whether it must be taped)."""
+
+    def __init__(self):
+        self.calls: dict[int, tuple[str, dict, Value]] = {}  # id(call op) -> (opcode, attrs, back)
+        self.trip_counts: dict[int, Value] = {}  # id(loop op) -> its trip count
+
+    def call_with_back(self, op: Op, opcode: str, attrs: dict) -> Value:
+        """op, in the forward, becomes `opcode` with attrs and also returns a back function."""
+        back = Value("_zp_back", op)
+        self.calls[id(op)] = (opcode, attrs, back)
+        return back
+
+    def trip_count(self, loop: Op) -> Value:
+        """The number of iterations loop ran, counted by the forward."""
+        count = self.trip_counts.get(id(loop))
+        if count is None:
+            count = self.trip_counts[id(loop)] = Value("_zp_trips", loop)
+        return count
+
+
+def augment(primal: Function, plan: ForwardPlan, tapes: Tapes, backward: Block) -> Function:
+    """The forward function for primal; backward's reads of primal values now read it."""
+    builder = _ForwardBuilder(plan, tapes)
+    body = builder.block(primal.body, counted=False, entry=True)
+    replace_all_uses(backward, builder.vmap)
+    return Function(primal.name, list(body.args), body, primal.loc, primal.signature,
+                    dict(primal.meta))
+
+
+class _ForwardBuilder:
+    """Copies the primal's blocks into new ones, adding what the plan and tapes ask for."""
+
+    def __init__(self, plan: ForwardPlan, tapes: Tapes):
+        self.plan = plan
+        self.tapes = tapes
+        self.vmap: dict[int, Value] = {}  # primal value id -> its copy in the forward
+
+    def get(self, value: Value) -> Value:
+        return self.vmap.get(value.id, value)  # values made for the forward map to themselves
+
+    def results(self, new: Op, old: Op, extra: Value | None = None) -> None:
+        for result in old.results:
+            copy = Value(result.hint, new)
+            self.vmap[result.id] = copy
+            new.results.append(copy)
+        if extra is not None:
+            extra.owner = new
+            new.results.append(extra)
+
+    def block(self, block: Block, counted: bool, entry: bool = False) -> Block:
+        new = Block()
+        for arg in block.args:
+            self.vmap[arg.id] = new.add_arg(arg.hint)
+        trips = new.add_arg("_zp_trips") if counted else None
+        if entry:
+            for tape in self.tapes.entry_tapes():
+                made = new.append(Op("tape_new", (), 0, {}, (), None))
+                tape.owner = made
+                made.results.append(tape)
+        start, end = self.tapes.saves_at(block)
+        if start is not None:
+            new.append(self._push(*start))
+        terminator = block.ops[-1]
+        for op in block.ops[:-1]:
+            self.op(op, new)
+        step = None
+        if counted and block.parent.regions[-1] is block:  # the body (a while's cond only reads it)
+            one = new.append(Op("const", (), 1, {"value": 1}))
+            step = new.append(Op("call", [trips, one.result], 1,
+                                 {"fn": operator.add, "expr": "add", "kw": (), "star": ()},
+                                 hints=["_zp_trips"])).result
+        if end is not None:
+            new.append(self._push(*end))
+        operands = [self.get(v) for v in terminator.operands] + ([step] if step is not None else [])
+        last = new.append(Op(terminator.opcode, operands, 0, terminator.attrs, (), terminator.loc))
+        self.results(last, terminator)
+        return new
+
+    def _push(self, tape: Value, values: list[Value]) -> Op:
+        return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, {}, (), None)
+
+    def op(self, op: Op, out: Block) -> None:
+        call = self.plan.calls.get(id(op))
+        if call is not None:
+            opcode, attrs, back = call
+            new = Op(opcode, [self.get(v) for v in op.operands], 0, attrs, (), op.loc)
+            self.results(new, op, back)
+            out.append(new)
+            return
+        count = self.plan.trip_counts.get(id(op))
+        operands = [self.get(v) for v in op.operands]
+        if count is not None:  # the counter starts at 0 before the loop, a slot after the others
+            zero = out.append(Op("const", (), 1, {"value": 0}))
+            operands.append(zero.result)
+        regions = [self.block(region, counted=count is not None) for region in op.regions]
+        new = Op(op.opcode, operands, 0, op.attrs, regions, op.loc)
+        self.results(new, op, count)
+        out.append(new)

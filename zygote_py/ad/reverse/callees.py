@@ -1,0 +1,55 @@
+"""Symbolic references to the pullbacks of user functions a transformed function calls.
+
+The reverse transform does not compile callees.  Where a call of a user
+function needs its pullback, the forward gets a `call_pb` op whose `callee`
+attr is a `CalleeRef` naming what is needed: the function, which of its
+parameters are active, and whether the implicit-parameter variant is meant.
+The transform lists the references it made (`AdjointProgram.callees`); the
+driver (compiler.py) compiles or looks each up after the transform and hands
+the results to codegen, which binds them under the op's `pb_expr` name.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from ...errors import SourceLoc, UnsupportedSyntax
+
+
+@dataclass(frozen=True)
+class CalleeRef:
+    """The pullback of fn for these active parameters (implicit: the Params variant)."""
+
+    fn: object
+    active: tuple[bool, ...]
+    implicit: bool = False
+
+    @property
+    def expr(self) -> str:
+        """The name the generated code calls it by."""
+        return f"{self.fn.__name__}_pullback"
+
+
+def bind_parameters(fn, op, loc: SourceLoc | None) -> list[list[int]]:
+    """For each parameter of fn, the indices of the call op's operands bound to it."""
+    sig = inspect.signature(fn)
+    kw = op.attrs.get("kw", ())
+    npos = len(op.operands) - len(kw)
+    try:
+        bound = sig.bind(*range(npos), **{k: npos + i for i, k in enumerate(kw)})
+    except TypeError as err:
+        raise UnsupportedSyntax(f"this call does not match {fn.__name__}{sig}: {err}", loc,
+                                "check the arguments of the call") from None
+    out = []
+    for name, param in sig.parameters.items():
+        value = bound.arguments.get(name)
+        if value is None:
+            out.append([])
+        elif param.kind == param.VAR_POSITIONAL:
+            out.append(list(value))
+        elif param.kind == param.VAR_KEYWORD:
+            out.append(list(value.values()))
+        else:
+            out.append([value])
+    return out

@@ -1,0 +1,45 @@
+"""How the reverse transform treats reads of module data and calls of user code.
+
+The core of the transform knows nothing of implicit parameters.  It asks a
+`ConstantReads` object (or a subclass) at the few points where the
+implicit-parameter feature changes what happens, the way Zygote passes a
+`Context{I}` whose methods do nothing when `I` is false:
+  - which primal values are roots besides the active arguments (`roots`);
+  - whether a call may read parameters itself, so that it is differentiated
+    even with no active argument (`may_read_parameters`);
+  - a getattr that is a read of its own rather than an attribute of a
+    differentiated value (`adjoint_read`);
+  - a call of a closure that must go through run-time dispatch
+    (`calls_through_dispatch`), and what to do with the cotangent of the cells
+    a called function captured (`captured_cotangent`).
+`ConstantReads` is the plain variant: module data and captured cells are
+constants and none of this costs anything.  The params feature subclasses it
+(../implicit.py) and registers the adjoint of `global` reads there.
+"""
+
+from __future__ import annotations
+
+
+class ConstantReads:
+    """The plain variant: globals, module data and captured cells are constants."""
+
+    implicit = False  # the variant of the callees' pullbacks to ask for
+
+    def roots(self, fn) -> tuple[list[int], list[tuple]]:
+        """(ids of values that are inputs besides the active arguments, guards on them)."""
+        return [], []
+
+    def may_read_parameters(self, op) -> bool:
+        """Whether op runs code that may read a parameter itself."""
+        return False
+
+    def adjoint_read(self, builder, op) -> bool:
+        """Emit the adjoint of a getattr that reads module data; False when it is not one."""
+        return False
+
+    def calls_through_dispatch(self, fn) -> bool:
+        """Whether a call of the user function fn must be resolved at run time."""
+        return False
+
+    def captured_cotangent(self, builder, fn, g) -> None:
+        """g is the cotangent of the cells fn captured (from a dynamic call of fn)."""

@@ -1,0 +1,94 @@
+"""The reverse transform's driver: a primal `Function` -> an `AdjointProgram`.
+
+The steps, each in its own module:
+  1. activity: which primal values depend on the active inputs (analysis/);
+  2. adjoint (adjoint.py and the handlers in calls.py, containers.py,
+     control.py): the backward block, built by walking the primal in reverse;
+     it notes what the forward must add (a `ForwardPlan`), the values it reads
+     from inside loops (`Tapes`) and the callees whose pullbacks it calls;
+  3. tapes (tapes.py): pops and tape openings placed in the backward;
+  4. augment (augment.py): the forward function, built as new IR.
+The primal is only read.  Callee pullbacks are left as references
+(`CalleeRef`) for the driver of the whole pipeline (compiler.py) to resolve.
+"""
+
+from __future__ import annotations
+
+from ...analysis.activity import varied_values
+from ...analysis.scalars import scalar_values
+from ...ir.core import Block, Function
+from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
+from .adjoint import AdjointBuilder
+from .augment import augment
+from .reads import ConstantReads
+
+
+class AdjointProgram:
+    """The result of the reverse transform: forward function + backward block, the
+    callees whose pullbacks the forward calls (for the driver to resolve) and the
+    guards the transform found (implicit-parameter reads)."""
+
+    def __init__(self, forward: Function, backward: Block, has_grad: list[bool], callees=(),
+                 guards=()):
+        self.forward = forward
+        self.backward = backward
+        self.has_grad = has_grad
+        self.callees = list(callees)
+        self.guards = list(guards)
+
+
+class ReverseTransform:
+    """The reverse transform of fn for the active parameters (and active closure cells,
+    whose cotangents are returned last, as a dict).  reads says what reads of module
+    data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
+
+    def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
+                 reads: ConstantReads | None = None):
+        self.fn = fn
+        self.active = active
+        self.active_cells = tuple(active_cells)
+        self.guards: list[tuple] = []  # what the result depends on beyond the lowered IR's guards
+        reads = reads or ConstantReads()
+        # closure cells holding active values are inputs too (the function's own cotangent)
+        self.cell_reads = {op.attrs["name"]: op.result for op in fn.body.ops
+                           if op.opcode == "cell" and op.attrs["name"] in self.active_cells}
+        roots = [v.id for v in self.cell_reads.values()]
+        read_roots, guards = reads.roots(fn)
+        roots += read_roots
+        self.guards += guards
+        varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit)
+        scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
+        self.builder = AdjointBuilder(fn, varied, scalars, reads)
+
+    def run(self) -> AdjointProgram:
+        builder, fn = self.builder, self.fn
+        result = fn.body.ops[-1].operands[0]
+        if result.id in builder.varied:
+            builder.set_bar(result, builder.backward.args[0])
+            builder.adjoint_block(fn.body)
+        outputs = []
+        for param, active in zip(fn.params, self.active):
+            outputs.append(builder.bar(param) if active else None)
+        if self.active_cells:
+            names, bars = [], []
+            for name in self.active_cells:
+                bar = builder.bar(self.cell_reads[name]) if name in self.cell_reads else None
+                if bar is not None:
+                    names.append(builder.const(name))
+                    bars.append(bar)
+            pairs = [v for pair in zip(names, bars) for v in pair]
+            outputs.append(builder.emit("dict", pairs).result)
+        none = None
+        values = []
+        for out in outputs:
+            if out is None:
+                none = none or builder.const(None)
+                values.append(none)
+            else:
+                values.append(out)
+        packed = builder.emit("tuple", values).result
+        builder.emit("return", [packed], 0)
+        builder.tapes.place(builder.backward, builder.mirror)
+        forward = augment(fn, builder.plan, builder.tapes, builder.backward)
+        return AdjointProgram(forward, builder.backward, [o is not None for o in outputs],
+                              builder.callees, self.guards)
