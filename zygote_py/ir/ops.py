@@ -156,7 +156,10 @@ _DEFS = [
     # added by the reverse transform
     OpDef("call_pb", "a user function's forward pass: (value, pullback)", operands=(("args", "*"),),
           results=2, pure=False,
-          attrs={**_CALL_ATTRS, "pb": _CALLABLE, "pb_expr": _attr(str, required=True)}),
+          attrs={**_CALL_ATTRS, "pb_expr": _attr(str, required=True),
+                 # a symbolic reference (ad.reverse.callees.CalleeRef) the driver resolves
+                 "callee": Attr(lambda v: all(hasattr(v, k) for k in ("fn", "active", "implicit")),
+                                "a callee reference (fn, active, implicit)", True)}),
     OpDef("dyncall", "a call resolved at run time: (value, pullback); operand 0 is the callee "
           "(callv) or the object (method)", operands=(("args", "*"),), results=2, pure=False,
           attrs={"dyn_kind": Attr(lambda v: v in DYNCALL_KINDS, f"one of {DYNCALL_KINDS}", True),
