@@ -8,14 +8,26 @@ each global, builtin or closure cell that was resolved to a function or
 module at transform time must still hold the same object.  So redefining a
 function (a new object) or rebinding a global callee takes effect on the next
 call, and a repeated gradient parses and compiles nothing.
+
+Threads share one Compiler and its cache.  A lookup that hits takes no lock
+(reading a dict is atomic in CPython, and a cached Entry never changes); a
+miss builds under the compiler's re-entrant lock, so one build at a time
+fills the cache.  What a build needs while it runs -- the guards it collects
+and the pullbacks of recursive callees still being compiled -- lives in a
+`Build` made for that one build (and shared only with the builds it starts
+for its callees, in the same thread), not on the Compiler.  Observers of the
+current Context (context.py) are shown the IR after each stage: the tests
+run the verifier that way.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
 import types
 import weakref
 
+from . import context
 from .ad.implicit import holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
@@ -24,7 +36,6 @@ from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
-from .ir.verify import verify
 from .transforms.simplify import simplify
 from .runtime.helpers import check_scalar
 
@@ -83,22 +94,66 @@ class _LateBound:
         return self.impl(*args, **kwargs)
 
 
+class Build:
+    """The state of one build, shared with the builds it starts for its callees.
+
+    The reverse transform reaches the compiler through this object: it adds
+    the guards it finds to the entry being built, and asks for the pullbacks
+    of the functions it calls.  A callee already being built further up (a
+    recursive call) gets a `_LateBound` stand-in, filled when its build ends.
+    """
+
+    def __init__(self, compiler: Compiler):
+        self.compiler = compiler
+        # guards of the entries being built (innermost last); callees add theirs to the caller's
+        self.guards_stack: list[list] = []
+        self.in_progress: dict = {}
+
+    def pullback_for(self, fn, active: tuple, implicit: bool = False):
+        """The pullback of a user function called from transformed code."""
+        key = (fn, active, implicit)
+        if key in self.in_progress:
+            return self.in_progress[key]
+        late = _LateBound(f"{fn.__name__}_pullback")
+        self.in_progress[key] = late
+        try:
+            entry = self.compiler.entry(fn, active, "pullback", implicit=implicit, build=self)
+        finally:
+            del self.in_progress[key]
+        late.impl = entry.fn
+        self.add_guards(entry.guards)
+        return entry.fn
+
+    def add_guards(self, guards) -> None:
+        """Guards found by the reverse transform, for the entry being built."""
+        if self.guards_stack:
+            self.guards_stack[-1].extend(guards)
+
+    def bind_params(self, fn, op, loc: SourceLoc | None):
+        return self.compiler.bind_params(fn, op, loc)
+
+
 class Compiler:
+    """Builds, caches and hands out the compiled gradient forms of Python functions.
+
+    `entry` is the one way in: the cache is looked up without a lock, and a
+    miss builds under `_lock` (see the module docstring).
+    """
+
     def __init__(self):
         self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # the latest entries per code object: a new function object with the same code
         # (a lambda made in a loop) reuses them with its own cells, compiling nothing
         self.by_code: dict = {}
-        self.in_progress: dict = {}
-        self.verify = False  # tests switch this on: the verifier runs after every pass
-        # guards of the entries being built (innermost last); callees add theirs to the caller's
-        self._guards_stack: list[list] = []
+        # re-entrant: a build asks for its callees' entries, which may be built in turn
+        self._lock = threading.RLock()
 
     def clear(self) -> None:
         """Forget every compiled entry (a new custom rule changes what callers inline)."""
-        self.cache.clear()
-        self.by_code.clear()
+        with self._lock:
+            self.cache.clear()
+            self.by_code.clear()
 
     # -- front half, cached per function object --------------------------------
     def lowered_ir(self, fn) -> Function:
@@ -107,13 +162,12 @@ class Compiler:
             ir = cached[1]
             if _guards_hold(ir.meta["guards"]):
                 return ir
-        ir = lower_function(fn)
-        if self.verify:
-            verify(ir)
-        simplify(ir)
-        if self.verify:
-            verify(ir)
-        self.lowered[fn] = (fn.__code__, ir)
+        with self._lock:
+            ir = lower_function(fn)
+            _show("lowered", ir)
+            simplify(ir)
+            _show("simplified", ir)
+            self.lowered[fn] = (fn.__code__, ir)
         return ir
 
     def fresh_ir(self, fn) -> Function:
@@ -126,41 +180,51 @@ class Compiler:
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-              implicit: bool = False) -> Entry:
+              implicit: bool = False, build: Build | None = None) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on which arguments are plain scalars.  The implicit variant also
-        differentiates reads of globals (see ad/implicit.py)."""
-        per_fn = self.cache.get(fn)
+        differentiates reads of globals (see ad/implicit.py).  build is the build
+        that needs this entry for a callee (None when called from outside one)."""
         key = (active, mode, cells, scalars, implicit)
+        entry = self._cached(fn, key)
+        if entry is not None:
+            return entry
+        with self._lock:
+            entry = self._cached(fn, key)  # another thread may have built it meanwhile
+            if entry is not None:
+                return entry
+            sibling = self.by_code.get(fn.__code__, {}).get(key)
+            entry = sibling.rebound(fn) if sibling is not None else None
+            if entry is None:
+                entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self))
+            self.cache.setdefault(fn, {})[key] = entry
+            self.by_code.setdefault(fn.__code__, {})[key] = entry
+        return entry
+
+    def _cached(self, fn, key) -> Entry | None:
+        per_fn = self.cache.get(fn)
         if per_fn is not None:
             entry = per_fn.get(key)
             if entry is not None and entry.valid(fn.__code__):
                 return entry
-        sibling = self.by_code.get(fn.__code__, {}).get(key)
-        entry = sibling.rebound(fn) if sibling is not None else None
-        if entry is None:
-            entry = self._build(fn, active, mode, cells, scalars, implicit)
-        self.cache.setdefault(fn, {})[key] = entry
-        self.by_code.setdefault(fn.__code__, {})[key] = entry
-        return entry
+        return None
 
-    def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-               implicit: bool = False) -> Entry:
+    def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
+               implicit: bool, build: Build) -> Entry:
         ir = self.fresh_ir(fn)
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
-        self._guards_stack.append(guards)
+        build.guards_stack.append(guards)
         try:
             implicit_globals = fn.__globals__ if implicit else None
-            program = ReverseTransform(ir, list(active), self, cells, scalars, implicit_globals).run()
+            program = ReverseTransform(ir, list(active), build, cells, scalars, implicit_globals).run()
         finally:
-            self._guards_stack.pop()
+            build.guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)
         simplify(back_fn)
-        if self.verify:
-            verify(program.forward)
+        _show("forward", program.forward)
         base = ir.name if ir.name != "lambda" else "lambda_"
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op
@@ -171,27 +235,6 @@ class Compiler:
         entry = Entry(compiled, guards, gen.text, fn.__code__, cell_names)
         entry.program = program
         return entry
-
-    def pullback_for(self, fn, active: tuple, implicit: bool = False):
-        """The pullback of a user function called from transformed code."""
-        key = (fn, active, implicit)
-        if key in self.in_progress:
-            return self.in_progress[key]
-        late = _LateBound(f"{fn.__name__}_pullback")
-        self.in_progress[key] = late
-        try:
-            entry = self.entry(fn, active, "pullback", implicit=implicit)
-        finally:
-            del self.in_progress[key]
-        late.impl = entry.fn
-        if self._guards_stack:
-            self._guards_stack[-1].extend(entry.guards)
-        return entry.fn
-
-    def add_guards(self, guards) -> None:
-        """Guards found by the reverse transform, for the entry being built."""
-        if self._guards_stack:
-            self._guards_stack[-1].extend(guards)
 
     def bind_params(self, fn, op, loc: SourceLoc | None):
         """For each parameter of fn, the indices of the call operands bound to it."""
@@ -215,6 +258,12 @@ class Compiler:
             else:
                 out.append([value])
         return out
+
+
+def _show(stage: str, ir) -> None:
+    """Show the current Context's observers a stage's IR (the tests verify it)."""
+    for observer in context.current().observers:
+        observer.ir_ready(stage, ir)
 
 
 def _guards_hold(guards, cells: dict | None = None) -> bool:

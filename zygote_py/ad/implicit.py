@@ -4,7 +4,7 @@ For a `zp.gradient(thunk, zp.params(...))` call the compiler builds a separate
 *implicit* variant of every function the thunk reaches.  In it, a read of a
 module global (or of a data attribute of a module or class) whose value holds
 an array of the Params being differentiated is treated as an input, as if it were an active argument: its
-cotangent is computed and, at the read, handed to `params.deposit`, which adds
+cotangent is computed and, at the read, handed to `runtime.implicit.deposit`, which adds
 what reaches a parameter into the Grads being filled.  Calls of user functions
 are differentiated even when no argument is active, since the callee may read
 parameters itself.  Closure cells go the way they already go for closures:
@@ -22,7 +22,7 @@ from __future__ import annotations
 import types
 
 from ..ir.core import Function
-from ..params import current_params, holds_parameter
+from ..runtime.implicit import current_params, holds_parameter
 
 
 def holds_current_parameter(x) -> bool:

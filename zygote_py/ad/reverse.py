@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 
 
-from .. import params
+from ..runtime import implicit as implicit_runtime
 from ..runtime import helpers as runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..analysis.activity import varied_values
@@ -269,7 +269,7 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
             self.deposit(self.fetch(op.result), self.bar(op.result))
 
     def deposit(self, obj: Value, g: Value) -> None:
-        self.call(params.deposit, obj, g, expr="_zp_deposit")
+        self.call(implicit_runtime.deposit, obj, g, expr="_zp_deposit")
 
     def varied_operand(self, value: Value) -> bool:
         return value.id in self.varied
