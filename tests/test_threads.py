@@ -226,6 +226,40 @@ def test_a_params_call_and_explicit_gradients_on_other_threads_do_not_mix():
     assert mismatches == []
 
 
+# -- different Params sets over the same globals, one per thread --------------------------
+SHARED_W = np.array([[0.2, -0.4, 0.6], [1.0, 0.5, -0.3]])
+SHARED_B = np.array([0.1, -0.2])
+SHARED_X = np.array([0.7, -1.1, 0.4])
+
+
+def shared_loss():
+    return np.sum(np.tanh(SHARED_W @ SHARED_X + SHARED_B) ** 2)
+
+
+def test_threads_with_different_params_over_the_same_globals_get_their_own_grads():
+    # the implicit variant built depends on which globals hold parameters of the calling
+    # thread's Params (a guard); each thread must get the variant for its own set
+    sets = [(SHARED_W,), (SHARED_B,), (SHARED_W, SHARED_B)]
+    want = []
+    for arrays in sets:
+        g = zp.gradient(shared_loss, zp.params(*arrays))
+        for a in arrays:
+            np.testing.assert_allclose(g[a], numeric_param_grad(shared_loss, a), rtol=1e-6, atol=1e-8)
+        want.append([g[a].copy() for a in arrays])
+    mismatches: list = []
+
+    def work(i):
+        arrays = sets[i % len(sets)]
+        ps = zp.params(*arrays)
+        for _ in range(40):
+            g = zp.gradient(shared_loss, ps)
+            if not all(np.array_equal(g[a], w) for a, w in zip(arrays, want[i % len(sets)])):
+                mismatches.append(i)
+
+    assert run_threads(work, n=6) == []
+    assert mismatches == []
+
+
 # -- Params calls nested in a Params call -------------------------------------------------
 OUTER_W = np.array([[0.5, -1.0], [0.25, 2.0]])
 INNER_V = np.array([1.5, -0.5])

@@ -97,9 +97,9 @@ class _LateBound:
 class Build:
     """The state of one build, shared with the builds it starts for its callees.
 
-    The reverse transform reaches the compiler through this object: it adds
-    the guards it finds to the entry being built, and asks for the pullbacks
-    of the functions it calls.  A callee already being built further up (a
+    The reverse transform reaches the compiler through this object (it is what
+    ReverseTransform gets as its `compiler`): it adds the guards it finds to
+    the entry being built, and asks for the pullbacks of the functions it calls.  A callee already being built further up (a
     recursive call) gets a `_LateBound` stand-in, filled when its build ends.
     """
 
