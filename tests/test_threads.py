@@ -114,7 +114,7 @@ def test_params_gradients_on_eight_threads_equal_the_single_threaded_ones(expect
     mismatches: list = []
 
     def work(i):
-        for _ in range(60):
+        for _ in range(30):
             gW, gb = params_gradient(MODELS[i])
             if not (np.array_equal(gW, expected[i][0]) and np.array_equal(gb, expected[i][1])):
                 mismatches.append(i)
