@@ -34,7 +34,10 @@ class Observer:
     """Hooks called while zygote_py works; each does nothing unless overridden.
 
     Observers are notified synchronously, in the thread doing the work, in the
-    order they were installed.  They watch: what they return is ignored.
+    order they were installed.  They watch: what they return is ignored, and an
+    exception they raise stops the work (nothing half-built is cached).
+    `ir_ready` runs while the compiler's lock is held, so it must not wait for
+    a gradient call on another thread.
     """
 
     def ir_ready(self, stage: str, ir) -> None:
