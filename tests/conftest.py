@@ -15,10 +15,20 @@ pytest.register_assert_rewrite("corpus.finite_diff")
 
 @pytest.fixture(autouse=True, scope="session")
 def _verify_ir_after_every_pass():
-    """In the tests, the IR verifier runs after lowering, after simplification and on
-    the forward program after the reverse transform (it is off for users: it costs time)."""
-    from zygote_py.compiler import COMPILER
+    """In the tests, the IR verifier runs after lowering, after every cleanup pass, and
+    on the forward and (op by op) the backward program after the reverse transform
+    (it is off for users: it costs time).
+    It watches the compiler as an observer of the main thread's Context; threads a test
+    starts begin with an empty Context and are not verified."""
+    from zygote_py import context
+    from zygote_py.ir.verify import verify, verify_ops
 
-    COMPILER.verify = True
-    yield
-    COMPILER.verify = False
+    class VerifyEveryStage(context.Observer):
+        def ir_ready(self, stage, ir):
+            if stage == "backward":  # reads forward values: not a closed function
+                verify_ops(ir.body)
+            else:
+                verify(ir)
+
+    with context.observing(VerifyEveryStage()):
+        yield

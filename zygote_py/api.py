@@ -3,23 +3,24 @@
 Each call looks up (or builds) the compiled form of the function for the set
 of arguments that are active — floats, float arrays, and containers or
 objects holding them; ints, bools and strings never are — runs it, and hands
-back gradients with the type and shape of their arguments.
+back gradients with the type and shape of their arguments.  The compiled code
+runs under a Context (context.py) naming the compiler and, for a Params call,
+the collector its deposits go to; the Context is this thread's own.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import types
 
 import numpy as np
 
-from .runtime import dispatch
+from . import context
 from .compiler import COMPILER
 from .errors import SourceUnavailable, ZygoteError
 from .kinds import is_active, scalar_kinds
-from .params import _COLLECTORS, Collector, Params, holds_parameter
-from .params import _cell_value as _cell_contents
+from .params import Grads, Params
+from .runtime.implicit import Collector, cell_value, holds_parameter
 
 _ndarray = np.ndarray
 
@@ -100,8 +101,9 @@ def withgradient(f, *args):
         y, back = _implicit_pullback(f, args[:-1], args[-1], "grad")
         return y, back(None)
     fn, full_args, active, skip = _prepare(f, args)
-    entry = COMPILER.entry(fn, active, "grad", (), scalar_kinds(full_args))
-    y, bars = entry.fn(*full_args)
+    with _explicit() as ctx:
+        entry = ctx.compiler.entry(fn, active, "grad", (), scalar_kinds(full_args))
+        y, bars = entry.fn(*full_args)
     grads = tuple(finalize(b, a) for b, a in zip(bars, full_args))
     return y, grads[skip:]
 
@@ -124,13 +126,16 @@ def pullback(f, *args):
     if args and isinstance(args[-1], Params):
         return _implicit_pullback(f, args[:-1], args[-1], "pullback")
     fn, full_args, active, skip = _prepare(f, args)
-    entry = COMPILER.entry(fn, active, "pullback", (), scalar_kinds(full_args))
-    y, back_inner = entry.fn(*full_args)
+    with _explicit() as ctx:
+        entry = ctx.compiler.entry(fn, active, "pullback", (), scalar_kinds(full_args))
+        y, back_inner = entry.fn(*full_args)
+    compiler = ctx.compiler
 
     def back(dy):
         if dy is None:
             return (None,) * len(args)
-        bars = back_inner(dy)
+        with context.using(compiler=compiler, collector=None):
+            bars = back_inner(dy)
         return tuple(finalize(b, a) for b, a in zip(bars, full_args))[skip:]
 
     return y, back
@@ -142,18 +147,21 @@ def _check_params_last(args) -> None:
                           hint="zp.gradient(lambda: loss(x), zp.params(W, b))")
 
 
-@contextlib.contextmanager
-def _filling(collector: Collector):
-    """While generated code runs for a Params call: callees are built in their implicit
-    variant, and deposits go into collector."""
-    was_implicit = dispatch.IMPLICIT[0]
-    dispatch.IMPLICIT[0] = True
-    _COLLECTORS.append(collector)
-    try:
-        yield
-    finally:
-        _COLLECTORS.pop()
-        dispatch.IMPLICIT[0] = was_implicit
+def _compiler():
+    """The compiler of the current Context (a tool may install its own), else the default."""
+    return context.current().compiler or COMPILER
+
+
+def _explicit():
+    """The Context for an ordinary gradient call: no Params are being filled, even when
+    this call is made inside a Params call (by a custom rule, say)."""
+    return context.using(compiler=_compiler(), collector=None)
+
+
+def _filling(collector: Collector, compiler=None):
+    """The Context while generated code runs for a Params call: callees are built in
+    their implicit variant, and deposits go into collector."""
+    return context.using(compiler=compiler or _compiler(), collector=collector)
 
 
 def _implicit_pullback(f, args, ps: Params, mode: str):
@@ -162,27 +170,28 @@ def _implicit_pullback(f, args, ps: Params, mode: str):
     fn, full_args, active, _ = _prepare(f, args)
     # the thunk's own cells are read, not made, here: only those holding parameters matter
     cells = tuple(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
-                  if holds_parameter(_cell_contents(cell), ps))
+                  if holds_parameter(cell_value(cell), ps))
     def collect(collector, bars):
         for bar, arg in zip(bars, full_args):
             collector.walk(arg, bar)
         if cells:
             collector.walk(fn, bars[-1])
-        return collector.result()
+        return Grads(ps, collector.gradients())
 
     collector = Collector(ps)
-    with _filling(collector):
-        entry = COMPILER.entry(fn, active, mode, cells, scalar_kinds(full_args), implicit=True)
+    with _filling(collector) as ctx:
+        entry = ctx.compiler.entry(fn, active, mode, cells, scalar_kinds(full_args), implicit=True)
         y, out = entry.fn(*full_args)
     if mode == "grad":
         grads = collect(collector, out)
         return y, lambda _dy: grads
+    compiler = ctx.compiler
 
     def back(dy):
         fresh = Collector(ps)  # a new Grads for every call: returned ones never change
         if dy is None:
-            return fresh.result()
-        with _filling(fresh):
+            return Grads(ps)
+        with _filling(fresh, compiler):
             bars = out(dy)
         return collect(fresh, bars)
 
@@ -217,14 +226,14 @@ def grad_source(f, wrt=None, mode: str = "grad", args=None) -> str:
     _check_function(fn)
     if args is not None:
         fn, full_args, active, _ = _prepare(f, tuple(args))
-        return COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args)).source
+        return _compiler().entry(fn, active, mode, (), scalar_kinds(full_args)).source
     names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])
     if wrt is None:
         active = tuple(True for _ in names)
     else:
         wanted = {wrt} if isinstance(wrt, (str, int)) else set(wrt)
         active = tuple(n in wanted or i in wanted for i, n in enumerate(names))
-    return COMPILER.entry(fn, active, mode).source
+    return _compiler().entry(fn, active, mode).source
 
 
 def differentiable(f):
@@ -233,7 +242,7 @@ def differentiable(f):
     The result is callable like f and has .grad(*args), .withgradient(*args),
     .pullback(*args) and .source(wrt=None).
     """
-    COMPILER.lowered_ir(f)
+    _compiler().lowered_ir(f)
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):

@@ -8,13 +8,25 @@ each global, builtin or closure cell that was resolved to a function or
 module at transform time must still hold the same object.  So redefining a
 function (a new object) or rebinding a global callee takes effect on the next
 call, and a repeated gradient parses and compiles nothing.
+
+Threads share one Compiler and its cache.  A lookup that hits takes no lock
+(reading a dict is atomic in CPython, and a cached Entry never changes); a
+miss builds under the compiler's re-entrant lock, so one build at a time
+fills the cache.  What a build needs while it runs -- the guards it collects
+and the pullbacks of recursive callees still being compiled -- lives in a
+`Build` made for that one build (and shared only with the builds it starts
+for its callees, in the same thread), not on the Compiler.  Observers of the
+current Context (context.py) are shown the IR after each stage: the tests
+run the verifier that way.
 """
 
 from __future__ import annotations
 
+import threading
 import types
 import weakref
 
+from . import context
 from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
@@ -22,7 +34,6 @@ from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
-from .ir.verify import verify, verify_ops
 from .transforms.simplify import simplify
 from .runtime.helpers import check_scalar
 
@@ -81,22 +92,64 @@ class _LateBound:
         return self.impl(*args, **kwargs)
 
 
+class Build:
+    """The state of one build, shared with the builds it starts for its callees.
+
+    After the reverse transform has run, the driver asks this object for the
+    pullbacks of the callees the transform referred to (ad/reverse/callees.py:
+    CalleeRef); their guards join the entry being built.  A callee already being
+    built further up (a recursive call) gets a `_LateBound` stand-in, filled
+    when its build ends.
+    """
+
+    def __init__(self, compiler: Compiler):
+        self.compiler = compiler
+        # guards of the entries being built (innermost last); callees add theirs to the caller's
+        self.guards_stack: list[list] = []
+        self.in_progress: dict = {}
+
+    def pullback_for(self, fn, active: tuple, implicit: bool = False):
+        """The pullback of a user function called from transformed code."""
+        key = (fn, active, implicit)
+        if key in self.in_progress:
+            return self.in_progress[key]
+        late = _LateBound(f"{fn.__name__}_pullback")
+        self.in_progress[key] = late
+        try:
+            entry = self.compiler.entry(fn, active, "pullback", implicit=implicit, build=self)
+        finally:
+            del self.in_progress[key]
+        late.impl = entry.fn
+        self.add_guards(entry.guards)
+        return entry.fn
+
+    def add_guards(self, guards) -> None:
+        """Guards of a callee, for the entry being built."""
+        if self.guards_stack:
+            self.guards_stack[-1].extend(guards)
+
+
 class Compiler:
+    """Builds, caches and hands out the compiled gradient forms of Python functions.
+
+    `entry` is the one way in: the cache is looked up without a lock, and a
+    miss builds under `_lock` (see the module docstring).
+    """
+
     def __init__(self):
         self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         # the latest entries per code object: a new function object with the same code
         # (a lambda made in a loop) reuses them with its own cells, compiling nothing
         self.by_code: dict = {}
-        self.in_progress: dict = {}
-        self.verify = False  # tests switch this on: the verifier runs after every pass
-        # guards of the entries being built (innermost last); callees add theirs to the caller's
-        self._guards_stack: list[list] = []
+        # re-entrant: a build asks for its callees' entries, which may be built in turn
+        self._lock = threading.RLock()
 
     def clear(self) -> None:
         """Forget every compiled entry (a new custom rule changes what callers inline)."""
-        self.cache.clear()
-        self.by_code.clear()
+        with self._lock:
+            self.cache.clear()
+            self.by_code.clear()
 
     # -- front half, cached per function object --------------------------------
     def lowered_ir(self, fn) -> Function:
@@ -105,17 +158,17 @@ class Compiler:
             ir = cached[1]
             if _guards_hold(ir.meta["guards"]):
                 return ir
-        ir = lower_function(fn)
-        if self.verify:
-            verify(ir)
-        simplify(ir, check=verify if self.verify else None)  # verified after every pass
-        if self.verify:
-            verify(ir)
-        self.lowered[fn] = (fn.__code__, ir)
+        with self._lock:
+            ir = lower_function(fn)
+            _show("lowered", ir)
+            simplify(ir, check=_pass_checker())  # observers see the IR after every pass
+            _show("simplified", ir)
+            self.lowered[fn] = (fn.__code__, ir)
         return ir
 
     def fresh_ir(self, fn) -> Function:
-        """A private copy of the lowered IR, for callers that want to edit one (tests)."""
+        """A private copy of the lowered IR, for a caller that wants to edit one (the
+        reverse transform does not: it only reads the shared lowered IR)."""
         ir = self.lowered_ir(fn)
         vmap: dict = {}
         body = clone_block(ir.body, vmap)
@@ -124,46 +177,56 @@ class Compiler:
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-              implicit: bool = False) -> Entry:
+              implicit: bool = False, build: Build | None = None) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on which arguments are plain scalars.  The implicit variant also
-        differentiates reads of globals (see ad/implicit.py)."""
-        per_fn = self.cache.get(fn)
+        differentiates reads of globals (see ad/implicit.py).  build is the build
+        that needs this entry for a callee (None when called from outside one)."""
         key = (active, mode, cells, scalars, implicit)
+        entry = self._cached(fn, key)
+        if entry is not None:
+            return entry
+        with self._lock:
+            entry = self._cached(fn, key)  # another thread may have built it meanwhile
+            if entry is not None:
+                return entry
+            sibling = self.by_code.get(fn.__code__, {}).get(key)
+            entry = sibling.rebound(fn) if sibling is not None else None
+            if entry is None:
+                entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self))
+            self.cache.setdefault(fn, {})[key] = entry
+            self.by_code.setdefault(fn.__code__, {})[key] = entry
+        return entry
+
+    def _cached(self, fn, key) -> Entry | None:
+        per_fn = self.cache.get(fn)
         if per_fn is not None:
             entry = per_fn.get(key)
             if entry is not None and entry.valid(fn.__code__):
                 return entry
-        sibling = self.by_code.get(fn.__code__, {}).get(key)
-        entry = sibling.rebound(fn) if sibling is not None else None
-        if entry is None:
-            entry = self._build(fn, active, mode, cells, scalars, implicit)
-        self.cache.setdefault(fn, {})[key] = entry
-        self.by_code.setdefault(fn.__code__, {})[key] = entry
-        return entry
+        return None
 
-    def _build(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-               implicit: bool = False) -> Entry:
+    def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
+               implicit: bool, build: Build) -> Entry:
         ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
-        self._guards_stack.append(guards)
+        build.guards_stack.append(guards)
         try:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
-            pullbacks = {callee: self.pullback_for(callee.fn, callee.active, callee.implicit)
+            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit)
                          for callee in program.callees}
         finally:
-            self._guards_stack.pop()
+            build.guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)
         simplify(back_fn)
-        if self.verify:
-            verify(program.forward)
-            verify_ops(program.backward)
+        _show("forward", program.forward)
+        _show("backward", back_fn)  # not closed: it reads forward values (per-op checks only)
         base = ir.name if ir.name != "lambda" else "lambda_"
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op
@@ -175,21 +238,18 @@ class Compiler:
         entry.program = program
         return entry
 
-    def pullback_for(self, fn, active: tuple, implicit: bool = False):
-        """The pullback of a user function called from transformed code."""
-        key = (fn, active, implicit)
-        if key in self.in_progress:
-            return self.in_progress[key]
-        late = _LateBound(f"{fn.__name__}_pullback")
-        self.in_progress[key] = late
-        try:
-            entry = self.entry(fn, active, "pullback", implicit=implicit)
-        finally:
-            del self.in_progress[key]
-        late.impl = entry.fn
-        if self._guards_stack:
-            self._guards_stack[-1].extend(entry.guards)
-        return entry.fn
+
+def _show(stage: str, ir) -> None:
+    """Show the current Context's observers a stage's IR (the tests verify it)."""
+    for observer in context.current().observers:
+        observer.ir_ready(stage, ir)
+
+
+def _pass_checker():
+    """A check run after every cleanup pass when someone observes (None otherwise: free)."""
+    if not context.current().observers:
+        return None
+    return lambda ir: _show("pass", ir)
 
 
 def _guards_hold(guards, cells: dict | None = None) -> bool:

@@ -6,15 +6,15 @@
 
 A `Params` set names arrays by identity, so it finds them wherever the loss
 reads them: a module global, a closure cell, an attribute, an item of a list
-or dict.  The compiler (see ad/implicit.py) marks such reads; in the code it
-generates for a Params call, each one's cotangent is handed to `deposit`,
-which walks the object read alongside its cotangent and adds what reaches a
-parameter into the `Grads` being filled.  Code generated for ordinary calls
-has no such reads marked and pays nothing.
+or dict.  The compiler (see ad/implicit.py) marks such reads; the code it
+generates for a Params call hands each one's cotangent to the run-time
+collector (runtime/implicit.py), whose result api.py returns as a `Grads`.
+Code generated for ordinary calls has no such reads marked and pays nothing.
 
-This module also holds the helpers for *structural* gradients (the dict an
-explicit `zp.gradient(loss, model, x)` returns for `model`): `leaf_gradients`
-pairs each array of a model with its entry, which optimisers use.
+This module is the public side only: `params`, `Params`, `Grads`, and
+`leaf_gradients`, which pairs each array of a model with its entry in a
+*structural* gradient (the dict an explicit `zp.gradient(loss, model, x)`
+returns for `model`), as optimisers use it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import types
 
 import numpy as np
 
-from .runtime.dispatch import class_property
 from .errors import ZygoteError
+from .runtime.objects import slot_names
 
 _ndarray = np.ndarray
 
@@ -38,14 +38,6 @@ class ParamsError(ZygoteError, TypeError):
 
 def _is_param_array(x) -> bool:
     return isinstance(x, _ndarray) and x.dtype.kind in "fc"
-
-
-def _slot_names(cls) -> list[str]:
-    names = []
-    for klass in cls.__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        names += [slots] if isinstance(slots, str) else [s for s in slots if s != "__dict__"]
-    return names
 
 
 class Params:
@@ -220,118 +212,6 @@ def _copy(v):
     return v.copy() if isinstance(v, _ndarray) else v
 
 
-# -- filling a Grads from generated code -------------------------------------------
-class Collector:
-    """The Grads being filled by one backward pass."""
-
-    def __init__(self, ps: Params):
-        self.params = ps
-        self.grads: dict[int, object] = {}
-
-    def walk(self, obj, g) -> None:
-        """Add g, the cotangent of obj, into the entries of the parameters obj holds."""
-        if g is None:
-            return
-        if isinstance(obj, _ndarray):
-            key = id(obj)
-            if key in self.params._arrays and self.params._arrays[key] is obj:
-                old = self.grads.get(key)
-                g = np.asarray(g)
-                if g.shape != obj.shape:
-                    g = np.broadcast_to(g, obj.shape)
-                self.grads[key] = g if old is None else old + g
-            return
-        if isinstance(obj, (list, tuple)):
-            pairs = g.items() if isinstance(g, dict) else enumerate(g) if isinstance(g, (list, tuple)) else ()
-            for i, gi in pairs:
-                if gi is not None and isinstance(i, int) and -len(obj) <= i < len(obj):
-                    self.walk(obj[i], gi)
-            return
-        if not isinstance(g, dict):
-            return
-        if isinstance(obj, dict):
-            for key, gk in g.items():
-                if gk is not None and key in obj:
-                    self.walk(obj[key], gk)
-        elif isinstance(obj, types.FunctionType):
-            cells = dict(zip(obj.__code__.co_freevars, obj.__closure__ or ()))
-            for name, gk in g.items():
-                if gk is not None and name in cells:
-                    try:
-                        self.walk(cells[name].cell_contents, gk)
-                    except ValueError:
-                        pass
-        else:
-            attrs = getattr(obj, "__dict__", None)
-            for name, gk in g.items():
-                if gk is None or not isinstance(name, str):
-                    continue
-                if attrs is not None and name in attrs:
-                    self.walk(attrs[name], gk)
-                elif class_property(type(obj), name) is None and hasattr(obj, name):
-                    # (a cotangent keyed by a property was pulled back through its getter)
-                    self.walk(getattr(obj, name), gk)
-
-    def result(self) -> Grads:
-        out = {}
-        for key, g in self.grads.items():
-            array = self.params._arrays[key]
-            g = np.asarray(g)
-            # always a new array: the cotangent may be shared with the caller's seed or
-            # another parameter's entry, and a returned Grads must never change
-            g = g.astype(array.dtype) if array.dtype.kind == "f" else g.copy()
-            out[key] = g
-        return Grads(self.params, out)
-
-
-_COLLECTORS: list[Collector] = []
-
-
-def current_params() -> Params | None:
-    """The Params of the gradient call running now (None outside one)."""
-    return _COLLECTORS[-1].params if _COLLECTORS else None
-
-
-def holds_parameter(obj, ps: Params | None) -> bool:
-    """Whether obj is, or holds (through attributes and items), an array of ps."""
-    if ps is None or not ps._arrays:
-        return False
-    return _holds(obj, ps._arrays, set())
-
-
-def _holds(obj, arrays: dict, seen: set) -> bool:
-    if isinstance(obj, _ndarray):
-        return arrays.get(id(obj)) is obj
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
-                                       types.ModuleType, types.BuiltinFunctionType)) or id(obj) in seen:
-        return False
-    seen.add(id(obj))
-    if isinstance(obj, (list, tuple)):
-        return any(_holds(item, arrays, seen) for item in obj)
-    if isinstance(obj, dict):
-        return any(_holds(item, arrays, seen) for item in obj.values())
-    if isinstance(obj, types.FunctionType):
-        return any(_holds(_cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
-    attrs = getattr(obj, "__dict__", None)
-    if attrs is not None and any(_holds(item, arrays, seen) for item in attrs.values()):
-        return True
-    return any(_holds(getattr(obj, name, None), arrays, seen) for name in _slot_names(type(obj)))
-
-
-def _cell_value(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return None
-
-
-def deposit(obj, g) -> None:
-    """Called by generated code where a global, attribute or cell is read: add the
-    cotangent g of the object read into the Grads being filled."""
-    if g is not None and _COLLECTORS:
-        _COLLECTORS[-1].walk(obj, g)
-
-
 # -- structural gradients -----------------------------------------------------------
 def leaf_gradients(model, grads=None) -> list[tuple[str, np.ndarray, object]]:
     """(path, array, gradient or None) for every float array of model, in order.
@@ -381,6 +261,6 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
     else:
         for name, item in getattr(obj, "__dict__", {}).items():
             _pair(item, sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
-        for name in _slot_names(type(obj)):
+        for name in slot_names(type(obj)):
             if hasattr(obj, name):
                 _pair(getattr(obj, name), sub(name), f"{path}.{name}" if path else name, arrays, seen, out)

@@ -4,7 +4,7 @@ For a `zp.gradient(thunk, zp.params(...))` call the compiler builds a separate
 *implicit* variant of every function the thunk reaches.  In it, a read of a
 module global (or of a data attribute of a module or class) whose value holds
 an array of the Params being differentiated is treated as an input, as if it were an active argument: its
-cotangent is computed and, at the read, handed to `params.deposit`, which adds
+cotangent is computed and, at the read, handed to `runtime.implicit.deposit`, which adds
 what reaches a parameter into the Grads being filled.  Calls of user functions
 are differentiated even when no argument is active, since the callee may read
 parameters itself.  Closure cells go the way they already go for closures:
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import types
 
-from .. import params
 from ..analysis.activity import may_read_parameters
 from ..ir.core import Function, Op, Value
-from ..params import current_params, holds_parameter
+from ..runtime import implicit as implicit_runtime
+from ..runtime.implicit import current_params, holds_parameter
 from .reverse.adjoint import AdjointBuilder, adjoint_of
 from .reverse.reads import ConstantReads
 
@@ -79,7 +79,7 @@ def is_module_data_read(op) -> bool:
 
 def deposit(builder: AdjointBuilder, obj: Value, g: Value) -> None:
     """Emit: add g, the cotangent of obj, into the Grads being filled."""
-    builder.call(params.deposit, obj, g, expr="_zp_deposit")
+    builder.call(implicit_runtime.deposit, obj, g, expr="_zp_deposit")
 
 
 class ImplicitParamReads(ConstantReads):

@@ -6,6 +6,13 @@ needed cotangents depend on are dropped before anything is fetched, so an
 inactive argument costs neither code nor a saved value.  When every other
 operand of a broadcasting op is a Python scalar constant, `unbroadcast(e, a)`
 is replaced by `e`: a scalar literal cannot have broadcast `a` any larger.
+
+`_RULE_IR` caches the lowered IR per rule function for the whole process.  It
+never changes a result: a rule's body is fixed once the rule is defined, the
+cached IR is only ever copied (`clone_op`), never edited, and re-registering
+a rule registers a new function object.  It is filled while the compiler's
+lock is held (compiler.py); two threads lowering the same rule at once would
+store equal IR.
 """
 
 from __future__ import annotations

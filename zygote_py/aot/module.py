@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, context
 from ..runtime import dispatch
 from ..api import _prepare, scalar_kinds
 from ..compiler import COMPILER
@@ -50,7 +50,8 @@ def _example_active(fn, args, wrt) -> tuple:
 
 
 def _example_run(fn, args, active, mode: str) -> Recording:
-    with Recording() as rec:
+    # the compiled code is run directly, so the Context names the compiler dispatch uses
+    with Recording() as rec, context.using(compiler=COMPILER, collector=None):
         _, full_args, _, _ = _prepare(fn, tuple(args))
         entry = COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args))
         y, back = entry.fn(*full_args)

@@ -1,30 +1,22 @@
 """Recording what run-time dispatch reaches, for standalone modules.
 
 `zygote-py grad --args SPEC` computes the gradient once through zygote_py at
-example arguments while a `Recording` is active.  Every pullback and rule
-that `dispatch.call` / `dispatch.call_method` look up during that run is
-noted (in first-use order, so the output is deterministic), and the
-standalone module's dispatcher gets exactly those entries.  Lookups made by
-the compiler itself (for calls it resolves statically) are not recorded:
-their code is already in the generated text.
+example arguments while a `Recording` is active.  A Recording is an observer
+(context.py) of that run: run-time dispatch tells it of every pullback and
+rule it resolves (in first-use order, so the output is deterministic), and
+the standalone module's dispatcher gets exactly those entries.  Lookups made
+by the compiler itself (for calls it resolves statically) are not reported to
+observers: their code is already in the generated text.
 """
 
 from __future__ import annotations
 
-import sys
-
-from ..compiler import COMPILER
+from .. import context
 from ..rules import registry
 from .common import hashable
 
-_DISPATCH = "zygote_py.runtime.dispatch"
 
-
-def _from_dispatch() -> bool:
-    return sys._getframe(2).f_globals.get("__name__") == _DISPATCH
-
-
-class Recording:
+class Recording(context.Observer):
     """The callees run-time dispatch resolved while it was active."""
 
     def __init__(self):
@@ -34,7 +26,7 @@ class Recording:
         self.custom_rules: list[tuple] = []  # (callee, user rule)
         self.nondiff: list = []  # callees, or (type, name)
         self._seen: set = set()
-        self._saved: dict = {}
+        self._scope = None
 
     def _note(self, table: list, key, item) -> None:
         marker = (id(table), key if hashable(key) else id(key))
@@ -54,44 +46,25 @@ class Recording:
         elif registry.is_nondifferentiable(f):
             self._note(self.nondiff, f, f)
 
-    # -- the patches ------------------------------------------------------------
+    # -- what dispatch reports ---------------------------------------------------
+    def dispatched_pullback(self, fn, active, cells, scalars, pullback) -> None:
+        key = (fn, tuple(active), tuple(cells), tuple(scalars))
+        self._note(self.pullbacks, key, (*key, pullback))
+
+    def dispatched_rule(self, kind, key, found) -> None:
+        if kind == "nondiff":
+            self._note(self.nondiff, key, key)
+        else:
+            table = {"custom_rule": self.custom_rules, "function_rule": self.function_rules,
+                     "method_rule": self.method_rules}[kind]
+            self._note(table, key, (key, found))
+
+    # -- active while the example runs -------------------------------------------
     def __enter__(self) -> Recording:
-        entry = COMPILER.entry
-        lookups = {name: getattr(registry, name) for name in
-                   ("custom_rule", "function_rule", "is_nondifferentiable", "method_rule",
-                    "method_is_nondifferentiable")}
-        self._saved = lookups
-
-        def recording_entry(fn, active, mode, cells=(), scalars=(), *more, **options):
-            out = entry(fn, active, mode, cells, scalars, *more, **options)
-            if mode == "pullback" and _from_dispatch():
-                key = (fn, tuple(active), tuple(cells), tuple(scalars))
-                self._note(self.pullbacks, key, (fn, tuple(active), tuple(cells), tuple(scalars), out.fn))
-            return out
-
-        def wrap(name, original):
-            def lookup(*args):
-                out = original(*args)
-                if out and _from_dispatch():
-                    key = args[0] if len(args) == 1 else tuple(args)
-                    if name == "custom_rule":
-                        self._note(self.custom_rules, key, (key, out))
-                    elif name == "function_rule":
-                        self._note(self.function_rules, key, (key, out))
-                    elif name == "method_rule":
-                        self._note(self.method_rules, key, (key, out))
-                    else:
-                        self._note(self.nondiff, key, key)
-                return out
-
-            return lookup
-
-        COMPILER.entry = recording_entry
-        for name, original in lookups.items():
-            setattr(registry, name, wrap(name, original))
+        self._scope = context.observing(self)
+        self._scope.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        del COMPILER.entry  # back to the class's method
-        for name, original in self._saved.items():
-            setattr(registry, name, original)
+        scope, self._scope = self._scope, None
+        scope.__exit__(*exc)

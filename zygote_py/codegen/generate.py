@@ -10,12 +10,16 @@ names the code needs; the inner code object is then made into a function
 with the user's globals, the user's own closure cells (so reads of closure
 variables stay live) and cells for the bound helpers.  The text is
 registered in `linecache` under its own file name, so tracebacks and pdb show
-the generated code.
+the generated code.  The file names are numbered by one process-wide counter;
+`next()` on an `itertools.count` is atomic in CPython, so two threads never
+get the same name (the number only keeps the linecache entries apart; it
+never changes what the code computes).
 """
 
 from __future__ import annotations
 
 import builtins
+import itertools
 import linecache
 import types
 import weakref
@@ -25,7 +29,7 @@ from .emit import Emitter
 from .exprs import Binder
 from .naming import Liveness, Names, coalesce
 
-_counter = [0]
+_counter = itertools.count(1)
 
 
 def _signature_text(sig) -> str:
@@ -139,8 +143,7 @@ def compile_generated(gen: Generated, pyfn) -> types.FunctionType:
     code = pyfn.__code__
     user_cells = dict(zip(code.co_freevars, pyfn.__closure__ or ()))
     free = sorted(set(gen.binder.bound) | set(user_cells))
-    _counter[0] += 1
-    filename = f"<zygote_py:{gen.name}:{_counter[0]}>"
+    filename = f"<zygote_py:{gen.name}:{next(_counter)}>"
     body = "".join("    " + line + "\n" if line else "\n" for line in gen.text.splitlines())
     factory_text = f"def _zp_factory({', '.join(free)}):\n{body}    return {gen.name}\n"
     linecache.cache[filename] = (len(factory_text), None, factory_text.splitlines(True), filename)

@@ -6,6 +6,14 @@ lambdas sharing a line are told apart by their parameter names and by the
 column positions Python records for each instruction (3.11+).  Only the
 located subtree is converted to gast, which keeps a first gradient cheap.
 Working from the whole file means line and column numbers are the real ones.
+
+Two process-wide caches keep this cheap; neither can change a result.
+`_FILE_CACHE` maps a file name to (text, tree) and is used only when the
+text linecache gives now is the text that was parsed, so an edited file is
+parsed again.  `_LINE_INDEX` holds the line index of the last tree indexed,
+with the tree itself, and is used only for that very tree object.  Both are
+plain dicts whose entries are replaced whole (atomic in CPython), so threads
+may share them: at worst two threads parse or index the same file twice.
 """
 
 from __future__ import annotations
@@ -38,12 +46,14 @@ def _file_tree(filename: str, module_globals: dict | None) -> ast.Module | None:
     return tree
 
 
-_LINE_INDEX: dict[int, dict[int, list]] = {}
+_LINE_INDEX: dict[int, tuple[ast.Module, dict[int, list]]] = {}
 
 
 def _functions_by_line(filename: str, tree: ast.Module) -> dict[int, list]:
     """Defs (by their first line, decorators included) and lambdas of a file, indexed once."""
-    index = _LINE_INDEX.get(id(tree))
+    cached = _LINE_INDEX.get(id(tree))
+    # the tree is kept with its index: an id is reused once its object is freed
+    index = cached[1] if cached is not None and cached[0] is tree else None
     if index is None:
         index = {}
         for node in ast.walk(tree):
@@ -55,7 +65,7 @@ def _functions_by_line(filename: str, tree: ast.Module) -> dict[int, list]:
                 if start != node.lineno:
                     index.setdefault(node.lineno, []).append(node)
         _LINE_INDEX.clear()  # one file's index at a time is plenty
-        _LINE_INDEX[id(tree)] = index
+        _LINE_INDEX[id(tree)] = (tree, index)
     return index
 
 

@@ -3,7 +3,10 @@
 `helpers` holds the cotangent helpers (unbroadcast, accum, ...) that generated
 code and rule bodies call; they are re-exported here so that rule modules can
 write `from zygote_py.runtime import unbroadcast`.  `dispatch` resolves calls
-whose meaning can only be decided from the real object at run time.
+whose meaning can only be decided from the real object at run time;
+`implicit` fills the Grads of a Params call from the reads generated code
+reports; `objects` answers questions about classes (properties, slots) that
+both ask.
 """
 
 from .helpers import (  # noqa: F401

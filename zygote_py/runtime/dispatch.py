@@ -14,6 +14,11 @@ to be non-differentiable, a Python function with source (transformed and
 cached like any other), a bound method or callable object of such a function.
 Anything else called with an active argument is a NoDerivativeRule naming the
 call site -- never a silently zero gradient.
+
+The compiler that builds those pullbacks, and whether they are built in their
+implicit (Params) variant, come from the current Context (context.py), which
+api.py sets around every gradient call; so does the list of observers told
+what each call resolved to (aot/record.py records standalone modules so).
 """
 
 from __future__ import annotations
@@ -23,24 +28,34 @@ import types
 
 import numpy as np
 
-from ..errors import NoDerivativeRule
+from .. import context
+from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import is_active, scalar_kinds
 from ..rules import registry
-
-_COMPILER = []  # the compiler, bound on first use (compiler.py imports this module)
-
-
-def _compiler():
-    if not _COMPILER:
-        from ..compiler import COMPILER
-
-        _COMPILER.append(COMPILER)
-    return _COMPILER[0]
+from .objects import class_property
 
 
-# Whether calls run by transformed code are for a Params gradient (their callees are
-# then built in their implicit variant, see ad/implicit.py); api sets it around such calls.
-IMPLICIT = [False]
+def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
+    """The compiled pullback of f from the current Context's compiler, in the implicit
+    variant inside a Params call; the Context's observers are told of it."""
+    ctx = context.current()
+    if ctx.compiler is None:
+        raise ZygoteError("generated code ran outside a gradient call, so it has no compiler for "
+                          f"{getattr(f, '__name__', f)!r}",
+                          hint="call compiled code through zp.gradient / zp.pullback, or inside "
+                               "zygote_py.context.using(compiler=...)")
+    pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
+    for observer in ctx.observers:
+        observer.dispatched_pullback(f, active, cells, scalars, pullback)
+    return pullback
+
+
+def _seen(kind: str, key, found):
+    """found, after telling the Context's observers what a registry lookup found."""
+    if found:
+        for observer in context.current().observers:
+            observer.dispatched_rule(kind, key, found)
+    return found
 
 
 class _Flat:
@@ -185,7 +200,7 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     values = [bound.arguments.get(n, ()) for n in names]
     active = tuple(is_active(v) for v in values)
     cells = active_cells(f)
-    pullback = _compiler().entry(f, active, "pullback", cells, scalar_kinds(values), IMPLICIT[0]).fn
+    pullback = _pullback_entry(f, active, cells, scalar_kinds(values))
     y, inner = pullback(*args, **flat.kwargs)
     shifted = _Flat.prefixed(prefix, flat)
     origins = _origins(sig, shifted)
@@ -213,7 +228,7 @@ def _positional_pullback(f, args: tuple):
     operand is one parameter, in order."""
     cells = active_cells(f)
     active = tuple(is_active(v) for v in args)
-    pullback = _compiler().entry(f, active, "pullback", cells, scalar_kinds(args), IMPLICIT[0]).fn
+    pullback = _pullback_entry(f, active, cells, scalar_kinds(args))
     y, inner = pullback(*args)
     n = len(args)
 
@@ -256,13 +271,13 @@ def _no_rule(f, loc):
 def call(f, operands, spec, loc):
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
-    custom = registry.custom_rule(f)
+    custom = _seen("custom_rule", f, registry.custom_rule(f))
     if custom is not None:
         return _custom(custom, flat)
-    rule = registry.function_rule(f)
+    rule = _seen("function_rule", f, registry.function_rule(f))
     if rule is not None:
         return _rule_pullback(rule, f, flat)
-    if registry.is_nondifferentiable(f):
+    if _seen("nondiff", f, registry.is_nondifferentiable(f)):
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if isinstance(f, types.FunctionType):
         return _function_pullback(f, flat)
@@ -288,12 +303,12 @@ def call_method(obj, name, operands, spec, loc):
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
     cls = type(obj)
-    rule = registry.method_rule(cls, name)
+    rule = _seen("method_rule", (cls, name), registry.method_rule(cls, name))
     if rule is None and isinstance(obj, np.generic):
-        rule = registry.method_rule(np.ndarray, name)
+        rule = _seen("method_rule", (np.ndarray, name), registry.method_rule(np.ndarray, name))
     if rule is not None:
         return _rule_pullback(rule, getattr(obj, name), flat, self_obj=obj)
-    if registry.method_is_nondifferentiable(cls, name):
+    if _seen("nondiff", (cls, name), registry.method_is_nondifferentiable(cls, name)):
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
     static = inspect.getattr_static(cls, name, None)
     attrs = getattr(obj, "__dict__", None)
@@ -352,21 +367,3 @@ def attribute_cotangent(obj, name, g):
         return back(g)[1]
     return {name: g}
 
-
-_PROPERTIES: dict = {}
-
-
-def class_property(cls, name: str):
-    """The Python property cls defines as name, if any (looked up once per class and name)."""
-    key = (cls, name)
-    try:
-        return _PROPERTIES[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable class: look it up each time
-        key = None
-    prop = inspect.getattr_static(cls, name, None)
-    found = prop if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType) else None
-    if key is not None:
-        _PROPERTIES[key] = found
-    return found
