@@ -25,6 +25,7 @@ import types
 
 import numpy as np
 
+from . import tree
 from .runtime.dispatch import class_property
 from .errors import ZygoteError
 
@@ -38,14 +39,6 @@ class ParamsError(ZygoteError, TypeError):
 
 def _is_param_array(x) -> bool:
     return isinstance(x, _ndarray) and x.dtype.kind in "fc"
-
-
-def _slot_names(cls) -> list[str]:
-    names = []
-    for klass in cls.__mro__:
-        slots = klass.__dict__.get("__slots__", ())
-        names += [slots] if isinstance(slots, str) else [s for s in slots if s != "__dict__"]
-    return names
 
 
 class Params:
@@ -241,19 +234,16 @@ class Collector:
                     g = np.broadcast_to(g, obj.shape)
                 self.grads[key] = g if old is None else old + g
             return
-        if isinstance(obj, (list, tuple)):
-            pairs = g.items() if isinstance(g, dict) else enumerate(g) if isinstance(g, (list, tuple)) else ()
-            for i, gi in pairs:
-                if gi is not None and isinstance(i, int) and -len(obj) <= i < len(obj):
-                    self.walk(obj[i], gi)
+        kind = tree.kind_of(obj)
+        if kind in (tree.TUPLE, tree.LIST, tree.RECORD, tree.DICT):
+            for i, (key, child) in enumerate(tree.children(obj)):
+                gk = tree.child_cotangent(g, obj, key, i)
+                if gk is not None:
+                    self.walk(child, gk)
             return
         if not isinstance(g, dict):
             return
-        if isinstance(obj, dict):
-            for key, gk in g.items():
-                if gk is not None and key in obj:
-                    self.walk(obj[key], gk)
-        elif isinstance(obj, types.FunctionType):
+        if isinstance(obj, types.FunctionType):
             cells = dict(zip(obj.__code__.co_freevars, obj.__closure__ or ()))
             for name, gk in g.items():
                 if gk is not None and name in cells:
@@ -261,7 +251,7 @@ class Collector:
                         self.walk(cells[name].cell_contents, gk)
                     except ValueError:
                         pass
-        else:
+        else:  # an object: its cotangent is keyed by the attribute names the code read
             attrs = getattr(obj, "__dict__", None)
             for name, gk in g.items():
                 if gk is None or not isinstance(name, str):
@@ -302,20 +292,15 @@ def holds_parameter(obj, ps: Params | None) -> bool:
 def _holds(obj, arrays: dict, seen: set) -> bool:
     if isinstance(obj, _ndarray):
         return arrays.get(id(obj)) is obj
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
-                                       types.ModuleType, types.BuiltinFunctionType)) or id(obj) in seen:
+    if id(obj) in seen:
+        return False
+    if isinstance(obj, types.FunctionType):  # a closure holds what its cells hold
+        seen.add(id(obj))
+        return any(_holds(_cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
+    if tree.kind_of(obj) in (tree.LEAF, tree.SCALAR):
         return False
     seen.add(id(obj))
-    if isinstance(obj, (list, tuple)):
-        return any(_holds(item, arrays, seen) for item in obj)
-    if isinstance(obj, dict):
-        return any(_holds(item, arrays, seen) for item in obj.values())
-    if isinstance(obj, types.FunctionType):
-        return any(_holds(_cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
-    attrs = getattr(obj, "__dict__", None)
-    if attrs is not None and any(_holds(item, arrays, seen) for item in attrs.values()):
-        return True
-    return any(_holds(getattr(obj, name, None), arrays, seen) for name in _slot_names(type(obj)))
+    return any(_holds(item, arrays, seen) for _, item in tree.children(obj))
 
 
 def _cell_value(cell):
@@ -359,28 +344,22 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
             entry = out[where]
             entry[2] = g if entry[2] is None else entry[2] + g
         return
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type, types.ModuleType,
-                                       types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-                                       np.random.Generator, _ndarray)) or id(obj) in seen:
+    kind = tree.kind_of(obj)
+    if kind in (tree.LEAF, tree.SCALAR, tree.ARRAY) or id(obj) in seen:
         return
     seen.add(id(obj))
+    for i, (key, item) in enumerate(tree.children(obj)):
+        if kind == tree.DICT:
+            where = f"{path}[{key!r}]"
+        elif isinstance(key, int):
+            where = f"{path}[{key}]"
+        else:
+            where = f"{path}.{key}" if path else key
+        _pair(item, _gradient_part(g, obj, key, i), where, arrays, seen, out)
 
-    def sub(key):
-        if isinstance(g, dict):
-            return g.get(key)
-        if isinstance(g, (list, tuple)) and isinstance(key, int) and key < len(g):
-            return g[key]
+
+def _gradient_part(g, obj, key, index):
+    """The entry of a structural gradient g of obj for its child key (None if g has none)."""
+    if isinstance(g, (_ndarray, numbers.Number)):  # not a structure: nothing to pair
         return None
-
-    if isinstance(obj, (list, tuple)):
-        for i, item in enumerate(obj):
-            _pair(item, sub(i), f"{path}[{i}]", arrays, seen, out)
-    elif isinstance(obj, dict):
-        for key, item in obj.items():
-            _pair(item, sub(key), f"{path}[{key!r}]", arrays, seen, out)
-    else:
-        for name, item in getattr(obj, "__dict__", {}).items():
-            _pair(item, sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
-        for name in _slot_names(type(obj)):
-            if hasattr(obj, name):
-                _pair(getattr(obj, name), sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
+    return tree.child_cotangent(g, obj, key, index)
