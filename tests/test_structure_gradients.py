@@ -127,6 +127,22 @@ def test_nested_records_with_an_int_field():
     assert type(grads[0]) is Tagged and type(grads[0].inner) is Affine and grads[0].steps is None
 
 
+class Scaled(typing.NamedTuple):
+    w: np.ndarray
+    gain: float
+
+    def apply(self, x):
+        return np.tanh(self.w * x) * self.gain
+
+
+def test_method_of_a_namedtuple_reads_fields_by_attribute():
+    def f(p, x):
+        return np.sum(p.apply(x) ** 2) + p[1]
+
+    grads = check(f, lambda t: (Scaled(t[:3], float(t[3])), X), lambda g: np.r_[g[0].w, g[0].gain], 4)
+    assert type(grads[0]) is Scaled
+
+
 def test_pullback_of_a_record_argument():
     p = Affine(RNG.normal(size=3), 0.5)
     _, back = zp.pullback(lambda p, x: p.w * x + p.b, p, X)

@@ -213,28 +213,37 @@ def is_active(x) -> bool:
         return False
     if kind == ARRAY:
         return x.dtype.kind in "fc"
-    return _active_node(x, kind, set())
+    return _active_node(x, kind, None)
 
 
 def _active_node(x, kind, seen) -> bool:
     if kind == OBJECT or kind == CUSTOM:  # objects may refer to each other in a cycle
-        if id(x) in seen:
+        if seen is None:
+            seen = set()  # made on the first object only: containers alone cannot cycle here
+        elif id(x) in seen:
             return False
         seen.add(id(x))
-    values = x if kind in (TUPLE, LIST, RECORD) else x.values() if kind == DICT else \
-        [v for _, v in children(x)]
+        values = [v for _, v in children(x)]
+    else:
+        values = x.values() if kind == DICT else x
+    kinds = _Registry.kinds
     for v in values:
         t = type(v)
         if t is _ndarray:
             if v.dtype.kind in "fc":
                 return True
             continue
-        k = _Registry.kinds.get(t)
+        k = kinds.get(t)
         if k is None:
             k = _classify(t)
-        if k == SCALAR or k == ARRAY and v.dtype.kind in "fc":
+        if k == SCALAR:
             return True
-        if k != LEAF and k != SCALAR and k != ARRAY and _active_node(v, k, seen):
+        if k == LEAF:
+            continue
+        if k == ARRAY:
+            if v.dtype.kind in "fc":
+                return True
+        elif _active_node(v, k, seen):
             return True
     return False
 
@@ -251,10 +260,11 @@ def accumulate(a, b):
         return a + b
     sequence_a = isinstance(a, (tuple, list))
     if sequence_a and isinstance(b, (tuple, list)):
-        n, m = len(a), len(b)
         out = [accumulate(p, q) for p, q in zip(a, b)]
-        out += a[m:] if n > m else b[n:]  # a list grown on one path only: keep the rest
-        return list(out) if ta is list else tuple(out)
+        n, m = len(a), len(b)
+        if n != m:
+            out += a[m:] if n > m else b[n:]  # a list grown on one path only: keep the rest
+        return out if ta is list else tuple(out)
     if ta is dict or type(b) is dict:
         if not (ta is dict or sequence_a) or not (type(b) is dict or isinstance(b, (tuple, list))):
             return a + b
@@ -335,20 +345,29 @@ def finalize(g, x):
         if isinstance(x, (complex, np.complexfloating)):
             return t(g)
         return t(np.real(g)) if isinstance(x, np.floating) else g
-    if not is_active(x):
-        return None
     if kind == DICT:
-        return {k: finalize(child_cotangent(g, x, k, None), v) for k, v in x.items()}
-    if kind == TUPLE or kind == LIST or kind == RECORD:
-        out = [finalize(child_cotangent(g, x, i, i), v) for i, v in enumerate(x)]
-        return t._make(out) if kind == RECORD else out if kind == LIST else tuple(out)
-    if kind == OBJECT:
+        keyed = g if type(g) is dict else {}
+        out = {k: finalize(keyed.get(k), v) for k, v in x.items()}
+        parts = out.values()
+    elif kind == TUPLE or kind == LIST or kind == RECORD:
+        if (type(g) is tuple or type(g) is list) and len(g) == len(x):
+            parts = [finalize(gi, xi) for gi, xi in zip(g, x)]
+        else:  # keyed by position or field name, or a finalized gradient
+            parts = [finalize(child_cotangent(g, x, i, i), v) for i, v in enumerate(x)]
+        out = t._make(parts) if kind == RECORD else parts if kind == LIST else tuple(parts)
+    elif kind == OBJECT:
         if type(g) is not dict:
             return None
-        return {k: finalize(g.get(k), v) for k, v in _attributes(x)}
-    kids, aux, unflatten = _custom_flatten(x)
-    return unflatten(aux, {k: finalize(child_cotangent(g, x, k, i), v)
-                           for i, (k, v) in enumerate(kids.items())})
+        out = {k: finalize(g.get(k), v) for k, v in _attributes(x)}
+        parts = out.values()
+    else:
+        kids, aux, unflatten = _custom_flatten(x)
+        parts = {k: finalize(child_cotangent(g, x, k, i), v) for i, (k, v) in enumerate(kids.items())}
+        out = None
+    # a child with a gradient makes x active; an x with none may still be active (zeros)
+    if all(p is None for p in parts) and not is_active(x):
+        return None
+    return unflatten(aux, parts) if kind == CUSTOM else out
 
 
 def _finalize_array(g, x):
