@@ -284,3 +284,16 @@ def test_trainmode_reaches_layers_with_slots():
     assert model.w[0].training is False and model.w[1]["d"].training is False
     nn.trainmode(model)
     assert model.w[0].training is True
+
+
+class Misnamed:
+    def __init__(self, w):
+        self.w = w
+
+
+zp.register_structure(Misnamed, lambda m: ({"weights": m.w}, None), lambda aux, kids: Misnamed(kids["weights"]))
+
+
+def test_registered_flatten_that_misses_a_read_attribute_raises():
+    with pytest.raises(zp.StructureError, match="weights"):
+        zp.gradient(lambda m, x: np.sum(m.w * x), Misnamed(np.ones(3)), X)

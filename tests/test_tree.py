@@ -281,3 +281,15 @@ def test_register_structure_rejects_bad_input_with_a_zygote_error():
     with pytest.raises(zp.StructureError, match="returned list"):
         tree.is_active(Bad())
     assert issubclass(zp.StructureError, zp.ZygoteError)
+
+
+def test_a_gradient_for_an_attribute_flatten_leaves_out_is_an_error_not_dropped():
+    class Renamed:
+        def __init__(self, r):
+            self.r = r
+
+    zp.register_structure(Renamed, lambda p: ({"radius": p.r}, None), lambda aux, kids: Renamed(kids["radius"]))
+    assert tree.finalize({"radius": 2.0}, Renamed(1.0)).r == 2.0
+    assert tree.finalize({"r": None}, Renamed(1.0)).r is None  # no gradient there: nothing lost
+    with pytest.raises(zp.StructureError, match=r"Renamed\.r, which the flatten"):
+        tree.finalize({"r": 2.0}, Renamed(1.0))

@@ -1,7 +1,7 @@
 """What kind of value an argument is, as far as differentiation cares.
 
 `is_active` says whether a value can carry a derivative (it is the structure
-registry's, tree.py); `scalar_kinds` which arguments are plain real scalars
+registry's, zygote_py/tree/); `scalar_kinds` which arguments are plain real scalars
 (compiled code is specialised on both).  Kept apart from api.py so that the
 run-time dispatcher can use them cheaply.
 """
