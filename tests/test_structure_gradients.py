@@ -297,3 +297,13 @@ zp.register_structure(Misnamed, lambda m: ({"weights": m.w}, None), lambda aux, 
 def test_registered_flatten_that_misses_a_read_attribute_raises():
     with pytest.raises(zp.StructureError, match="weights"):
         zp.gradient(lambda m, x: np.sum(m.w * x), Misnamed(np.ones(3)), X)
+
+
+def test_leaf_gradients_pair_a_registered_structure_with_its_gradient():
+    model = Registered(RNG.normal(size=3), 0.7)
+    (g, _) = zp.gradient(affine_loss, model, X)
+    assert type(g) is Registered
+    pairs = zp.leaf_gradients(model, g)
+    assert [path for path, _, _ in pairs] == ["w"]
+    expected = fd_gradient(lambda w: affine_loss(Registered(w, model.b), X), model.w.copy())
+    np.testing.assert_allclose(pairs[0][2], expected, rtol=1e-6, atol=1e-8)

@@ -122,7 +122,8 @@ def test_is_active_survives_a_cycle_of_objects():
 ROUND_TRIPS = [
     1.0, W, (1.0, [2.0, {"k": W}]), Pair(W, 2.0), Point(x=1.0, y=(2.0, 3.0)),
     {"a": Pair(W, 1.0), "b": [Slotted(W, 3.0)]}, Polar(1.0, W, "lab"), Vec2(Pair(W, 1.0), 2.0),
-    collections.OrderedDict(a=1.0, b=W), Frozen(W, 1.0), SlotDC(W, 4.0),
+    collections.OrderedDict(a=1.0, b=W), collections.defaultdict(list, a=[W]), Frozen(W, 1.0),
+    SlotDC(W, 4.0),
 ]
 
 
@@ -293,3 +294,10 @@ def test_a_gradient_for_an_attribute_flatten_leaves_out_is_an_error_not_dropped(
     assert tree.finalize({"r": None}, Renamed(1.0)).r is None  # no gradient there: nothing lost
     with pytest.raises(zp.StructureError, match=r"Renamed\.r, which the flatten"):
         tree.finalize({"r": 2.0}, Renamed(1.0))
+
+
+def test_unflatten_keeps_a_defaultdict_factory():
+    leaves, treedef = tree.flatten(collections.defaultdict(list, a=1.0))
+    rebuilt = tree.unflatten(treedef, [2.0])
+    assert type(rebuilt) is collections.defaultdict and rebuilt["a"] == 2.0
+    assert rebuilt["missing"] == [] and leaves == [1.0]

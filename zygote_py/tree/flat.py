@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+
 from .registry import (
     ARRAY,
     CUSTOM,
@@ -63,6 +65,8 @@ def _flatten_into(x, leaves) -> TreeDef:
         pairs = list(kids.items())
     else:
         pairs = children(x)
+        if isinstance(x, collections.defaultdict):
+            aux = x.default_factory  # rebuilt with it, as defaultdict(factory, items)
     keys = tuple(k for k, _ in pairs)
     return TreeDef(kind, type(x), keys, aux, tuple(_flatten_into(v, leaves) for _, v in pairs))
 
@@ -87,7 +91,9 @@ def _build(d: TreeDef, leaves):
         return d.type._make(values)
     if d.kind == DICT:
         out = dict(zip(d.keys, values))
-        return out if d.type is dict else d.type(out)
+        if d.type is dict:
+            return out
+        return d.type(d.aux, out) if issubclass(d.type, collections.defaultdict) else d.type(out)
     if d.kind == CUSTOM:
         for klass in d.type.__mro__:
             if klass in _Registry.custom:
