@@ -16,6 +16,7 @@ from .api import (
     withgradient,
 )
 from .params import Grads, Params, leaf_gradients, params
+from .tree import StructureError, register_structure
 from .errors import (
     MutationError,
     NoDerivativeRule,
@@ -32,6 +33,7 @@ __all__ = [
     "NoDerivativeRule",
     "NonScalarOutput",
     "SourceUnavailable",
+    "StructureError",
     "UnsupportedSyntax",
     "Grads",
     "Params",
@@ -44,6 +46,7 @@ __all__ = [
     "leaf_gradients",
     "params",
     "pullback",
+    "register_structure",
     "stop_gradient",
     "withgradient",
 ]

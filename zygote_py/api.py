@@ -21,42 +21,7 @@ from .errors import SourceUnavailable, ZygoteError
 from .kinds import is_active, scalar_kinds
 from .params import Grads, Params
 from .runtime.implicit import Collector, cell_value, holds_parameter
-
-_ndarray = np.ndarray
-
-
-def finalize(g, x):
-    """A cotangent in the form of its primal: a float for a float, an owned array of
-    x's shape and dtype for an array, a mirrored container, a dict for an object."""
-    if g is None or not is_active(x):
-        return None
-    t = type(x)
-    if t is float or isinstance(x, np.floating) and not isinstance(x, _ndarray):
-        return float(np.real(g)) if t is float else t(np.real(g))
-    if isinstance(x, _ndarray):
-        g = np.asarray(g)
-        if g.shape != x.shape:
-            g = np.broadcast_to(g, x.shape)
-        if g.dtype != x.dtype and x.dtype.kind == "f":
-            return g.astype(x.dtype)
-        if g.base is not None or not g.flags.writeable:
-            return g.copy()
-        return g
-    if isinstance(x, (tuple, list)):
-        if isinstance(g, dict):
-            g = [g.get(i) for i in range(len(x))]
-        out = [finalize(gi, xi) for gi, xi in zip(g, x)]
-        return tuple(out) if isinstance(x, tuple) else out
-    if isinstance(x, dict):
-        return {k: finalize(g.get(k), v) for k, v in x.items()}
-    if t is complex:
-        return complex(g)
-    attrs = getattr(x, "__dict__", None)
-    if attrs is not None:
-        if not isinstance(g, dict):
-            return None
-        return {k: finalize(g.get(k), v) for k, v in attrs.items()}
-    return g
+from .tree import finalize
 
 
 def _check_function(f) -> None:

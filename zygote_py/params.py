@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import numbers
 import sys
-import types
 
 import numpy as np
 
+from . import tree
 from .errors import ZygoteError
-from .runtime.objects import slot_names
 
 _ndarray = np.ndarray
 
@@ -239,28 +238,22 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
             entry = out[where]
             entry[2] = g if entry[2] is None else entry[2] + g
         return
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type, types.ModuleType,
-                                       types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-                                       np.random.Generator, _ndarray)) or id(obj) in seen:
+    kind = tree.kind_of(obj)
+    if kind in (tree.LEAF, tree.SCALAR, tree.ARRAY) or id(obj) in seen:
         return
     seen.add(id(obj))
+    for i, (key, item) in enumerate(tree.children(obj)):
+        if kind == tree.DICT:
+            where = f"{path}[{key!r}]"
+        elif isinstance(key, int):
+            where = f"{path}[{key}]"
+        else:
+            where = f"{path}.{key}" if path else key
+        _pair(item, _gradient_part(g, obj, key, i), where, arrays, seen, out)
 
-    def sub(key):
-        if isinstance(g, dict):
-            return g.get(key)
-        if isinstance(g, (list, tuple)) and isinstance(key, int) and key < len(g):
-            return g[key]
+
+def _gradient_part(g, obj, key, index):
+    """The entry of a structural gradient g of obj for its child key (None if g has none)."""
+    if isinstance(g, (_ndarray, numbers.Number)):  # not a structure: nothing to pair
         return None
-
-    if isinstance(obj, (list, tuple)):
-        for i, item in enumerate(obj):
-            _pair(item, sub(i), f"{path}[{i}]", arrays, seen, out)
-    elif isinstance(obj, dict):
-        for key, item in obj.items():
-            _pair(item, sub(key), f"{path}[{key!r}]", arrays, seen, out)
-    else:
-        for name, item in getattr(obj, "__dict__", {}).items():
-            _pair(item, sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
-        for name in slot_names(type(obj)):
-            if hasattr(obj, name):
-                _pair(getattr(obj, name), sub(name), f"{path}.{name}" if path else name, arrays, seen, out)
+    return tree.child_cotangent(g, obj, key, index)

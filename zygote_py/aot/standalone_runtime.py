@@ -37,6 +37,7 @@ import numpy as np
 from ..api import finalize, is_active, scalar_kinds
 from ..runtime.dispatch import _custom as custom_pullback
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
+from ..tree import keyed_cotangent
 
 PULLBACKS: dict = {}
 FUNCTION_RULES: dict = {}
@@ -198,7 +199,7 @@ def attribute_cotangent(obj, name, g):
     if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
         _, back = function_pullback(prop.fget, Flat((), (), (obj,)), 1, f"property {name}")
         return back(g)[1]
-    return {name: g}
+    return keyed_cotangent(obj, name, g)
 
 
 def _hashable(f):

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import activations as _act
 from . import init as _init
+from .. import tree
 
 __all__ = ["Chain", "Dense", "Dropout", "Embedding", "LayerNorm", "testmode", "trainmode"]
 
@@ -129,17 +130,11 @@ def _set_training(model, flag, seen):
     if id(model) in seen:
         return
     seen.add(id(model))
-    if isinstance(model, (list, tuple)):
-        for item in model:
-            _set_training(item, flag, seen)
-    elif isinstance(model, dict):
-        for item in model.values():
-            _set_training(item, flag, seen)
-    elif hasattr(model, "__dict__") and not isinstance(model, type):
-        if "training" in vars(model):
-            model.training = flag
-        for item in vars(model).values():
-            _set_training(item, flag, seen)
+    parts = tree.children(model)  # items of containers, attributes of objects (slots too)
+    if tree.kind_of(model) == tree.OBJECT and any(key == "training" for key, _ in parts):
+        model.training = flag
+    for _, item in parts:
+        _set_training(item, flag, seen)
 
 
 def trainmode(model):

@@ -1,9 +1,11 @@
 """A model's arrays by path: what `save`/`load` name and optimisers pair with gradients.
 
-A model is any nest of objects (their instance attributes), lists, tuples and
-dicts; its parameters are the float arrays in it, each once.  The walk itself
-is `zp.leaf_gradients` (params.py), which also pairs each array with its entry
-of a structural gradient and adds up the gradients of tied arrays.  Paths read
+A model is any nest of the structures zygote_py.tree knows (objects with their
+instance attributes, slots included; lists, tuples, NamedTuples, dicts and
+registered structures); its parameters are the float arrays in it, each once.
+The walk itself is `zp.leaf_gradients` (params.py), which also pairs each
+array with its entry of a structural gradient and adds up the gradients of
+tied arrays.  Paths read
 like Python: `layers[0].weight`.
 """
 

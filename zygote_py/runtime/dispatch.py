@@ -32,6 +32,7 @@ from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import is_active, scalar_kinds
 from ..rules import registry
+from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
 from .objects import class_property
 
 
@@ -105,10 +106,10 @@ class _Flat:
                 if all(p is None for p in part):
                     out.append(None)
                 elif isinstance(value, np.ndarray):
-                    out.append(np.stack([np.zeros_like(value[i], dtype=float) if p is None else p
+                    out.append(np.stack([zeros_like(value[i]) if p is None else p
                                          for i, p in enumerate(part)]))
-                else:
-                    out.append(type(value)(part) if isinstance(value, (tuple, list)) else tuple(part))
+                else:  # the internal cotangent of a sequence: a list for a list, else a tuple
+                    out.append(list(part) if kind_of(value) == LIST else tuple(part))
             else:
                 _, keys, value = origin
                 part = {k: kw_bars.get(k) for k in keys}
@@ -365,5 +366,5 @@ def attribute_cotangent(obj, name, g):
     if prop is not None:
         _, back = _function_pullback(prop.fget, _Flat((), ()), prefix=(obj,))
         return back(g)[1]
-    return {name: g}
+    return keyed_cotangent(obj, name, g)  # positional for a NamedTuple field
 

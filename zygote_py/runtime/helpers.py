@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tree import accumulate, zeros_like
+
 _ndarray = np.ndarray
 
 
@@ -77,11 +79,7 @@ def zeros_if_none(g, x):
     """g, or zeros shaped like the primal x when g is None (a loop needs a value)."""
     if g is not None:
         return g
-    if isinstance(x, _ndarray):
-        return np.zeros_like(x, dtype=np.result_type(x.dtype, np.float64))
-    if isinstance(x, (tuple, list)):
-        return type(x)(zeros_if_none(None, v) for v in x)
-    return 0.0
+    return zeros_like(x)
 
 
 def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
@@ -188,21 +186,15 @@ def _is_basic_index(index) -> bool:
 
 
 def accum(a, b):
-    """a + b where either may be None (zero), and containers add elementwise."""
+    """a + b where either may be None (zero), and structures add child by child
+    (tree.accumulate; two arrays or two floats are added here, without a call)."""
     if a is None:
         return b
     if b is None:
         return a
-    if type(a) is tuple or type(a) is list:
-        if type(b) is not type(a):
-            b = type(a)(b)
-        return type(a)(accum(p, q) for p, q in zip(a, b))
-    if type(a) is dict:
-        out = dict(a)
-        for k, v in b.items():
-            out[k] = accum(out.get(k), v)
-        return out
-    return a + b
+    if type(a) is _ndarray or type(a) is float:
+        return a + b
+    return accumulate(a, b)
 
 
 def check_scalar(y, loc):

@@ -15,13 +15,12 @@ whether it holds an array of the Params being differentiated.
 
 from __future__ import annotations
 
-import numbers
 import types
 
 import numpy as np
 
-from .. import context
-from .objects import class_property, slot_names
+from .. import context, tree
+from .objects import class_property
 
 _ndarray = np.ndarray
 
@@ -50,19 +49,16 @@ class Collector:
                     g = np.broadcast_to(g, obj.shape)
                 self.grads[key] = g if old is None else old + g
             return
-        if isinstance(obj, (list, tuple)):
-            pairs = g.items() if isinstance(g, dict) else enumerate(g) if isinstance(g, (list, tuple)) else ()
-            for i, gi in pairs:
-                if gi is not None and isinstance(i, int) and -len(obj) <= i < len(obj):
-                    self.walk(obj[i], gi)
+        kind = tree.kind_of(obj)
+        if kind in (tree.TUPLE, tree.LIST, tree.RECORD, tree.DICT):
+            for i, (key, child) in enumerate(tree.children(obj)):
+                gk = tree.child_cotangent(g, obj, key, i)
+                if gk is not None:
+                    self.walk(child, gk)
             return
         if not isinstance(g, dict):
             return
-        if isinstance(obj, dict):
-            for key, gk in g.items():
-                if gk is not None and key in obj:
-                    self.walk(obj[key], gk)
-        elif isinstance(obj, types.FunctionType):
+        if isinstance(obj, types.FunctionType):
             cells = dict(zip(obj.__code__.co_freevars, obj.__closure__ or ()))
             for name, gk in g.items():
                 if gk is not None and name in cells:
@@ -70,7 +66,7 @@ class Collector:
                         self.walk(cells[name].cell_contents, gk)
                     except ValueError:
                         pass
-        else:
+        else:  # an object: its cotangent is keyed by the attribute names the code read
             attrs = getattr(obj, "__dict__", None)
             for name, gk in g.items():
                 if gk is None or not isinstance(name, str):
@@ -119,20 +115,15 @@ def holds_parameter(obj, ps) -> bool:
 def _holds(obj, arrays: dict, seen: set) -> bool:
     if isinstance(obj, _ndarray):
         return arrays.get(id(obj)) is obj
-    if obj is None or isinstance(obj, (str, bytes, numbers.Number, np.generic, type,
-                                       types.ModuleType, types.BuiltinFunctionType)) or id(obj) in seen:
+    if id(obj) in seen:
+        return False
+    if isinstance(obj, types.FunctionType):  # a closure holds what its cells hold
+        seen.add(id(obj))
+        return any(_holds(cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
+    if tree.kind_of(obj) in (tree.LEAF, tree.SCALAR):
         return False
     seen.add(id(obj))
-    if isinstance(obj, (list, tuple)):
-        return any(_holds(item, arrays, seen) for item in obj)
-    if isinstance(obj, dict):
-        return any(_holds(item, arrays, seen) for item in obj.values())
-    if isinstance(obj, types.FunctionType):
-        return any(_holds(cell_value(cell), arrays, seen) for cell in obj.__closure__ or ())
-    attrs = getattr(obj, "__dict__", None)
-    if attrs is not None and any(_holds(item, arrays, seen) for item in attrs.values()):
-        return True
-    return any(_holds(getattr(obj, name, None), arrays, seen) for name in slot_names(type(obj)))
+    return any(_holds(item, arrays, seen) for _, item in tree.children(obj))
 
 
 def cell_value(cell):
