@@ -1,0 +1,103 @@
+"""Rules for the helpers that rule bodies call, so that a spliced adjoint can be
+differentiated again (second derivatives).
+
+A rule body such as matmul's `matmul_cotangent_a(g, a, b)` puts a helper call
+into generated code.  Differentiating that code needs the helper's own rule.
+Each helper is treated as a primitive of all its inputs (the cotangent and the
+primal values it reads); the chain rule through those primal values is the
+outer transform's business.
+
+The product helpers are bilinear, which gives their rules in closed form:
+`matmul_cotangent_a(ct, a, b)` is the derivative of <ct, a @ b> in a, so for
+any h shaped like a, <h, matmul_cotangent_a(ct, a, b)> = <ct, h @ b>.  Its
+cotangent in ct is therefore g @ b, and in b it is matmul's b-cotangent of
+g @ b at ct.  The same holds for np.dot.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zygote_py.rules import indexing, linalg, operators, shapes
+from zygote_py.rules.linalg import (
+    dot_cotangent_a,
+    dot_cotangent_b,
+    matmul_cotangent_a,
+    matmul_cotangent_b,
+)
+from zygote_py.rules.registry import vjp
+from zygote_py.runtime import unbroadcast
+from zygote_py.runtime.transposes import dense_like, item_of
+
+# ---------------------------------------------------------------------------
+# products (bilinear: see the module docstring)
+
+
+@vjp(linalg.matmul_cotangent_a, diff=("ct", "b"))
+def matmul_cotangent_a_(g, y, ct, a, b):
+    """<h, ct @ b.T> = <ct, h @ b>: the cotangent of ct is g @ b."""
+    return g @ b, matmul_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.matmul_cotangent_b, diff=("ct", "a"))
+def matmul_cotangent_b_(g, y, ct, a, b):
+    """<h, a.T @ ct> = <ct, a @ h>: the cotangent of ct is a @ g."""
+    return a @ g, matmul_cotangent_a(ct, a, g)
+
+
+@vjp(linalg.dot_cotangent_a, diff=("ct", "b"))
+def dot_cotangent_a_(g, y, ct, a, b):
+    """As matmul_cotangent_a, for np.dot."""
+    return np.dot(g, b), dot_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.dot_cotangent_b, diff=("ct", "a"))
+def dot_cotangent_b_(g, y, ct, a, b):
+    """As matmul_cotangent_b, for np.dot."""
+    return np.dot(a, g), dot_cotangent_a(ct, a, g)
+
+
+# ---------------------------------------------------------------------------
+# powers
+
+
+def _log_where_positive(a):
+    """log(a) where a > 0, else 0 (the exponent cotangent takes a**b's log as 0 there)."""
+    if isinstance(a, (float, int)):
+        return math.log(a) if a > 0 else 0.0
+    a = np.asarray(a)
+    return np.where(a > 0, np.log(np.where(a > 0, a, 1.0)), 0.0)
+
+
+def _reciprocal_where_positive(a):
+    """1 / a where a > 0, else 0: the derivative of _log_where_positive."""
+    if isinstance(a, (float, int)):
+        return 1.0 / a if a > 0 else 0.0
+    a = np.asarray(a)
+    return np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
+
+
+@vjp(operators._pow_exponent_cotangent, diff=("ct", "power", "a"))
+def pow_exponent_cotangent(g, y, ct, power, a):
+    """ct * power * log(a) where a > 0 (else 0), with power = a**b: a product of three factors."""
+    log_a = _log_where_positive(a)
+    return (unbroadcast(g * power * log_a, ct), unbroadcast(g * ct * log_a, power),
+            unbroadcast(g * ct * power * _reciprocal_where_positive(a), a))
+
+
+# ---------------------------------------------------------------------------
+# indexing and argument forms
+
+
+@vjp(indexing._index_cotangent, diff=("ct",))
+def index_cotangent(g, y, ct, a, index):
+    """A cotangent written at a[index] into zeros: its cotangent is g gathered back at index."""
+    return item_of(g, index, ct)
+
+
+@vjp(shapes.like_input, diff=("ga",))
+def like_input(g, y, ga, a):
+    """An array cotangent put in the form of its argument (list, float, array): made one array again."""
+    return dense_like(g, ga, a)
