@@ -102,6 +102,7 @@ class ControlFlowAdjoints:
             return run
 
         branches = [self.branch(region, body(region)) for region in op.regions]
+        self.current_loc = op.loc  # the branches left it at their last op; the `if` is labelled with its own line
         self.merge_branches(cond, branches)
 
     # -- loops -----------------------------------------------------------------
@@ -259,6 +260,7 @@ class ControlFlowAdjoints:
 
     def _item_cotangents(self, op, kind, index):
         """Add the cotangents of this iteration's items into their iterables' accumulators."""
+        self.current_loc = op.loc  # the items come from the loop's own line
         keys = []
         for iterable, item in iteration_pairs(op):
             if iterable.id not in self.varied:
