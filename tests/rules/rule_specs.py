@@ -709,6 +709,7 @@ if getattr(np, "matvec", None) is not None:
 # helpers that generated code and rule bodies call (rules/cotangents.py, rules/rule_helpers.py):
 # their rules are what differentiating generated code (a gradient of a gradient) splices
 
+from zygote_py.rules import factorizations as _factorizations
 from zygote_py.rules import indexing as _indexing
 from zygote_py.rules import linalg as _linalg
 from zygote_py.rules import operators as _operators
@@ -778,3 +779,21 @@ add(
     F(_shapes.like_input, R(2, 2), [[S(), S()], (S(), S())]),
     F(_shapes.like_input, A0(), CUSTOM(lambda rng: np.float64(rng.standard_normal()), "f64")),
 )
+
+_SLOG = np.linalg.slogdet(np.eye(2) * 2.0)
+add(
+    F(_indexing._diagonal_cotangent, R(3), R(3, 4), 0, 0, 1), F(_indexing._diagonal_cotangent, R(2), R(3, 4), 2, 0, 1),
+    F(_indexing._diagonal_cotangent, R(2, 2), R(2, 3, 4), -1, 1, 2),
+    F(_indexing._diagonal_cotangent, R(2, 1), R(2, 3, 3), 0, -2, -1, note="trace's broadcast g"),
+    F(_indexing._take_cotangent, R(3), R(5), np.array([0, 2, 0]), None, "raise"),
+    F(_indexing._take_cotangent, R(3, 2), R(3, 4), np.array([3, 3]), 1, "raise"),
+    F(_indexing._take_cotangent, R(2, 4), R(3, 4), np.array([4, -1]), 0, "wrap"),
+    F(_indexing._sort_cotangent, R(5), R(5), -1), F(_indexing._sort_cotangent, R(3, 4), R(3, 4), 0),
+    F(_indexing._sort_cotangent, R(12), R(3, 4), None),
+    F(_factorizations.output_parts, (R(2), R(2, 2)), (R(2), R(2, 2))),
+    F(_factorizations.output_parts, [S(), R(3)], (S(), R(3))),
+    F(_factorizations.output_parts, {"sign": S(), "logabsdet": S()}, _SLOG,
+      g=lambda y, rng: (0.4, -1.2)),
+    F(_factorizations.output_parts, {1: S()}, (S(), S()), g=lambda y, rng: (None, -1.2), note="by index"),
+)
+add(F(_factorizations.output_parts, R(2, 3), (R(3), R(3)), note="array of parts"))

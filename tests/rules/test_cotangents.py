@@ -11,7 +11,7 @@ from corpus.finite_diff import assert_gradient_matches, numerical_gradient
 
 import zygote_py as zp
 from zygote_py.compiler import COMPILER
-from zygote_py.rules import indexing, linalg, operators, registry, shapes
+from zygote_py.rules import factorizations, indexing, linalg, operators, registry, shapes
 from zygote_py.runtime import helpers as rt
 from zygote_py.runtime import transposes as tr
 
@@ -56,6 +56,11 @@ CASES = [
      lambda g, y, a: _weigh(operators._pow_exponent_cotangent(g, y, a)), (_r(3), _r(3), np.array([0.5, 2.0, -1.0]))),
     ("index_cotangent", lambda g: _weigh(indexing._index_cotangent(g, W, (1, slice(0, 2)))), (_r(2),)),
     ("like_input", lambda g: _weigh(shapes.like_input(g, [1.0, 2.0, 3.0])), (_r(3),)),
+    ("diagonal_cotangent", lambda g: _weigh(indexing._diagonal_cotangent(g, W, 1, 0, 1)), (_r(3),)),
+    ("take_cotangent", lambda g: _weigh(indexing._take_cotangent(g, W, np.array([3, 0, 3]), 1, "raise")),
+     (_r(3, 3),)),
+    ("sort_cotangent", lambda g: _weigh(indexing._sort_cotangent(g, W, 1)), (_r(3, 4),)),
+    ("output_parts", lambda a, b: _weigh(factorizations.output_parts((a, b * a), (W, W))[1]), (_r(2), _r(2))),
 ]
 
 
@@ -115,6 +120,15 @@ def _pairs(x):
     return a * b + np.sum(np.cos(x))
 
 
+def _sorted_diagonal(x):
+    return np.sum(np.sin(np.sort(x, axis=1))) + np.trace(x * x) + np.sum(np.take(x, [2, 0, 2], axis=0) ** 3)
+
+
+def _log_det(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return logdet * sign + np.sum(x)
+
+
 def test_review_reproduction_a2_second_derivative_of_a_scalar_function():
     f_grad = _generated_grad(_sin_times, 1)
     (d2,) = zp.gradient(lambda x: f_grad(x)[1][0], 0.3)
@@ -126,7 +140,9 @@ def test_review_reproduction_a2_second_derivative_of_a_scalar_function():
     (_mean_square, (_r(4),)),
     (_powers, (RNG.uniform(0.5, 2.0, 3), RNG.uniform(1.0, 2.0, 3))),
     (_pairs, (_r(2),)),
-], ids=["matmul-tanh", "mean-exp", "pow-exponent", "unpack"])
+    (_sorted_diagonal, (_r(3, 3),)),
+    (_log_det, (_r(3, 3) * 0.3 + 2.0 * np.eye(3),)),
+], ids=["matmul-tanh", "mean-exp", "pow-exponent", "unpack", "take-sort-trace", "slogdet"])
 def test_gradient_of_generated_gradient_code_matches_finite_differences(f, args):
     f_grad = _generated_grad(f, len(args))
     weights = [RNG.standard_normal(np.shape(a)) for a in args]

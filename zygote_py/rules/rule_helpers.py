@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from zygote_py.rules import indexing, linalg, operators, shapes
+from zygote_py.rules import factorizations, indexing, linalg, operators, shapes
 from zygote_py.rules.linalg import (
     dot_cotangent_a,
     dot_cotangent_b,
@@ -28,7 +28,7 @@ from zygote_py.rules.linalg import (
     matmul_cotangent_b,
 )
 from zygote_py.rules.registry import vjp
-from zygote_py.runtime import unbroadcast
+from zygote_py.runtime import unbroadcast, zeros_if_none
 from zygote_py.runtime.transposes import dense_like, item_of
 
 # ---------------------------------------------------------------------------
@@ -95,6 +95,51 @@ def pow_exponent_cotangent(g, y, ct, power, a):
 def index_cotangent(g, y, ct, a, index):
     """A cotangent written at a[index] into zeros: its cotangent is g gathered back at index."""
     return item_of(g, index, ct)
+
+
+@vjp(indexing._diagonal_cotangent, diff=("ct",))
+def diagonal_cotangent(g, y, ct, a, offset, axis1, axis2):
+    """A cotangent placed on a diagonal of zeros: its cotangent is that diagonal of g."""
+    return unbroadcast(np.diagonal(g, offset, axis1, axis2), ct)
+
+
+@vjp(indexing._take_cotangent, diff=("ct",))
+def take_cotangent(g, y, ct, a, indices, axis, mode):
+    """A cotangent scattered (added) at the taken indices: its cotangent is g taken again."""
+    return unbroadcast(np.take(g, indices, axis=axis, mode=mode), ct)
+
+
+@vjp(indexing._sort_cotangent, diff=("ct",))
+def sort_cotangent(g, y, ct, a, axis):
+    """A cotangent put back in a's unsorted order: its cotangent is g in sorted order."""
+    return _in_sorted_order(g, a, axis)
+
+
+def _in_sorted_order(h, a, axis):
+    """h rearranged the way np.sort(a, axis) rearranges a (stable, as the sort rule's argsort)."""
+    order = np.argsort(np.asarray(a), axis=axis, kind="stable")
+    if axis is None:
+        return np.reshape(h, -1)[order]
+    return np.take_along_axis(h, order, axis)
+
+
+@vjp(factorizations.output_parts, diff=("ct",))
+def output_parts(g, y, ct, out):
+    """A tuple-valued output's cotangent as a tuple: its cotangent goes back in ct's own form."""
+    return _parts_as(g, ct, out)
+
+
+def _parts_as(h, ct, out):
+    """The per-part cotangents h in the container form of ct (tuple, list or field dict)."""
+    if ct is None:
+        return None
+    if isinstance(ct, dict):
+        fields = getattr(out, "_fields", ()) or range(len(out))
+        keys = [name if name in ct else i for i, name in enumerate(fields)]
+        return {key: part for key, part in zip(keys, h) if key in ct and part is not None}
+    if isinstance(ct, np.ndarray):  # an array of parts (np.asarray of the tuple): stacked back
+        return np.stack([zeros_if_none(part, ct[i]) for i, part in enumerate(h)])
+    return type(ct)(h)
 
 
 @vjp(shapes.like_input, diff=("ga",))
