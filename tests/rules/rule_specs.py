@@ -797,3 +797,19 @@ add(
     F(_factorizations.output_parts, {1: S()}, (S(), S()), g=lambda y, rng: (None, -1.2), note="by index"),
 )
 add(F(_factorizations.output_parts, R(2, 3), (R(3), R(3)), note="array of parts"))
+
+from zygote_py.rules import shapes as _shapes_rules
+from zygote_py.rules import statistics as _statistics
+from zygote_py.rules import structure as _structure
+
+_PART_A = np.array([[0.3, -1.2, 2.0, 0.7, -0.1], [1.5, 0.2, -0.8, 0.9, -2.0]])
+add(
+    F(_shapes_rules._repeat_cotangent, R(6), R(3), 2, None), F(_shapes_rules._repeat_cotangent, R(3, 4), R(3, 2), 2, 1),
+    F(_shapes_rules._repeat_cotangent, R(5, 2), R(3, 2), np.array([1, 0, 4]), 0),
+    F(_structure._partition_cotangent, R(2, 5), np.partition(_PART_A, 2, axis=1), _PART_A, 1),
+    F(_structure._partition_cotangent, R(10), np.partition(_PART_A, 3, axis=None), _PART_A, None),
+    F(_statistics._quantile_cotangent, S(), R(7), 0.3, None, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(3), R(3, 5), 0.5, 1, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(2, 3), R(3, 5), np.array([0.2, 0.9]), 1, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(1, 5), R(3, 5), 0.4, 0, True, "linear", None),
+)

@@ -129,6 +129,11 @@ def _log_det(x):
     return logdet * sign + np.sum(x)
 
 
+def _order_statistics(x):
+    return (np.sum(np.sin(np.median(x, axis=1))) + np.sum(np.quantile(x, [0.3, 0.8], axis=0) ** 2)
+            + np.sum(np.cos(np.partition(x, 2, axis=1))) + np.sum(np.repeat(x, 2, axis=0) ** 3))
+
+
 def test_review_reproduction_a2_second_derivative_of_a_scalar_function():
     f_grad = _generated_grad(_sin_times, 1)
     (d2,) = zp.gradient(lambda x: f_grad(x)[1][0], 0.3)
@@ -142,7 +147,8 @@ def test_review_reproduction_a2_second_derivative_of_a_scalar_function():
     (_pairs, (_r(2),)),
     (_sorted_diagonal, (_r(3, 3),)),
     (_log_det, (_r(3, 3) * 0.3 + 2.0 * np.eye(3),)),
-], ids=["matmul-tanh", "mean-exp", "pow-exponent", "unpack", "take-sort-trace", "slogdet"])
+    (_order_statistics, (_r(3, 5),)),
+], ids=["matmul-tanh", "mean-exp", "pow-exponent", "unpack", "take-sort-trace", "slogdet", "quantile-partition"])
 def test_gradient_of_generated_gradient_code_matches_finite_differences(f, args):
     f_grad = _generated_grad(f, len(args))
     weights = [RNG.standard_normal(np.shape(a)) for a in args]

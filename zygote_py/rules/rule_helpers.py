@@ -20,13 +20,22 @@ import math
 
 import numpy as np
 
-from zygote_py.rules import factorizations, indexing, linalg, operators, shapes
+from zygote_py.rules import (
+    factorizations,
+    indexing,
+    linalg,
+    operators,
+    shapes,
+    statistics,
+    structure,
+)
 from zygote_py.rules.linalg import (
     dot_cotangent_a,
     dot_cotangent_b,
     matmul_cotangent_a,
     matmul_cotangent_b,
 )
+from zygote_py.rules.reductions import _norm_axes
 from zygote_py.rules.registry import vjp
 from zygote_py.runtime import unbroadcast, zeros_if_none
 from zygote_py.runtime.transposes import dense_like, item_of
@@ -121,6 +130,54 @@ def _in_sorted_order(h, a, axis):
     if axis is None:
         return np.reshape(h, -1)[order]
     return np.take_along_axis(h, order, axis)
+
+
+@vjp(shapes._repeat_cotangent, diff=("ct",))
+def repeat_cotangent(g, y, ct, a, repeats, axis):
+    """np.repeat's cotangent (repeats summed): its cotangent is g repeated again."""
+    return np.reshape(np.repeat(g, repeats, axis=axis), np.shape(ct))
+
+
+@vjp(structure._partition_cotangent, diff=("ct",))
+def partition_cotangent(g, y, ct, out, a, axis):
+    """np.partition's cotangent (out's entries matched to a's by sorted order): g matched back."""
+    return _matched_back(g, ct, out, a, axis)
+
+
+def _matched_back(h, ct, out, a, axis):
+    """h (shaped like a) rearranged into out's order: the transpose of _partition_cotangent."""
+    base = np.ravel(a) if axis is None else np.asarray(a)
+    ax = -1 if axis is None else axis
+    h_sorted = np.take_along_axis(np.reshape(h, base.shape), np.argsort(base, axis=ax, kind="stable"), ax)
+    rank_in_out = np.argsort(np.argsort(out, axis=ax, kind="stable"), axis=ax, kind="stable")
+    return np.reshape(np.take_along_axis(h_sorted, rank_in_out, ax), np.shape(ct))
+
+
+@vjp(statistics._quantile_cotangent, diff=("ct",))
+def quantile_cotangent(g, y, ct, a, q, axis, keepdims, method, weights):
+    """Quantiles interpolate a's sorted entries: g is interpolated the same way."""
+    return _interpolated_like_quantile(g, ct, a, q, axis)
+
+
+def _interpolated_like_quantile(h, ct, a, q, axis):
+    """The linear-interpolation quantiles of h taken at a's sorted positions (the JVP of
+    np.quantile at a in direction h): the transpose of _quantile_cotangent."""
+    a = np.asarray(a)
+    axes = _norm_axes(axis, a.ndim)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    perm = kept + axes
+    lead = tuple(a.shape[i] for i in kept)
+    flat = np.reshape(np.transpose(a, perm), lead + (-1,))
+    n = flat.shape[-1]
+    h_sorted = np.take_along_axis(np.reshape(np.transpose(h, perm), lead + (-1,)),
+                                  np.argsort(flat, axis=-1, kind="stable"), -1)
+    pos = np.ravel(np.asarray(q, dtype=np.float64)) * (n - 1)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    t = pos - lo
+    at_q = np.take(h_sorted, lo, axis=-1) * (1.0 - t) + np.take(h_sorted, hi, axis=-1) * t  # lead + (q,)
+    out = np.reshape(np.moveaxis(at_q, -1, 0), np.shape(ct))
+    return float(out) if type(ct) is float else out
 
 
 @vjp(factorizations.output_parts, diff=("ct",))
