@@ -48,3 +48,10 @@ def put_along_axis(x):
     z = np.zeros(3)
     np.put_along_axis(z, np.array([2, 0, 1]), x, 0)  # ERR
     return np.sum(z * z)
+
+
+def out_argument(x):
+    RAN.append("out_argument")
+    z = np.zeros(3)
+    np.multiply(x, 2.0, out=z)  # ERR
+    return np.sum(z * z)

@@ -300,6 +300,9 @@ class ExprLowering:
                 node, f"{_callee_name(known)}() writes into its first argument in place",
                 "compute a new array instead (for example np.where, np.take_along_axis, or a "
                 "scatter-add rule registered with @zp.adjoint)")
+        if "out" in kw and self.constant_of(operands[len(operands) - len(kw) + kw.index("out")], 0) is not None:
+            raise self.mutation_error(node, "out= writes the result into an existing array in place",
+                                      "use the returned value instead of out=")
         if obj is not _MISSING:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
