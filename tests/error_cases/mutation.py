@@ -34,3 +34,24 @@ def setitem_2d(A, v):
     RAN.append("setitem_2d")
     A[0, :] = v  # ERR
     return np.sum(A * A)
+
+
+def scatter_add(x):
+    RAN.append("scatter_add")
+    z = np.zeros(3)
+    np.add.at(z, [0, 0, 1], x)  # ERR
+    return np.sum(z * z)
+
+
+def put_along_axis(x):
+    RAN.append("put_along_axis")
+    z = np.zeros(3)
+    np.put_along_axis(z, np.array([2, 0, 1]), x, 0)  # ERR
+    return np.sum(z * z)
+
+
+def out_argument(x):
+    RAN.append("out_argument")
+    z = np.zeros(3)
+    np.multiply(x, 2.0, out=z)  # ERR
+    return np.sum(z * z)

@@ -1,5 +1,5 @@
 def arithmetic_grad(x, y):
-    # grad of: return x * y + x / (1.0 + y * y) - 2.0 * x  cases.py:15
+    # cases.py:15  return x * y + x / (1.0 + y * y) - 2.0 * x
     t = x * y
     t_1 = 1.0 + y * y
     t_2 = x / t_1
@@ -7,6 +7,7 @@ def arithmetic_grad(x, y):
     t_4 = 2.0 * x
     _zp_y = t_3 - t_4
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
+    # grad of: return x * y + x / (1.0 + y * y) - 2.0 * x  cases.py:15
     t_5 = _zp_unbroadcast(dy_1, t_3)
     t_6 = _zp_unbroadcast(-dy_1, t_4)
     t_7 = _zp_unbroadcast(t_5, t)
@@ -14,8 +15,8 @@ def arithmetic_grad(x, y):
     t_9 = t_8 / t_1
     t_10 = _zp_unbroadcast(t_9, x)
     t_11 = _zp_unbroadcast(-t_9 * t_2, t_1)
+    y_bar = _zp_unbroadcast(t_11 * y, y)
     t_12 = _zp_unbroadcast(t_11 * y, y)
-    t_13 = _zp_unbroadcast(t_11 * y, y)
-    t_14 = _zp_unbroadcast(t_7 * y, x)
-    t_15 = _zp_unbroadcast(t_7 * x, y)
-    return _zp_y, (t_6 * 2.0 + t_10 + t_14, t_12 + t_13 + t_15)
+    t_13 = _zp_unbroadcast(t_7 * y, x)
+    t_14 = _zp_unbroadcast(t_7 * x, y)
+    return _zp_y, (t_6 * 2.0 + t_10 + t_13, y_bar + t_12 + t_14)

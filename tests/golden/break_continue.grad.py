@@ -4,17 +4,17 @@ def break_continue_grad(xs):
     _zp_tape_2 = []
     _zp_tape_3 = []
     s, _zp_break, _zp_trips = 0.0, False, 0
-    # grad of: for v in xs:  cases.py:53
+    # cases.py:53  for v in xs:
     for v in xs:
         _zp_tape_1.append((s, v))
-        # grad of: if v < 0.0:  cases.py:54
+        # cases.py:54  if v < 0.0:
         if v < 0.0:
             _zp_continue = True
         else:
             _zp_continue = False
         t = _zp_break or _zp_continue
         if not t:
-            # grad of: if s > 3.0:  cases.py:56
+            # cases.py:56  if s > 3.0:
             if s > 3.0:
                 _zp_break_1 = True
             else:
@@ -22,7 +22,7 @@ def break_continue_grad(xs):
             if _zp_break_1:
                 _zp_break = _zp_break_1
             else:
-                # grad of: s += v * v  cases.py:58
+                # cases.py:58  s += v * v
                 t_1 = v * v
                 s = s + t_1
                 _zp_tape.append(t_1)
@@ -38,20 +38,23 @@ def break_continue_grad(xs):
     for _zp_i in reversed(range(_zp_trips)):
         s_1, v_1 = _zp_tape_1.pop()
         t_2 = _zp_tape_3.pop()
-        # grad of: s += v * v  cases.py:58
+        # grad of: if v < 0.0:  cases.py:54
         if t_2:
             v_bar = None
         else:
             _zp_break_2 = _zp_tape_2.pop()
+            # grad of: if s > 3.0:  cases.py:56
             if _zp_break_2:
                 v_bar = None
             else:
                 t_3 = _zp_tape.pop()
+                # grad of: s += v * v  cases.py:58
                 t_4 = _zp_unbroadcast(s_bar, s_1)
                 t_5 = _zp_unbroadcast(s_bar, t_3)
                 t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
                 t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
                 v_bar = t_6 + t_7
                 s_bar = t_4
+        # grad of: for v in xs:  cases.py:53
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
     return s, (xs_bar,)

@@ -1,7 +1,7 @@
 def closure_grad(x):
-    # grad of: g = lambda t: f(t) + 1.0  # noqa: E731  cases.py:76
+    # cases.py:76  g = lambda t: f(t) + 1.0  # noqa: E731
     t = x * 3.0 + 1.0
-    # grad of: return t * scale  cases.py:74
+    # cases.py:74  return t * scale
     t_1 = x * 3.0
     _zp_y = t * t_1
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)

@@ -1,7 +1,7 @@
 def comprehension_grad(xs):
     _zp_tape = []
     _zp_tape_1 = []
-    # grad of: return sum([v * v for v in xs if v > 0.0])  cases.py:90
+    # cases.py:90  return sum([v * v for v in xs if v > 0.0])
     _zp_acc = []
     _zp_trips = 0
     for v in xs:
@@ -13,6 +13,7 @@ def comprehension_grad(xs):
         _zp_tape_1.append(t)
     _zp_y = sum(_zp_acc)
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
+    # grad of: return sum([v * v for v in xs if v > 0.0])  cases.py:90
     _zp_acc_bar = _zp_sum_cotangent(dy_1, _zp_acc)
     xs_bar = None
     for _zp_i in reversed(range(_zp_trips)):

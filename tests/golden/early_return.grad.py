@@ -1,9 +1,9 @@
 def early_return_grad(x, n):
     _zp_tape = []
     _zp_return, _zp_retval, _zp_trips = False, None, 0
-    # grad of: for i in range(n):  cases.py:44
+    # cases.py:44  for i in range(n):
     for _ in range(n):
-        # grad of: if x > 5.0:  cases.py:45
+        # cases.py:45  if x > 5.0:
         t = x > 5.0
         if t:
             _zp_return_1, _zp_retval = True, x
@@ -12,32 +12,35 @@ def early_return_grad(x, n):
         if _zp_return_1:
             _zp_return = _zp_return_1
         else:
-            # grad of: x = x * 2.0  cases.py:47
+            # cases.py:47  x = x * 2.0
             x = x * 2.0
             _zp_return = False
         _zp_trips = _zp_trips + 1
         _zp_tape.append((_zp_return_1, t))
         if _zp_return:
             break
-    # grad of: for i in range(n):  cases.py:44
+    # cases.py:44  for i in range(n):
     if _zp_return:
         _zp_retval_1 = _zp_retval
     else:
-        # grad of: return -x  cases.py:48
+        # cases.py:48  return -x
         _zp_retval_1 = -x
     dy_1 = _zp_check_scalar(_zp_retval_1, _zp_return_loc)
+    # grad of: for i in range(n):  cases.py:44
     if _zp_return:
         _zp_retval_bar, x_bar = dy_1, None
     else:
+        # grad of: return -x  cases.py:48
         x_bar = -dy_1
         _zp_retval_bar = None
     # grad of: for i in range(n):  cases.py:44
     for _ in reversed(range(n)[slice(None, _zp_trips)]):
         _zp_return_2, t_1 = _zp_tape.pop()
-        # grad of: x = x * 2.0  cases.py:47
+        # grad of: if x > 5.0:  cases.py:45
         if _zp_return_2:
             x_bar_1 = x_bar
         else:
+            # grad of: x = x * 2.0  cases.py:47
             if x_bar is not None:
                 x_bar_1 = x_bar * 2.0
             else:

@@ -1,24 +1,25 @@
 def mlp_grad(W1, b1, W2, x):
-    # grad of: h = np.tanh(x @ W1 + b1)  cases.py:94
+    # cases.py:94  h = np.tanh(x @ W1 + b1)
     t = x @ W1
-    t_1 = np.tanh(t + b1)
-    # grad of: return np.sum((h @ W2) ** 2) / x.shape[0]  cases.py:95
-    t_2 = t_1 @ W2
-    t_3 = t_2 ** 2
-    t_4 = np.sum(t_3)
-    t_5 = x.shape[0]
-    _zp_y = t_4 / t_5
+    h = np.tanh(t + b1)
+    # cases.py:95  return np.sum((h @ W2) ** 2) / x.shape[0]
+    t_1 = h @ W2
+    t_2 = t_1 ** 2
+    t_3 = np.sum(t_2)
+    t_4 = x.shape[0]
+    _zp_y = t_3 / t_4
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
-    t_6 = _zp_unbroadcast(dy_1 / t_5, t_4)
-    t_7 = _zp_expand_reduced(t_6, t_3, None, False)
-    t_8 = _zp_like_input(t_7, t_3)
-    t_9 = t_8 * 2 * t_2
-    t_10 = _zp_matmul_cotangent_a(t_9, t_1, W2)
-    t_11 = _zp_matmul_cotangent_b(t_9, t_1, W2)
+    # grad of: return np.sum((h @ W2) ** 2) / x.shape[0]  cases.py:95
+    t_5 = _zp_unbroadcast(dy_1 / t_4, t_3)
+    t_6 = _zp_expand_reduced(t_5, t_2, None, False)
+    t_7 = _zp_like_input(t_6, t_2)
+    t_8 = t_7 * 2 * t_1
+    h_bar = _zp_matmul_cotangent_a(t_8, h, W2)
+    W2_bar = _zp_matmul_cotangent_b(t_8, h, W2)
     # grad of: h = np.tanh(x @ W1 + b1)  cases.py:94
-    t_12 = t_10 * (1 - t_1 * t_1)
-    t_13 = _zp_unbroadcast(t_12, t)
-    t_14 = _zp_unbroadcast(t_12, b1)
-    t_15 = _zp_matmul_cotangent_a(t_13, x, W1)
-    t_16 = _zp_matmul_cotangent_b(t_13, x, W1)
-    return _zp_y, (t_16, t_14, t_11, t_15)
+    t_9 = h_bar * (1 - h * h)
+    t_10 = _zp_unbroadcast(t_9, t)
+    b1_bar = _zp_unbroadcast(t_9, b1)
+    x_bar = _zp_matmul_cotangent_a(t_10, x, W1)
+    W1_bar = _zp_matmul_cotangent_b(t_10, x, W1)
+    return _zp_y, (W1_bar, b1_bar, W2_bar, x_bar)

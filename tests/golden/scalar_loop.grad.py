@@ -1,10 +1,10 @@
 def scalar_loop_grad(x):
     _zp_tape = []
     _zp_tape_1 = []
-    # grad of: for i in range(10):  cases.py:19
+    # cases.py:19  for i in range(10):
     for _ in range(10):
         _zp_tape.append(x)
-        # grad of: x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)  cases.py:20
+        # cases.py:20  x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
         t = np.sin(x)
         t_1 = t * x
         t_2 = 0.5 * np.cos(x)
@@ -24,9 +24,9 @@ def scalar_loop_grad(x):
         t_12 = t_11 / t_8
         t_13 = _zp_unbroadcast(t_12, t_7)
         t_14 = _zp_unbroadcast(-t_12 * t_6, t_8)
+        x_bar_1 = _zp_unbroadcast(t_14 * x_1, x_1)
         t_15 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_16 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_17 = _zp_unbroadcast(t_10 * x_1, t_9)
-        t_18 = _zp_unbroadcast(t_10 * t_9, x_1)
-        x_bar = t_15 + t_16 + -(t_13 * 0.5) * np.sin(x_1) + t_18 + t_17 * np.cos(x_1)
+        t_16 = _zp_unbroadcast(t_10 * x_1, t_9)
+        t_17 = _zp_unbroadcast(t_10 * t_9, x_1)
+        x_bar = x_bar_1 + t_15 + -(t_13 * 0.5) * np.sin(x_1) + t_17 + t_16 * np.cos(x_1)
     return x, (x_bar,)

@@ -1,9 +1,9 @@
 def while_loop_grad(x):
     _zp_tape = []
     s, _zp_trips = x, 0
-    # grad of: while s < 10.0:  cases.py:37
+    # cases.py:37  while s < 10.0:
     while s < 10.0:
-        # grad of: s = s * 1.5 + x  cases.py:38
+        # cases.py:38  s = s * 1.5 + x
         t = s * 1.5
         s = t + x
         _zp_trips = _zp_trips + 1
@@ -18,5 +18,6 @@ def while_loop_grad(x):
         t_3 = _zp_unbroadcast(s_bar, x)
         x_bar = _zp_accum(x_bar, t_3)
         s_bar = t_2 * 1.5
+    # grad of: while s < 10.0:  cases.py:37
     x_bar_1 = _zp_accum(x_bar, s_bar)
     return s, (x_bar_1,)

@@ -11,6 +11,7 @@ all basis directions e of small leaves and a few random ones of larger leaves.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 import warnings
@@ -139,6 +140,7 @@ class Spec:
     kwargs: dict = field(default_factory=dict)
     g: Callable | None = None  # custom cotangent maker (y, rng) -> g
     note: str = ""
+    copy: bool = False  # the primal writes into an argument: call it on copies
 
     @property
     def rule(self):
@@ -154,6 +156,8 @@ class Spec:
         return rule.qualname if rule is not None else f"<no rule for {self.target!r}>"
 
     def primal(self, args, kwargs):
+        if self.copy:
+            args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
         if self.kind == "f":
             return self.target(*args, **kwargs)
         if self.kind == "m":
@@ -170,8 +174,8 @@ class Spec:
         return text.replace(" ", "")
 
 
-def F(fn, *args, g=None, note="", **kwargs):
-    return Spec("f", fn, args, kwargs, g, note)
+def F(fn, *args, g=None, note="", copy=False, **kwargs):
+    return Spec("f", fn, args, kwargs, g, note, copy)
 
 
 def M(cls, name, *args, g=None, note="", **kwargs):

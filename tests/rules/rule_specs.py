@@ -704,3 +704,112 @@ add(
 if getattr(np, "matvec", None) is not None:
     add(F(np.matvec, R(3, 4), R(4)), F(np.matvec, R(2, 3, 4), R(2, 4)), F(np.matvec, R(3, 4), R(2, 4)),
         F(np.vecmat, R(3), R(3, 4)), F(np.vecmat, R(2, 3), R(2, 3, 4)), F(np.vecmat, R(2, 3), R(3, 4)))
+
+# ---------------------------------------------------------------------------
+# helpers that generated code and rule bodies call (rules/cotangents.py, rules/rule_helpers.py):
+# their rules are what differentiating generated code (a gradient of a gradient) splices
+
+from zygote_py.rules import factorizations as _factorizations
+from zygote_py.rules import indexing as _indexing
+from zygote_py.rules import linalg as _linalg
+from zygote_py.rules import operators as _operators
+from zygote_py.rules import shapes as _shapes
+from zygote_py.runtime import helpers as rt
+from zygote_py.runtime import transposes as tr
+
+add(
+    F(rt.unbroadcast, R(3, 4), R(4)), F(rt.unbroadcast, R(3, 4), R(3, 1)), F(rt.unbroadcast, R(2, 3, 4), S()),
+    F(rt.unbroadcast, R(3), R(3)), F(rt.unbroadcast, S(), S()), F(rt.unbroadcast, S(), R(2, 2)),
+    F(rt.unbroadcast, R(3, 1), R(1, 4), note="sum then broadcast"),
+    F(tr.broadcast_like, R(4), R(3, 4)), F(tr.broadcast_like, R(3, 1), R(3, 4)),
+    F(tr.broadcast_like, S(), R(2, 3)), F(tr.broadcast_like, R(3), R(3)), F(tr.broadcast_like, R(2, 2), S()),
+    F(rt.expand_reduced, R(3), R(3, 4), 1), F(rt.expand_reduced, S(), R(3, 4)),
+    F(rt.expand_reduced, R(3, 1), R(3, 4), -1, True), F(rt.expand_reduced, R(4), R(2, 3, 4), (0, 1)),
+    F(rt.expand_reduced, R(1, 1), R(2, 3), None, True),
+    F(tr.sum_reduced, R(3, 4), R(3, 4), 1), F(tr.sum_reduced, R(3, 4), R(3, 4)),
+    F(tr.sum_reduced, R(3, 4), R(3, 4), -1, True), F(tr.sum_reduced, R(2, 3, 4), R(2, 3, 4), (0, 1)),
+    F(rt.accum, R(3), R(3)), F(rt.accum, S(), S()), F(rt.accum, (S(), R(2)), (S(), R(2))),
+    F(rt.accum, [S(), None], [S(), R(2)]), F(rt.accum, {"a": S()}, {"a": S(), "b": R(2)}),
+    F(rt.accum, None, R(3)), F(rt.accum, (S(), S()), [S(), S()]),
+    F(rt.accum_index, R(4), R(4), 1, S(), copy=True), F(rt.accum_index, None, R(3), 0, S()),
+    F(rt.accum_index, R(2, 3), R(2, 3), 0, S(), copy=True),
+    F(rt.accum_index, R(4), R(4), np.array([0, 2, 0]), R(3), copy=True),
+    F(rt.accum_index, [S(), S(), S()], [S(), S(), S()], 2, S(), True, copy=True),
+    F(rt.accum_index, [S(), None, S()], [S(), S(), S()], slice(0, 2), [S(), S()], copy=True),
+    F(rt.accum_index, {"a": S()}, {"a": S(), "b": S()}, "b", S(), copy=True),
+    F(rt.zeros_if_none, R(3), R(3)), F(rt.zeros_if_none, S(), S()),
+    F(rt.item_cotangent, (S(), R(2)), 1), F(rt.item_cotangent, [S(), S(), S()], -1),
+    F(rt.item_cotangent, {"a": S(), "b": R(2)}, "b"), F(rt.item_cotangent, R(3, 2), 1),
+    F(rt.item_cotangent, [S(), S(), S()], slice(0, 2)),
+    F(rt.unpack_cotangent, (S(), R(2)), (S(), R(2)), None),
+    F(rt.unpack_cotangent, R(3, 2), (R(2), R(2), R(2)), None),
+    F(rt.unpack_cotangent, [S(), S(), S(), S()], (S(), [S(), S()], S()), 1),
+    F(rt.unpack_cotangent, R(4, 2), (R(2), [R(2), R(2)], R(2)), 1),
+    F(rt.split_last, [S(), S(), R(2)]), F(rt.split_last, [S()]),
+    F(rt.split_tail, [S(), S(), S()], [S(), S()]), F(rt.split_tail, [S(), R(2), R(2)], R(2, 2)),
+    F(rt.split_tail, [S(), S()], (S(),)),
+    F(rt.split_key, {"a": S(), "b": R(2)}, "a"),
+    F(rt.split_key, {"a": S()}, "z", g=lambda y, rng: ({"a": 0.3}, None), note="missing key"),
+)
+add(
+    F(_linalg.matmul_cotangent_a, R(3, 2), R(3, 4), R(4, 2)), F(_linalg.matmul_cotangent_a, R(2), R(4), R(4, 2)),
+    F(_linalg.matmul_cotangent_a, R(3), R(3, 4), R(4)), F(_linalg.matmul_cotangent_a, S(), R(4), R(4)),
+    F(_linalg.matmul_cotangent_a, R(2, 3, 2), R(3, 4), R(2, 4, 2)),
+    F(_linalg.matmul_cotangent_a, R(2, 3, 2), R(1, 3, 4), R(2, 4, 2)),
+    F(_linalg.matmul_cotangent_b, R(3, 2), R(3, 4), R(4, 2)), F(_linalg.matmul_cotangent_b, R(2), R(4), R(4, 2)),
+    F(_linalg.matmul_cotangent_b, R(3), R(3, 4), R(4)), F(_linalg.matmul_cotangent_b, S(), R(4), R(4)),
+    F(_linalg.matmul_cotangent_b, R(2, 3, 2), R(2, 3, 4), R(4, 2)),
+    F(_linalg.dot_cotangent_a, R(3, 2), R(3, 4), R(4, 2)), F(_linalg.dot_cotangent_a, R(3), R(3, 4), R(4)),
+    F(_linalg.dot_cotangent_a, R(2, 3, 5), R(2, 3, 4), R(4, 5)), F(_linalg.dot_cotangent_a, R(3), S(), R(3)),
+    F(_linalg.dot_cotangent_b, R(3, 2), R(3, 4), R(4, 2)), F(_linalg.dot_cotangent_b, R(3), R(3, 4), R(4)),
+    F(_linalg.dot_cotangent_b, R(2, 3, 5), R(2, 3, 4), R(4, 5)), F(_linalg.dot_cotangent_b, R(3), R(3), S()),
+    F(_operators._pow_exponent_cotangent, R(3), P(3), P(3)),
+    F(_operators._pow_exponent_cotangent, R(3, 4), P(3, 4), P(4)),
+    F(_operators._pow_exponent_cotangent, R(4), R(4), NZ(4), note="negative bases"),
+    F(_operators._pow_exponent_cotangent, S(), PS(), PS()),
+    F(_operators._pow_exponent_cotangent, S(), PS(), S(-2, -0.5)),
+    F(_indexing._index_cotangent, R(2), R(3, 2), 1), F(_indexing._index_cotangent, R(3), R(5), np.array([0, 2, 0])),
+    F(_indexing._index_cotangent, R(2, 2), R(3, 4), (slice(0, 2), slice(1, 3))),
+    F(_indexing._index_cotangent, S(), R(3), 1),
+    F(_indexing._index_cotangent, S(), [S(), S()], 0, g=lambda y, rng: [0.7, None]),
+    F(_indexing._index_cotangent, (S(), S()), (S(), S(), S()), slice(1, 3),
+      g=lambda y, rng: (None, 0.4, -1.1)),
+    F(_indexing._index_cotangent, S(), {"a": S()}, "a"),
+    F(_shapes.like_input, R(3), R(3)), F(_shapes.like_input, R(2), [S(), S()]), F(_shapes.like_input, A0(), S()),
+    F(_shapes.like_input, R(2, 2), [[S(), S()], (S(), S())]),
+    F(_shapes.like_input, A0(), CUSTOM(lambda rng: np.float64(rng.standard_normal()), "f64")),
+)
+
+_SLOG = np.linalg.slogdet(np.eye(2) * 2.0)
+add(
+    F(_indexing._diagonal_cotangent, R(3), R(3, 4), 0, 0, 1), F(_indexing._diagonal_cotangent, R(2), R(3, 4), 2, 0, 1),
+    F(_indexing._diagonal_cotangent, R(2, 2), R(2, 3, 4), -1, 1, 2),
+    F(_indexing._diagonal_cotangent, R(2, 1), R(2, 3, 3), 0, -2, -1, note="trace's broadcast g"),
+    F(_indexing._take_cotangent, R(3), R(5), np.array([0, 2, 0]), None, "raise"),
+    F(_indexing._take_cotangent, R(3, 2), R(3, 4), np.array([3, 3]), 1, "raise"),
+    F(_indexing._take_cotangent, R(2, 4), R(3, 4), np.array([4, -1]), 0, "wrap"),
+    F(_indexing._sort_cotangent, R(5), R(5), -1), F(_indexing._sort_cotangent, R(3, 4), R(3, 4), 0),
+    F(_indexing._sort_cotangent, R(12), R(3, 4), None),
+    F(_factorizations.output_parts, (R(2), R(2, 2)), (R(2), R(2, 2))),
+    F(_factorizations.output_parts, [S(), R(3)], (S(), R(3))),
+    F(_factorizations.output_parts, {"sign": S(), "logabsdet": S()}, _SLOG,
+      g=lambda y, rng: (0.4, -1.2)),
+    F(_factorizations.output_parts, {1: S()}, (S(), S()), g=lambda y, rng: (None, -1.2), note="by index"),
+)
+add(F(_factorizations.output_parts, R(2, 3), (R(3), R(3)), note="array of parts"))
+
+from zygote_py.rules import shapes as _shapes_rules
+from zygote_py.rules import statistics as _statistics
+from zygote_py.rules import structure as _structure
+
+_PART_A = np.array([[0.3, -1.2, 2.0, 0.7, -0.1], [1.5, 0.2, -0.8, 0.9, -2.0]])
+add(
+    F(_shapes_rules._repeat_cotangent, R(6), R(3), 2, None), F(_shapes_rules._repeat_cotangent, R(3, 4), R(3, 2), 2, 1),
+    F(_shapes_rules._repeat_cotangent, R(5, 2), R(3, 2), np.array([1, 0, 4]), 0),
+    F(_structure._partition_cotangent, R(2, 5), np.partition(_PART_A, 2, axis=1), _PART_A, 1),
+    F(_structure._partition_cotangent, R(10), np.partition(_PART_A, 3, axis=None), _PART_A, None),
+    F(_statistics._quantile_cotangent, S(), R(7), 0.3, None, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(3), R(3, 5), 0.5, 1, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(2, 3), R(3, 5), np.array([0.2, 0.9]), 1, False, "linear", None),
+    F(_statistics._quantile_cotangent, R(1, 5), R(3, 5), 0.4, 0, True, "linear", None),
+)

@@ -35,6 +35,9 @@ def rule_ir(vjp_fn):
         from ..frontend.lower import lower_function
 
         fn = lower_function(vjp_fn)
+        for op in fn.walk():  # the rule's local names would mislabel the user's cotangents
+            for result in op.results:
+                result.hint = ""
         _inline_module_constants(fn, vjp_fn.__globals__)
         simplify(fn)
         _RULE_IR[vjp_fn] = fn

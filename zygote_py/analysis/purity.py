@@ -29,6 +29,11 @@ def is_pure_callable(fn) -> bool:
         return True
     if isinstance(fn, np.ufunc):
         return True
+    if (getattr(fn, "__module__", None) or "").startswith("zygote_py."):
+        # zygote_py's own helpers have rules only so that generated code can be differentiated;
+        # they stay statements that are never dropped: accum_index writes into its accumulator,
+        # check_scalar raises for a non-scalar output, and one helper call a line reads best
+        return bool(getattr(fn, "_zp_pure", False))
     try:
         if registry.function_rule(fn) is not None or registry.is_nondifferentiable(fn):
             return fn is not builtins.print and not _is_random(fn)

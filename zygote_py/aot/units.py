@@ -81,15 +81,23 @@ class GeneratedCode:
 
 def _stable_comments(text: str, pyfn) -> str:
     """`# grad of: ...  calls.py:12` -> `... corpus/calls.py:12` (the module path, not the file's
-    name).  A `# noqa` the quoted line carries is dropped: it is about the user's line."""
+    name), and the same in forward code's `# calls.py:12  ...`.  A `# noqa` the quoted line
+    carries is dropped: it is about the user's line."""
     filename = pyfn.__code__.co_filename
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     shown = display_path(filename, pyfn.__module__)
-    pattern = re.compile(r"^(\s*# grad of: )(.*)  (\S+):(\d+)$", re.M)
+    adjoint = re.compile(r"^(\s*# grad of: )(.*)  (\S+):(\d+)$", re.MULTILINE)
+    forward = re.compile(r"^(\s*# )(\S+):(\d+)  (.*)$", re.MULTILINE)
 
-    def fix(m):
-        quoted = re.sub(r"\s*#\s*noqa\b.*$", "", m.group(2))
+    def quoted(line):
+        return re.sub(r"\s*#\s*noqa\b.*$", "", line)
+
+    def fix_adjoint(m):
         where = shown if m.group(3) == base else m.group(3)
-        return f"{m.group(1)}{quoted}  {where}:{m.group(4)}"
+        return f"{m.group(1)}{quoted(m.group(2))}  {where}:{m.group(4)}"
 
-    return pattern.sub(fix, text)
+    def fix_forward(m):
+        where = shown if m.group(2) == base else m.group(2)
+        return f"{m.group(1)}{where}:{m.group(3)}  {quoted(m.group(4))}"
+
+    return forward.sub(fix_forward, adjoint.sub(fix_adjoint, text))

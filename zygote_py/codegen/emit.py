@@ -30,6 +30,8 @@ class Emitter:
         self.binder = binder
         self.uses = uses
         self.annotate = annotate
+        self.adjoint = False  # adjoint lines say "grad of:"; forward code quotes its line plainly
+        self.named: set[str] = set()  # the user's variables (and their `_bar`s) keep their own statement
         self.lines: list[str] = []
         self.indent = 0
         self.pending: dict[int, ast.expr] = {}
@@ -56,7 +58,8 @@ class Emitter:
             return
         source = op.loc.source_line().strip()
         if source:
-            self.line(f"# grad of: {source}  {os.path.basename(op.loc.filename)}:{op.loc.line}")
+            where = f"{os.path.basename(op.loc.filename)}:{op.loc.line}"
+            self.line(f"# grad of: {source}  {where}" if self.adjoint else f"# {where}  {source}")
 
     # -- values -------------------------------------------------------------
     def name(self, value: Value) -> str:
@@ -77,7 +80,7 @@ class Emitter:
         if op.opcode in ("method", "callv") or not is_pure(op):
             return False
         result = op.result
-        if result.id in self.grouped or self.uses.get(result.id, 0) != 1:
+        if result.id in self.grouped or self.uses.get(result.id, 0) != 1 or result.hint in self.named:
             return False
         return self.single_use_here.get(result.id) is op.block
 

@@ -100,6 +100,8 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
     uses, where = _count_uses(blocks)
     emitter = Emitter(names, binder, uses, annotate=True)
     emitter.pullbacks = dict(pullbacks or {})
+    user_variables = set(code.co_varnames) - set(forward.signature.names)
+    emitter.named = user_variables | {name + "_bar" for name in user_variables}
     emitter.single_use_here = {vid: blk for vid, blk in where.items() if uses.get(vid) == 1}
     for root, members in names.members.items():
         if len(members) > 1:
@@ -119,17 +121,24 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
         y_expr = ast.Name(y_name, ast.Load())
     y_text = ast.unparse(y_expr)
     dy_name = names.name(dy)
+    emitter.adjoint, emitter.last_loc = True, None  # the adjoint labels its lines afresh
+
+    def returned(op) -> str:
+        packed = op.operands[0].defining_op
+        if packed is not None and emitter.last_loc is None:
+            emitter.comment_for(packed)  # an adjoint folded whole into its return still names its line
+        return ast.unparse(emitter.expr(op.operands[0]))
+
     if mode == "grad":
         check = binder.bind(check_scalar, "_zp_check_scalar")
         loc = binder.bind(return_loc, "_zp_return_loc")
         emitter.line(f"{dy_name} = {check}({y_text}, {loc})")
-        emitter.block(backward, lambda op: emitter.line(f"return {y_text}, {ast.unparse(emitter.expr(op.operands[0]))}"))
+        emitter.block(backward, lambda op: emitter.line(f"return {y_text}, {returned(op)}"))
     else:
         back_name = f"{name.removesuffix('_pullback')}_back"
         emitter.line(f"def {back_name}({dy_name}):")
         emitter.indent = 2
-        emitter.last_loc = None
-        emitter.block(backward, lambda op: emitter.line(f"return {ast.unparse(emitter.expr(op.operands[0]))}"))
+        emitter.block(backward, lambda op: emitter.line(f"return {returned(op)}"))
         if emitter.lines[-1].strip().startswith("def "):
             emitter.line("return ()")
         emitter.indent = 1

@@ -85,6 +85,7 @@ class Names:
         self.taken: set[str] = set()
         self.assigned: dict[int, str] = {}
         self.user_hints = {v.hint for v in liveness.values.values() if v.hint}
+        self.temporary = _temporary_base(self.user_hints)
 
     def find(self, vid: int) -> int:
         while self.parent.get(vid, vid) != vid:
@@ -134,7 +135,7 @@ class Names:
         if name is None:
             hints = [m.hint for m in self.members[root] if m.hint]
             # temporaries stay clear of every user variable name, so `t` stays the user's `t`
-            name = self.fresh(hints[0]) if hints else self.fresh("t", avoid=self.user_hints)
+            name = self.fresh(hints[0]) if hints else self.fresh(self.temporary, avoid=self.user_hints)
             self.assigned[root] = name
         return name
 
@@ -150,6 +151,16 @@ class Names:
             candidate = f"{base}_{n}"
         self.taken.add(candidate)
         return candidate
+
+
+def _temporary_base(hints: set[str]) -> str:
+    """The stem of temporaries' names: `t` (t, t_1, ...), unless the user has a `t` or a
+    `t_2`, whose versions the temporaries would read as; then `tmp`, and so on."""
+    for base in ("t", "tmp", "temp"):
+        version = re.compile(re.escape(base) + r"(_\d+)?")
+        if not any(version.fullmatch(h) for h in hints):
+            return base
+    return "_zp_t"
 
 
 def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:

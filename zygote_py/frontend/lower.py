@@ -102,6 +102,8 @@ class Lowerer(ExprLowering, StmtLowering):
     # -- assignment -------------------------------------------------------
     def assign(self, target, value, node) -> None:
         if isinstance(target, gast.Name):
+            if not value.hint:  # a temporary becomes the user's variable (an alias keeps its first name)
+                value.hint = target.id
             self.env[target.id] = value
         elif isinstance(target, (gast.Tuple, gast.List)):
             elts = target.elts

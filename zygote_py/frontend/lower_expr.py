@@ -294,6 +294,15 @@ class ExprLowering:
             return self.inline_call(callee, node)
         operands, star, kw = self.call_arguments(node)
         obj = self.constant_of(callee, _MISSING)
+        known = obj if obj is not _MISSING else self._attribute_of_constant(callee)
+        if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
+            raise self.mutation_error(
+                node, f"{_callee_name(known)}() writes into its first argument in place",
+                "compute a new array instead (for example np.where, np.take_along_axis, or a "
+                "scatter-add rule registered with @zp.adjoint)")
+        if "out" in kw and self.constant_of(operands[len(operands) - len(kw) + kw.index("out")], 0) is not None:
+            raise self.mutation_error(node, "out= writes the result into an existing array in place",
+                                      "use the returned value instead of out=")
         if obj is not _MISSING:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
@@ -303,6 +312,14 @@ class ExprLowering:
                 node=node).result
         return self.emit("callv", [callee, *operands], attrs={"kw": kw, "star": star},
                          node=node).result
+
+    def _attribute_of_constant(self, callee):
+        """`np.add.at`: an attribute of a constant, which lowering leaves to run time."""
+        op = getattr(callee, "defining_op", None)
+        if op is None or op.opcode != "getattr":
+            return _MISSING
+        base = self.constant_of(op.operands[0], _MISSING)
+        return getattr(base, op.attrs["name"], _MISSING) if isinstance(base, np.ufunc) else _MISSING
 
     def method_call(self, base: Value, func, node):
         name = func.attr
@@ -384,6 +401,24 @@ def _nested_code(code, node):
 _MISSING = object()
 _ARRAY_MUTATORS = frozenset({"fill", "sort", "put", "itemset", "resize", "setfield",
                              "partition", "__setitem__", "__iadd__", "__isub__", "__imul__"})
+
+
+# NumPy functions that write into an argument (and return None); ufunc.at is found by its name
+_IN_PLACE_FUNCTIONS = tuple(f for f in (np.put, np.put_along_axis, np.place, np.putmask, np.copyto,
+                                        np.fill_diagonal) if f is not None)
+
+
+def _writes_in_place(obj) -> bool:
+    if isinstance(getattr(obj, "__self__", None), np.ufunc) and getattr(obj, "__name__", "") == "at":
+        return True
+    return any(obj is f for f in _IN_PLACE_FUNCTIONS)
+
+
+def _callee_name(obj) -> str:
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc):
+        return f"np.{owner.__name__}.{obj.__name__}"
+    return f"np.{getattr(obj, '__name__', 'function')}"
 
 
 def _plain_constant(value) -> bool:

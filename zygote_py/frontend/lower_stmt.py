@@ -18,7 +18,10 @@ from ..ir.core import Block, Value
 from ..ir.intrinsics import builtins_or
 from .scope import bound_names
 
-BREAK, CONTINUE, RETURN, RETVAL = "_zp_break", "_zp_continue", "_zp_return", "_zp_retval"
+# Keys of the early-exit flags in the environment: not identifiers, so that no variable of the
+# code being lowered (generated code has its own `_zp_return`) can be taken for one.
+BREAK, CONTINUE, RETURN, RETVAL = "<break>", "<continue>", "<return>", "<retval>"
+_FLAG_HINTS = {BREAK: "_zp_break", CONTINUE: "_zp_continue", RETURN: "_zp_return", RETVAL: "_zp_retval"}
 FLAGS = (BREAK, CONTINUE, RETURN)
 
 _UNSUPPORTED_STATEMENTS = {
@@ -352,7 +355,7 @@ class StmtLowering:
 
 
 def _hint(name: str) -> str:
-    return name
+    return _FLAG_HINTS.get(name, name)
 
 
 def _first_name(target) -> str:

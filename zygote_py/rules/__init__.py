@@ -8,6 +8,7 @@ registration call `nondifferentiable(*primals)` live in `zygote_py.rules.registr
 """
 
 from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
+    cotangents,
     factorizations,
     indexing,
     linalg,
@@ -18,6 +19,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     products,
     reductions,
     registry,
+    rule_helpers,
     scans,
     shapes,
     statistics,

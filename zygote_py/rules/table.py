@@ -33,6 +33,8 @@ _TITLES = {
     "linalg": "Products and np.linalg",
     "products": "More products and matrix functions",
     "factorizations": "Matrix factorizations",
+    "cotangents": "Runtime helpers that generated code calls (for gradients of gradients)",
+    "rule_helpers": "Helpers that rule bodies call (for gradients of gradients)",
 }
 
 
@@ -53,16 +55,22 @@ def _public(name: str) -> bool:
     return not name.startswith("zygote_py.")
 
 
+def _listed(rule) -> bool:
+    """Library rules, and the rules of zygote_py's own runtime and rule helpers, which
+    generated code calls and a second derivative differentiates."""
+    return _public(rule.qualname) or rule.vjp.__module__.rsplit(".", 1)[-1] in _TITLES
+
+
 def render() -> str:
     """The generated section: one table per domain, then the non-differentiable names."""
     groups: dict[str, dict[str, str]] = {}
     for rule in registry.all_rules():
-        if not _public(rule.qualname):
+        if not _listed(rule):
             continue
         domain = rule.vjp.__module__.rsplit(".", 1)[-1]
         groups.setdefault(domain, {})[rule.qualname] = (
             f"| `{rule.qualname}` | `{domain}.{rule.vjp.__name__}` | {_summary(rule.vjp)} |")
-    supported = [name for name in registry.supported() if _public(name)]
+    supported = sorted({rule.qualname for rule in registry.all_rules() if _listed(rule)})
     nondiff = [name for name in registry.nondifferentiable_names() if _public(name)]
     lines = [BEGIN, "",
              f"{len(supported)} functions, methods and attributes have derivative rules; "

@@ -39,6 +39,8 @@ def unbroadcast(g, x):
     if gshape == xshape:
         return g
     extra = len(gshape) - len(xshape)
+    if extra < 0:  # g has fewer axes than x (a Python float against an array): broadcast it up
+        return np.broadcast_to(g, xshape)
     if extra > 0:
         g = np.sum(g, axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)

@@ -177,7 +177,10 @@ class AdjointBuilder:
                 and contribution.defining_op.attrs["value"] is None:
             return
         old = self.bar_for_update(value)
-        self.set_bar(value, self.add(old, contribution))
+        new = self.add(old, contribution)
+        if value.hint and not new.hint and is_inside(value_block(new), self.backward):
+            new.hint = value.hint + "_bar"  # a user's `hidden` gets `hidden_bar`
+        self.set_bar(value, new)
 
     def add(self, old: Value | None, new: Value) -> Value:
         if old is None:

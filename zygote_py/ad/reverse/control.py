@@ -102,6 +102,7 @@ def adjoint_if(builder: AdjointBuilder, op: Op) -> None:
         return run
 
     branches = [branch(builder, region, body(region)) for region in op.regions]
+    builder.current_loc = op.loc  # the branches left it at their last op; the `if` is labelled with its own line
     merge_branches(builder, cond, branches)
 
 
@@ -226,6 +227,7 @@ def _materialize(builder: AdjointBuilder, value, primal: Value) -> Value:
 
 def _item_cotangents(builder: AdjointBuilder, op, kind, index):
     """Add the cotangents of this iteration's items into their iterables' accumulators."""
+    builder.current_loc = op.loc  # the items come from the loop's own line
     keys = []
     for iterable, item in iteration_pairs(op):
         if iterable.id not in builder.varied:

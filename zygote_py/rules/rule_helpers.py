@@ -1,0 +1,205 @@
+"""Rules for the helpers that rule bodies call, so that a spliced adjoint can be
+differentiated again (second derivatives).
+
+A rule body such as matmul's `matmul_cotangent_a(g, a, b)` puts a helper call
+into generated code.  Differentiating that code needs the helper's own rule.
+Each helper is treated as a primitive of all its inputs (the cotangent and the
+primal values it reads); the chain rule through those primal values is the
+outer transform's business.
+
+The product helpers are bilinear, which gives their rules in closed form:
+`matmul_cotangent_a(ct, a, b)` is the derivative of <ct, a @ b> in a, so for
+any h shaped like a, <h, matmul_cotangent_a(ct, a, b)> = <ct, h @ b>.  Its
+cotangent in ct is therefore g @ b, and in b it is matmul's b-cotangent of
+g @ b at ct.  The same holds for np.dot.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zygote_py.rules import (
+    factorizations,
+    indexing,
+    linalg,
+    operators,
+    shapes,
+    statistics,
+    structure,
+)
+from zygote_py.rules.linalg import (
+    dot_cotangent_a,
+    dot_cotangent_b,
+    matmul_cotangent_a,
+    matmul_cotangent_b,
+)
+from zygote_py.rules.reductions import _norm_axes
+from zygote_py.rules.registry import vjp
+from zygote_py.runtime import unbroadcast, zeros_if_none
+from zygote_py.runtime.transposes import dense_like, item_of
+
+# ---------------------------------------------------------------------------
+# products (bilinear: see the module docstring)
+
+
+@vjp(linalg.matmul_cotangent_a, diff=("ct", "b"))
+def matmul_cotangent_a_(g, y, ct, a, b):
+    """<h, ct @ b.T> = <ct, h @ b>: the cotangent of ct is g @ b."""
+    return g @ b, matmul_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.matmul_cotangent_b, diff=("ct", "a"))
+def matmul_cotangent_b_(g, y, ct, a, b):
+    """<h, a.T @ ct> = <ct, a @ h>: the cotangent of ct is a @ g."""
+    return a @ g, matmul_cotangent_a(ct, a, g)
+
+
+@vjp(linalg.dot_cotangent_a, diff=("ct", "b"))
+def dot_cotangent_a_(g, y, ct, a, b):
+    """As matmul_cotangent_a, for np.dot."""
+    return np.dot(g, b), dot_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.dot_cotangent_b, diff=("ct", "a"))
+def dot_cotangent_b_(g, y, ct, a, b):
+    """As matmul_cotangent_b, for np.dot."""
+    return np.dot(a, g), dot_cotangent_a(ct, a, g)
+
+
+# ---------------------------------------------------------------------------
+# powers
+
+
+def _log_where_positive(a):
+    """log(a) where a > 0, else 0 (the exponent cotangent takes a**b's log as 0 there)."""
+    if isinstance(a, (float, int)):
+        return math.log(a) if a > 0 else 0.0
+    a = np.asarray(a)
+    return np.where(a > 0, np.log(np.where(a > 0, a, 1.0)), 0.0)
+
+
+def _reciprocal_where_positive(a):
+    """1 / a where a > 0, else 0: the derivative of _log_where_positive."""
+    if isinstance(a, (float, int)):
+        return 1.0 / a if a > 0 else 0.0
+    a = np.asarray(a)
+    return np.where(a > 0, 1.0 / np.where(a > 0, a, 1.0), 0.0)
+
+
+@vjp(operators._pow_exponent_cotangent, diff=("ct", "power", "a"))
+def pow_exponent_cotangent(g, y, ct, power, a):
+    """ct * power * log(a) where a > 0 (else 0), with power = a**b: a product of three factors."""
+    log_a = _log_where_positive(a)
+    return (unbroadcast(g * power * log_a, ct), unbroadcast(g * ct * log_a, power),
+            unbroadcast(g * ct * power * _reciprocal_where_positive(a), a))
+
+
+# ---------------------------------------------------------------------------
+# indexing and argument forms
+
+
+@vjp(indexing._index_cotangent, diff=("ct",))
+def index_cotangent(g, y, ct, a, index):
+    """A cotangent written at a[index] into zeros: its cotangent is g gathered back at index."""
+    return item_of(g, index, ct)
+
+
+@vjp(indexing._diagonal_cotangent, diff=("ct",))
+def diagonal_cotangent(g, y, ct, a, offset, axis1, axis2):
+    """A cotangent placed on a diagonal of zeros: its cotangent is that diagonal of g."""
+    return unbroadcast(np.diagonal(g, offset, axis1, axis2), ct)
+
+
+@vjp(indexing._take_cotangent, diff=("ct",))
+def take_cotangent(g, y, ct, a, indices, axis, mode):
+    """A cotangent scattered (added) at the taken indices: its cotangent is g taken again."""
+    return unbroadcast(np.take(g, indices, axis=axis, mode=mode), ct)
+
+
+@vjp(indexing._sort_cotangent, diff=("ct",))
+def sort_cotangent(g, y, ct, a, axis):
+    """A cotangent put back in a's unsorted order: its cotangent is g in sorted order."""
+    return _in_sorted_order(g, a, axis)
+
+
+def _in_sorted_order(h, a, axis):
+    """h rearranged the way np.sort(a, axis) rearranges a (stable, as the sort rule's argsort)."""
+    order = np.argsort(np.asarray(a), axis=axis, kind="stable")
+    if axis is None:
+        return np.reshape(h, -1)[order]
+    return np.take_along_axis(h, order, axis)
+
+
+@vjp(shapes._repeat_cotangent, diff=("ct",))
+def repeat_cotangent(g, y, ct, a, repeats, axis):
+    """np.repeat's cotangent (repeats summed): its cotangent is g repeated again."""
+    return np.reshape(np.repeat(g, repeats, axis=axis), np.shape(ct))
+
+
+@vjp(structure._partition_cotangent, diff=("ct",))
+def partition_cotangent(g, y, ct, out, a, axis):
+    """np.partition's cotangent (out's entries matched to a's by sorted order): g matched back."""
+    return _matched_back(g, ct, out, a, axis)
+
+
+def _matched_back(h, ct, out, a, axis):
+    """h (shaped like a) rearranged into out's order: the transpose of _partition_cotangent."""
+    base = np.ravel(a) if axis is None else np.asarray(a)
+    ax = -1 if axis is None else axis
+    h_sorted = np.take_along_axis(np.reshape(h, base.shape), np.argsort(base, axis=ax, kind="stable"), ax)
+    rank_in_out = np.argsort(np.argsort(out, axis=ax, kind="stable"), axis=ax, kind="stable")
+    return np.reshape(np.take_along_axis(h_sorted, rank_in_out, ax), np.shape(ct))
+
+
+@vjp(statistics._quantile_cotangent, diff=("ct",))
+def quantile_cotangent(g, y, ct, a, q, axis, keepdims, method, weights):
+    """Quantiles interpolate a's sorted entries: g is interpolated the same way."""
+    return _interpolated_like_quantile(g, ct, a, q, axis)
+
+
+def _interpolated_like_quantile(h, ct, a, q, axis):
+    """The linear-interpolation quantiles of h taken at a's sorted positions (the JVP of
+    np.quantile at a in direction h): the transpose of _quantile_cotangent."""
+    a = np.asarray(a)
+    axes = _norm_axes(axis, a.ndim)
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    perm = kept + axes
+    lead = tuple(a.shape[i] for i in kept)
+    flat = np.reshape(np.transpose(a, perm), lead + (-1,))
+    n = flat.shape[-1]
+    h_sorted = np.take_along_axis(np.reshape(np.transpose(h, perm), lead + (-1,)),
+                                  np.argsort(flat, axis=-1, kind="stable"), -1)
+    pos = np.ravel(np.asarray(q, dtype=np.float64)) * (n - 1)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    t = pos - lo
+    at_q = np.take(h_sorted, lo, axis=-1) * (1.0 - t) + np.take(h_sorted, hi, axis=-1) * t  # lead + (q,)
+    out = np.reshape(np.moveaxis(at_q, -1, 0), np.shape(ct))
+    return float(out) if type(ct) is float else out
+
+
+@vjp(factorizations.output_parts, diff=("ct",))
+def output_parts(g, y, ct, out):
+    """A tuple-valued output's cotangent as a tuple: its cotangent goes back in ct's own form."""
+    return _parts_as(g, ct, out)
+
+
+def _parts_as(h, ct, out):
+    """The per-part cotangents h in the container form of ct (tuple, list or field dict)."""
+    if ct is None:
+        return None
+    if isinstance(ct, dict):
+        fields = getattr(out, "_fields", ()) or range(len(out))
+        keys = [name if name in ct else i for i, name in enumerate(fields)]
+        return {key: part for key, part in zip(keys, h) if key in ct and part is not None}
+    if isinstance(ct, np.ndarray):  # an array of parts (np.asarray of the tuple): stacked back
+        return np.stack([zeros_if_none(part, ct[i]) for i, part in enumerate(h)])
+    return type(ct)(h)
+
+
+@vjp(shapes.like_input, diff=("ga",))
+def like_input(g, y, ga, a):
+    """An array cotangent put in the form of its argument (list, float, array): made one array again."""
+    return dense_like(g, ga, a)
