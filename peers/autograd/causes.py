@@ -6,6 +6,9 @@ _record.py); this module decides what the failure says about zygote_py:
 - no rule for X               NoDerivativeRule, keyed by the callee it names
 - unsupported syntax          UnsupportedSyntax, keyed by its message
 - zygote_py error             any other ZygoteError subclass (MutationError, NonScalarOutput, ...)
+- nested differentiation      zygote_py differentiated code that calls an autograd operator
+                              (grad, jacobian, ...): it transformed the shim's source, or a
+                              pullback it was running called zygote_py again
 - wrong gradient              the VJP check failed: keyed by test, complex inputs apart
                               (zygote_py's rules are for real arrays)
 - internal error              any other exception raised inside zygote_py or its generated
@@ -35,6 +38,15 @@ def _in_zygote_py(frame) -> bool:
     return filename.startswith(("zygote_py/", "<zygote_py"))
 
 
+def _nested(exception: dict) -> bool:
+    """Whether zygote_py met the shim inside code it was differentiating."""
+    if (exception.get("loc") or "").startswith("shim:"):
+        return True
+    frames = exception.get("frames", [])
+    generated = [i for i, f in enumerate(frames) if f[0].startswith("<zygote_py")]
+    return bool(generated) and any(f[0].startswith("shim:") for f in frames[generated[0]:])
+
+
 def _test_name(test_id: str) -> str:
     """'test_numpy.py::test_sum[x]' -> 'test_numpy.py::test_sum'."""
     return test_id.split("[", 1)[0]
@@ -48,6 +60,8 @@ def classify(exception: dict, test_id: str = "", complex_input: bool = False) ->
     if exception.get("check_failure"):
         suffix = " (complex input)" if complex_input else ""
         return "wrong gradient", f"wrong gradient{suffix}: {_test_name(test_id)}"
+    if _nested(exception):
+        return "nested differentiation", "nested differentiation: an autograd operator called inside differentiated code"
     if kind == "NoDerivativeRule":
         match = _RULE.search(message)
         return "no rule", f"no rule for {match.group(1) if match else _first_line(message)}"

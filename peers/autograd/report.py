@@ -81,6 +81,9 @@ def build(work: Path, runs: list[dict], source: str = "") -> dict:
         first_failed_check = {}
         for c in checks:
             checks_total[c["outcome"]] += 1
+            if c.get("complex") and c["outcome"] != "skipped":
+                checks_total["complex run"] += 1
+                checks_total["complex passed"] += c["outcome"] == "pass"
             for part in c.get("skipped_parts", []):
                 checks_total["skipped part: " + part.split(" order")[0] + (" order>1" if "order" in part else "")] += 1
             if c["outcome"] in ("fail", "error"):
@@ -116,6 +119,8 @@ def build(work: Path, runs: list[dict], source: str = "") -> dict:
                    "wrong": checks_total["fail"], "raised": checks_total["error"],
                    "pass_rate": round(checks_total["pass"] / run_checks, 4) if run_checks else None,
                    "skipped_entirely": checks_total["skipped"],
+                   "complex_run": checks_total["complex run"],
+                   "complex_passed": checks_total["complex passed"],
                    **{k: v for k, v in checks_total.items() if k.startswith("skipped part")}},
         "causes": [{"cause": cause, "category": e["category"], "tests": len(e["tests"]),
                     "checks": e["checks"], "example": e["example"]} for cause, e in ranked],
@@ -133,7 +138,8 @@ def to_markdown(summary: dict, top: int = 40) -> str:
         lines += [f"Tests from `{summary['source']}`.", ""]
     rate = f"{100 * c['pass_rate']:.1f}%" if c["pass_rate"] is not None else "n/a"
     checks_line = (f"**First-order reverse gradient checks: {c['passed']} of {c['run']} pass ({rate})**; "
-                   f"{c['wrong']} give a wrong gradient, {c['raised']} raise.  "
+                   f"{c['wrong']} give a wrong gradient, {c['raised']} raise; "
+                   f"with complex arguments, {c['complex_passed']} of {c['complex_run']} pass.  "
                    f"Skipped: {c['skipped_entirely']} forward-only checks; in the checks that ran, "
                    f"{c.get('skipped part: fwd', 0)} forward-mode and "
                    f"{c.get('skipped part: rev order>1', 0)} higher-order parts.")
@@ -145,6 +151,16 @@ def to_markdown(summary: dict, top: int = 40) -> str:
     for f in summary["files"]:
         lines.append(f"| {f['file']} | {f['passed']} | {f['failed']} | {f['skipped']} | {f['error']} "
                      f"| {f['checks_passed']} / {f['checks_run']} |")
+    by_category: dict[str, list[int]] = {}
+    for entry in summary["causes"]:
+        counts = by_category.setdefault(entry["category"], [0, 0, 0])
+        counts[0] += 1
+        counts[1] += entry["tests"]
+        counts[2] += entry["checks"]
+    lines += ["", "## Failures by category", "", "| category | causes | tests | checks |",
+              "|---|---:|---:|---:|"]
+    for category, (n, tests, checks) in sorted(by_category.items(), key=lambda kv: -kv[1][1]):
+        lines.append(f"| {category} | {n} | {tests} | {checks} |")
     ranking = ("Ranked by failing tests (a test fails with the cause of its first failing check), "
                "then by failing checks.")
     lines += ["", "## Failures by cause", "", ranking, "",

@@ -39,3 +39,18 @@ def test_collection_error_names_the_import_that_failed():
     message = "ImportError while importing\nE   ModuleNotFoundError: No module named 'autograd.foo'\n"
     assert classify_collection_error(message) == (
         "collection error", "collection error: ModuleNotFoundError: No module named 'autograd.foo'")
+
+
+def test_zygote_py_meeting_the_shim_is_nested_differentiation():
+    in_shim = exception("MutationError", "assigning to the attribute .__name__", zygote_error=True)
+    in_shim["loc"] = "shim:autograd/wrap_util.py"
+    called_back = exception("NonScalarOutput", "gradient needs a real scalar output", [
+        ("test_jacobian.py", "test", 1), ("<zygote_py:fun_pullback:1>", "fun_pullback", 3),
+        ("shim:autograd/wrap_util.py", "nary_f", 70), ("zygote_py/api.py", "gradient", 9)],
+        zygote_error=True)
+    for recorded in (in_shim, called_back):
+        assert classify(recorded, "t.py::t")[0] == "nested differentiation"
+    plain = exception("NonScalarOutput", "gradient needs a real scalar output",
+                      [("shim:autograd/wrap_util.py", "nary_f", 70), ("zygote_py/api.py", "gradient", 9)],
+                      zygote_error=True)
+    assert classify(plain, "t.py::t")[0] == "zygote_py error"

@@ -39,6 +39,7 @@ def test_counts_pass_rate_and_causes(tmp_path):
     checks = summary["checks"]
     assert (checks["run"], checks["passed"], checks["wrong"], checks["raised"]) == (4, 1, 1, 2)
     assert checks["pass_rate"] == 0.25
+    assert (checks["complex_run"], checks["complex_passed"]) == (1, 0)
     assert checks["skipped part: fwd"] == 3 and checks["skipped part: rev order>1"] == 1
     assert [(c["cause"], c["tests"], c["checks"]) for c in summary["causes"]] == [
         ("no rule for numpy.foo", 2, 2),

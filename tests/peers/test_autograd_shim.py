@@ -135,3 +135,16 @@ def test_flatten_round_trips_a_nest():
     np.testing.assert_array_equal(back["a"][0], 2 * np.ones((2, 2)))
     np.testing.assert_array_equal(back["b"][0], 2 * np.arange(3.0))
     assert float(back["b"][1]) == 4.0
+
+
+def test_tensor_jacobian_product_contracts_the_leading_output_dimensions():
+    x = np.array([0.4, -0.9, 1.7, 0.2])
+    tensor = np.array([[1.0, -2.0, 0.5], [0.3, 0.0, 2.0]])
+
+    def fun(v):
+        return np.sin(np.outer(np.arange(1.0, 7.0), v)).reshape(2, 3, 4)
+
+    got = ops.tensor_jacobian_product(fun)(x, tensor)
+    numeric = np.stack([central_difference(
+        lambda v, j=j: np.tensordot(tensor, fun(v), axes=2)[j], x) for j in range(4)])
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)

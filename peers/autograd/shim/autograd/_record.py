@@ -44,12 +44,14 @@ def describe_exception(exc: BaseException) -> dict:
         message = str(exc)
     frames = [[_short_path(f.filename), f.name, f.lineno]
               for f in traceback.extract_tb(exc.__traceback__)]
+    loc = getattr(exc, "loc", None)  # a ZygoteError's place in the differentiated source
     return {
+        "loc": _short_path(loc.filename) if getattr(loc, "filename", None) else None,
         "type": type(exc).__name__,
         "zygote_error": any(c.__name__ == "ZygoteError" for c in type(exc).__mro__),
         "check_failure": bool(getattr(exc, "zp_check_failure", False)),
         "message": message[:600],
-        "frames": frames[-25:],
+        "frames": frames[-60:],
     }
 
 

@@ -71,13 +71,20 @@ def grad_and_aux(fun, x):
     return _first(back((_ones_like(loss), None)), x), aux
 
 
+def _contracted_with(fun, tensor):
+    """x -> tensordot(tensor, fun(x)) over tensor's dimensions (the leading ones of fun's output)."""
+    def contracted(x):
+        return np.tensordot(tensor, fun(x), axes=np.ndim(tensor))
+
+    return contracted
+
+
 def tensor_jacobian_product(fun, argnum=0):
-    """(*args, tensor) -> tensor contracted with the Jacobian: a pullback of tensor."""
+    """(*args, tensor) -> the Jacobian of fun left-multiplied by tensor, as autograd defines it."""
     def product(*args, **kwargs):
         *args, tensor = args
         unary_f, x = bind_argument(fun, tuple(args), kwargs, argnum)
-        _, back = zp.pullback(unary_f, x)
-        return _first(back(tensor), x)
+        return zp.jacobian(_contracted_with(unary_f, tensor), x)[0]
 
     return product
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
+import re
 
 _COUNTER = itertools.count()
 
@@ -67,13 +68,20 @@ def bind_argument(fun, args: tuple, kwargs: dict, argnum=0):
 def unary_to_nary(unary_operator):
     """operator(fun, x, ...) -> operator(fun, argnum=0, ...)(*args, **kwargs), as autograd's."""
 
-    @functools.wraps(unary_operator)
+    # Names are copied by hand, not with functools.wraps: its __wrapped__ would send
+    # zygote_py (which follows __wrapped__) to the unary function when a test calls an
+    # operator inside differentiated code, and the report would blame a signature mismatch.
     def nary_operator(fun, argnum=0, *op_args, **op_kwargs):
-        @functools.wraps(fun)
         def nary_f(*args, **kwargs):
             unary_f, x = bind_argument(fun, args, kwargs, argnum)
             return unary_operator(unary_f, x, *op_args, **op_kwargs)
 
+        # autograd's name, made an identifier: zygote_py builds generated names from __name__
+        name = f"{unary_operator.__name__}_of_{get_name(fun)}_wrt_argnum_{argnum}"
+        nary_f.__name__ = nary_f.__qualname__ = re.sub(r"\W", "_", name)
+        nary_f.__doc__ = getattr(fun, "__doc__", None)
         return nary_f
 
+    nary_operator.__name__ = nary_operator.__qualname__ = unary_operator.__name__
+    nary_operator.__doc__ = unary_operator.__doc__
     return nary_operator
