@@ -51,6 +51,8 @@ def fetch_sdist(version: str, cache: Path) -> Path:
 
 def unpack_tests(sdist: Path, work: Path) -> Path:
     """The sdist's tests/ folder, copied out under work (an unpacked sdist folder is read in place)."""
+    if not sdist.exists():
+        raise SystemExit(f"{sdist}: no such file or folder")
     if sdist.is_dir():
         tests = sdist / "tests"
         if not tests.is_dir():
@@ -61,7 +63,9 @@ def unpack_tests(sdist: Path, work: Path) -> Path:
         members = [m for m in archive.getmembers() if "/tests/" in f"/{m.name}" and m.isfile()]
         if not members:
             raise SystemExit(f"{sdist} holds no tests/ folder")
-        archive.extractall(target, members=members, filter="data")
+        # filter="data" refuses links and absolute paths; Pythons before 3.10.12 lack it
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        archive.extractall(target, members=members, **safe)
     return min(target.glob("*/tests"))
 
 

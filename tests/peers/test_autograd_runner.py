@@ -4,6 +4,8 @@
 import json
 import textwrap
 
+import pytest
+
 from peers.autograd import runner
 
 TINY_TESTS = '''
@@ -58,3 +60,10 @@ def test_run_and_report(tmp_path, capsys):
     assert broken[1] == 1
     assert "1 of 2 pass (50.0%)" in (out / "report.md").read_text()
     assert "test_absent.py: not in" in capsys.readouterr().err
+
+
+def test_a_missing_sdist_is_a_clear_message(tmp_path):
+    missing = tmp_path / "autograd-9.9.tar.gz"
+    with pytest.raises(SystemExit) as stopped:
+        runner.main(["--sdist", str(missing), "--out", str(tmp_path / "out")])
+    assert str(stopped.value) == f"{missing}: no such file or folder"
