@@ -11,6 +11,12 @@ from peers.autograd.shim.autograd.misc import flatten
 from peers.autograd.shim.autograd.wrap_util import bind_argument
 
 
+@pytest.fixture(autouse=True)
+def _fixed_directions():
+    """check_grads draws its random directions from NumPy's global generator, as autograd's does."""
+    np.random.seed(0)
+
+
 def central_difference(f, x, h=1e-6):
     x = np.asarray(x, dtype=float)
     grad = np.zeros_like(x)
@@ -101,6 +107,21 @@ def test_a_correct_custom_rule_passes():
 
 def test_complex_check_uses_autograds_covector_convention():
     test_util.check_grads(lambda z: z * z * (0.5 - 2j), modes=["rev"], order=1)(0.3 + 0.8j)
+
+
+def test_complex_convention_accepts_autograds_rule_for_abs_and_rejects_the_unconjugated_one():
+    def modulus(z):
+        return np.abs(z)
+
+    extend.defvjp(modulus, lambda ans, z: lambda g: g * np.conj(z) / ans)  # autograd's own rule
+    test_util.check_grads(modulus, modes=["rev"], order=1)(0.6 + 0.3j)
+
+    def modulus_unconjugated(z):
+        return np.abs(z)
+
+    extend.defvjp(modulus_unconjugated, lambda ans, z: lambda g: g * z / ans)  # what zygote_py returns
+    with pytest.raises(AssertionError, match="VJP"):
+        test_util.check_grads(modulus_unconjugated, modes=["rev"], order=1)(0.6 + 0.3j)
 
 
 def test_forward_only_check_is_skipped():
