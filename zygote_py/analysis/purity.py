@@ -27,7 +27,7 @@ _OPERATOR_MODULES = ("operator", "_operator")
 def is_pure_callable(fn) -> bool:
     if getattr(fn, "__module__", None) in _OPERATOR_MODULES or fn in _PURE_BUILTINS:
         return True
-    if isinstance(fn, np.ufunc):
+    if isinstance(fn, np.ufunc) or is_pure_intrinsic(fn):
         return True
     if (getattr(fn, "__module__", None) or "").startswith("zygote_py."):
         # zygote_py's own helpers have rules only so that generated code can be differentiated;
@@ -39,7 +39,7 @@ def is_pure_callable(fn) -> bool:
             return fn is not builtins.print and not _is_random(fn)
     except TypeError:
         return False
-    return is_pure_intrinsic(fn)
+    return False
 
 
 def _is_random(fn) -> bool:
