@@ -45,6 +45,21 @@ class Dense:
         return self.forward(x) * 2.0
 
 
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+class ActivatedLayer:
+    """A layer holding its activation function as an instance attribute (review A3(b))."""
+
+    def __init__(self, W):
+        self.W = W
+        self.activation = relu
+
+    def __call__(self, x):
+        return self.activation(x @ self.W)
+
+
 _AFFINE = Affine(1.7, -0.4)
 _DENSE = Dense(rand(3, 4, seed=100), rand(3, seed=101))
 
@@ -85,6 +100,10 @@ def module_level_array_layer(x):
     return np.sum(_DENSE(x) ** 2)
 
 
+def held_activation(layer, x):
+    return np.sum(layer(x) ** 2)
+
+
 def list_of_layers(layers, x):
     h = x
     for layer in layers:
@@ -102,6 +121,7 @@ CASES = [
     Case(array_layer_argument, (Dense(rand(2, 3, seed=11), rand(2, seed=12)), rand(3, seed=13))),
     Case(callable_instance, (Dense(rand(2, 3, seed=14), rand(2, seed=15)), rand(3, seed=16))),
     Case(module_level_array_layer, (rand(4, seed=17),)),
+    Case(held_activation, (ActivatedLayer(rand(2, 3, seed=23)), rand(2, seed=24))),
     Case(
         list_of_layers,
         (

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..runtime import dispatch
 from ..runtime import helpers as runtime
-from ..errors import NoDerivativeRule
 from ..ir.core import Op, Value, is_inside, value_block
-from ..analysis.activity import NONDIFF_ATTRS, may_read_parameters
+from ..analysis.activity import attribute_is_nondifferentiable, may_read_parameters
+from ..resolve import CALLABLE, CUSTOM, FUNCTION, METHOD, RECEIVER, RULE, UNKNOWN, no_rule, resolve
 from ..rules import registry
 from .implicit import is_module_data_read
 from .splice import Splice, bind_call
@@ -33,13 +33,14 @@ class CallAdjoints:
         fn = op.attrs["fn"]
         if not any(self.varied_operand(v) for v in op.operands) and not self.reads_parameters(op):
             return
-        if registry.custom_rule(fn) is not None:  # @zp.adjoint comes first
+        how = resolve(fn, registry)
+        if how.kind == CUSTOM:
             self.dynamic_call(op, kind="call")
             return
         if fn is operator.getitem and self.index_into_outer(op):
             return
-        rule = registry.function_rule(fn)
-        if rule is not None:
+        if how.kind == RULE:
+            rule = how.rule
             bound = bind_call(rule, op, op.operands)
             if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
                 self.dynamic_call(op, kind="call")  # list/tuple + or *: the sequence rule
@@ -47,13 +48,12 @@ class CallAdjoints:
                 self.apply_rule(rule, op, bound, op.result)
             else:  # *args rules, or a call spreading *args: bound while running
                 self.dynamic_call(op, kind="call")
-            return
-        if registry.is_nondifferentiable(fn):
-            return
-        if isinstance(fn, types.FunctionType):
+        elif how.kind == FUNCTION:
             self.user_call(op)
-        else:
-            raise self.no_rule(op, fn)
+        elif how.kind in (METHOD, RECEIVER, CALLABLE):
+            self.dynamic_call(op, kind="call")  # a bound method or callable object: dispatch's resolution
+        elif how.kind == UNKNOWN:
+            raise no_rule(fn, op.loc)
 
     def index_into_outer(self, op: Op) -> bool:
         """x[i] inside a loop, x from outside it: add into one accumulator of x owned by the
@@ -206,7 +206,7 @@ class CallAdjoints:
         if self.implicit and is_module_data_read(op):  # module.W: a root, like a global
             self.deposit(self.fetch(op.result), self.bar(op.result))
             return
-        if not self.varied_operand(obj) or name in NONDIFF_ATTRS:
+        if not self.varied_operand(obj) or attribute_is_nondifferentiable(name):
             return
         rule = registry.attr_rule(np.ndarray, name)
         if rule is not None:
@@ -217,13 +217,6 @@ class CallAdjoints:
                          expr="_zp_attribute_cotangent")
         self.maybe_none.add(part.id)
         self.accumulate(obj, part)
-
-    def no_rule(self, op: Op, fn) -> NoDerivativeRule:
-        name = registry.qualified_name(fn)
-        return NoDerivativeRule(
-            f"no derivative rule for {name}, which is called here with an active argument",
-            op.loc, f"register one with @zp.adjoint({name.split('.')[-1]}), or wrap the argument in "
-            "zp.stop_gradient(...) if no derivative is wanted through it")
 
 
 def _is_sequence(value: Value) -> bool:

@@ -15,9 +15,6 @@ import types
 from ..ir.core import Block, Function, Op, iteration_pairs
 from ..rules import registry
 
-# attribute reads that never carry a derivative, whatever the object
-NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides",
-                           "__class__", "__name__", "flags"})
 
 
 def call_is_differentiable(fn) -> bool:
@@ -49,7 +46,7 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
         if code == "call":
             return call_is_differentiable(op.attrs["fn"])
         if code == "getattr":
-            return op.attrs["name"] not in NONDIFF_ATTRS
+            return not attribute_is_nondifferentiable(op.attrs["name"])
         if code == "method":
             return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
         return code not in ("assert", "raise", "undef", "yield", "return")
@@ -106,6 +103,12 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
     while visit(fn.body):
         pass
     return varied
+
+
+def attribute_is_nondifferentiable(name: str) -> bool:
+    """Whether reading attribute `name` of an array never carries a derivative (x.shape,
+    x.imag): as registered in rules/nondiff.py, the one source of these facts."""
+    return registry.attr_is_nondifferentiable(_ndarray(), name)
 
 
 def may_read_parameters(op: Op) -> bool:

@@ -18,10 +18,14 @@ from ..rules import registry
 from .common import hashable
 
 _DISPATCH = "zygote_py.runtime.dispatch"
+_RESOLVE = "zygote_py.resolve"  # dispatch asks the registry through the resolver
 
 
 def _from_dispatch() -> bool:
-    return sys._getframe(2).f_globals.get("__name__") == _DISPATCH
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") == _RESOLVE:
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__") == _DISPATCH
 
 
 class Recording:
@@ -33,6 +37,8 @@ class Recording:
         self.method_rules: list[tuple] = []  # ((type, name), Rule)
         self.custom_rules: list[tuple] = []  # (callee, user rule)
         self.nondiff: list = []  # callees, or (type, name)
+        self.attr_rules: list[tuple] = []  # ((type, attribute name), Rule)
+        self.nondiff_attrs: list = []  # (type, attribute name)
         self._seen: set = set()
         self._saved: dict = {}
 
@@ -59,7 +65,7 @@ class Recording:
         entry = COMPILER.entry
         lookups = {name: getattr(registry, name) for name in
                    ("custom_rule", "function_rule", "is_nondifferentiable", "method_rule",
-                    "method_is_nondifferentiable")}
+                    "method_is_nondifferentiable", "attr_rule", "attr_is_nondifferentiable")}
         self._saved = lookups
 
         def recording_entry(fn, active, mode, cells=(), scalars=(), *more, **options):
@@ -80,6 +86,10 @@ class Recording:
                         self._note(self.function_rules, key, (key, out))
                     elif name == "method_rule":
                         self._note(self.method_rules, key, (key, out))
+                    elif name == "attr_rule":
+                        self._note(self.attr_rules, key, (key, out))
+                    elif name == "attr_is_nondifferentiable":
+                        self._note(self.nondiff_attrs, key, key)
                     else:
                         self._note(self.nondiff, key, key)
                 return out
