@@ -192,3 +192,20 @@ def test_unknown_callee_with_active_argument_is_no_derivative_rule_in_both():
         zp.gradient(static_class, 0.5)
     with pytest.raises(NoDerivativeRule, match="no derivative rule for test_resolve.NoSource"):
         zp.gradient(dynamic, 0.5, NoSource)
+
+
+def test_standalone_dispatch_follows_the_same_resolution(monkeypatch):
+    """The standalone dispatcher, run in process on tables like a dumped module's."""
+    _table_rules_for([np.argmax, custom_primal], monkeypatch)
+    monkeypatch.setattr(sr, "NONDIFF", {np.argmax, (np.ndarray, "argmax")})
+    x = np.array([0.5, -1.0, 2.0])
+    y, back = sr.call(np.argmax, (x,), (None,), "here:1:1")
+    assert y == 2 and back(1.0) == (None, None)
+    y, back = sr.call_method(x, "argmax", (), (), "here:1:1")
+    assert y == 2 and back(1.0) == (None,)
+    y, back = sr.call(custom_primal, (x,), (None,), "here:1:1")
+    np.testing.assert_allclose(back(np.ones(3))[1], 3.0 * x ** 2)
+    monkeypatch.setattr(sr, "NONDIFF_ATTRS", {(np.ndarray, "imag")})
+    assert sr.attribute_cotangent(x, "imag", np.ones(3)) is None
+    with pytest.raises(TypeError, match="here:1:1: no derivative rule for builtins.sorted"):
+        sr.call(sorted, (x,), (None,), "here:1:1")

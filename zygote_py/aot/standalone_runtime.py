@@ -36,15 +36,14 @@ regenerate the module.  Locations are strings ("file.py:12:5").
 from __future__ import annotations
 
 import inspect
-import types
 
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
 from ..runtime.dispatch import _custom as custom_pullback
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, PROPERTY,
-                       RECEIVER, RULE, STATIC, no_rule_message, resolve, resolve_attribute,
-                       resolve_method)
+from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, PROPERTY, RECEIVER,
+                       RULE, STATIC, no_rule_message, resolve, resolve_attribute, resolve_method)
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
@@ -189,7 +188,7 @@ def call(f, operands, spec, loc):
     if kind == RULE:
         y, back = rule_pullback(how.rule, f, flat, 0)
         return y, lambda g: (None, *back(g))
-    if kind == NONDIFF:
+    if kind == NO_DERIVATIVE:
         return f(*flat.args, **flat.kwargs), zero_back(n)
     if kind == FUNCTION:
         return function_pullback(f, flat, 0, loc)
@@ -211,7 +210,7 @@ def call_method(obj, name, operands, spec, loc):
     kind = how.kind
     if kind == RULE:
         return rule_pullback(how.rule, getattr(obj, name), flat, 1)
-    if kind == NONDIFF:
+    if kind == NO_DERIVATIVE:
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)
     if kind == ATTRIBUTE:
         # the held callable's own cotangent is that of the attribute
@@ -245,7 +244,7 @@ def attribute_cotangent(obj, name, g):
     if how.kind == RULE:
         vjp = how.rule[1]
         return vjp(g, getattr(obj, name), obj)
-    if how.kind == NONDIFF:
+    if how.kind == NO_DERIVATIVE:
         return None
     if how.kind == PROPERTY:
         _, back = function_pullback(how.function, Flat((), (), (obj,)), 1, f"property {name}")
