@@ -172,15 +172,16 @@ class Compiler:
         entry.program = program
         return entry
 
-    def pullback_for(self, fn, active: tuple, implicit: bool = False):
-        """The pullback of a user function called from transformed code."""
-        key = (fn, active, implicit)
+    def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = ()):
+        """The pullback of a user function called from transformed code (kinds: what the
+        caller knows of each argument, as `kinds.scalar_kinds` would say)."""
+        key = (fn, active, implicit, kinds)
         if key in self.in_progress:
             return self.in_progress[key]
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
-            entry = self.entry(fn, active, "pullback", implicit=implicit)
+            entry = self.entry(fn, active, "pullback", (), kinds, implicit=implicit)
         finally:
             del self.in_progress[key]
         late.impl = entry.fn

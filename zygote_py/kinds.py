@@ -70,6 +70,11 @@ def is_active(x) -> bool:
 
 
 def scalar_kinds(args) -> tuple:
-    """Which arguments are plain real scalars (the compiled code is specialised on it)."""
-    return tuple(type(a) is float or type(a) is int or isinstance(a, np.floating) and not
-                 isinstance(a, _ndarray) for a in args)
+    """Per argument, what the compiled code is specialised on: True for a plain real
+    scalar, False for another number or a NumPy array, None for any other object (a
+    user's instance, a container), whose methods and attributes are resolved from its
+    type while running rather than by the ndarray rules (see analysis/receivers.py)."""
+    return tuple(True if type(a) is float or type(a) is int or isinstance(a, np.floating) and not
+                 isinstance(a, _ndarray) else
+                 False if isinstance(a, (_ndarray, np.generic, numbers.Number)) else None
+                 for a in args)

@@ -47,6 +47,7 @@ DUMPED = [
     ("comprehensions", "list_comprehension_sum"), ("comprehensions", "max_of_generator"),
     ("arithmetic", "builtin_min_max"), ("models", "rnn"), ("models", "mlp_batch_cross_entropy"),
     ("classes", "held_activation"),  # a callable held by the instance: review A3(b)
+    ("classes", "array_named_methods"), ("classes", "array_named_methods_in_helper"),
 ]
 
 

@@ -130,7 +130,10 @@ class CallAdjoints:
             self.dynamic_call(op, kind="call")  # a closure over parameters: its cells' cotangents
             return
         active = tuple(any(self.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-        pullback = self.compiler.pullback_for(fn, active, self.implicit)
+        # the callee's parameters that are known arrays or numbers (False), or not (None)
+        kinds = tuple(False if idx and all(op.operands[i].id in self.arrays for i in idx) else None
+                      for idx in mapping)
+        pullback = self.compiler.pullback_for(fn, active, self.implicit, kinds)
         back = Value("_zp_back", op)
         op.opcode = "call_pb"
         op.attrs = dict(op.attrs, pb=pullback, pb_expr=f"{fn.__name__}_pullback")
@@ -190,6 +193,9 @@ class CallAdjoints:
         if not any(self.varied_operand(v) for v in op.operands) and not self.reads_parameters(op):
             return
         name = op.attrs["name"]
+        if op.operands[0].id not in self.arrays:  # not known to be an array: decided by its type
+            self.dynamic_call(op, kind="method")
+            return
         rule = registry.method_rule(np.ndarray, name)
         if rule is not None:
             bound = bind_call(rule, op, op.operands)
@@ -206,9 +212,10 @@ class CallAdjoints:
         if self.implicit and is_module_data_read(op):  # module.W: a root, like a global
             self.deposit(self.fetch(op.result), self.bar(op.result))
             return
-        if not self.varied_operand(obj) or attribute_is_nondifferentiable(name):
+        array = obj.id in self.arrays  # otherwise its type decides, at run time
+        if not self.varied_operand(obj) or array and attribute_is_nondifferentiable(name):
             return
-        rule = registry.attr_rule(np.ndarray, name)
+        rule = registry.attr_rule(np.ndarray, name) if array else None
         if rule is not None:
             self.apply_rule(rule, op, {"self": obj}, op.result)
             return

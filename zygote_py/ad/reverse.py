@@ -27,6 +27,7 @@ from .. import params
 from ..runtime import helpers as runtime
 from ..ir.core import Block, Function, Op, Value, is_inside, value_block
 from ..analysis.activity import varied_values
+from ..analysis.receivers import array_values
 from ..analysis.scalars import scalar_values
 from .calls import CallAdjoints
 from .implicit import implicit_roots
@@ -77,7 +78,10 @@ class ReverseTransform(CallAdjoints, ControlFlowAdjoints, ContainerAdjoints):
             global_roots, guards = implicit_roots(fn, implicit_globals)
             roots += global_roots
             compiler.add_guards(guards)
-        self.varied = varied_values(fn, active, extra_roots=roots, implicit=self.implicit)
+        # values whose methods and attributes the ndarray rules describe (the rest: dispatch)
+        self.arrays = array_values(fn, scalar_params)
+        self.varied = varied_values(fn, active, extra_roots=roots, implicit=self.implicit,
+                                    arrays=self.arrays)
         self.scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)

@@ -27,13 +27,21 @@ def call_is_differentiable(fn) -> bool:
     return True
 
 
-def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bool = False) -> set[int]:
+def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bool = False,
+                  arrays: set[int] | None = None) -> set[int]:
     """Ids of the values of fn that depend differentiably on the active params.
 
     With implicit (parameters read from globals, see ad/implicit.py), calls of
     Python functions and methods vary even with no varied argument: the
-    callee may read a parameter itself.
+    callee may read a parameter itself.  `arrays` holds the values known to be
+    arrays or numbers (analysis/receivers.py; None: all of them): only their
+    methods and attributes are judged by the ndarray entries of the registry,
+    another object's `.shape` or `.argmax()` may well carry a derivative.
     """
+
+    def array_receiver(op: Op) -> bool:
+        return arrays is None or op.operands[0].id in arrays
+
     varied = {p.id for p, a in zip(fn.params, active) if a}
     varied.update(extra_roots)
 
@@ -46,9 +54,10 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
         if code == "call":
             return call_is_differentiable(op.attrs["fn"])
         if code == "getattr":
-            return not attribute_is_nondifferentiable(op.attrs["name"])
+            return not (array_receiver(op) and attribute_is_nondifferentiable(op.attrs["name"]))
         if code == "method":
-            return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+            return not (array_receiver(op) and
+                        registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"]))
         return code not in ("assert", "raise", "undef", "yield", "return")
 
     def visit(block: Block) -> bool:
