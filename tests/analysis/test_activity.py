@@ -48,3 +48,31 @@ def test_review_a3a_gives_two_x():
     x = np.array([1.0, 2.0])
     (got,) = zp.gradient(sum_of_squares_plus_imag, x)
     np.testing.assert_allclose(got, 2 * x, rtol=1e-12)
+
+
+W_PARAM = np.array([0.5, -1.5, 2.0])
+
+
+class ReadsGlobal:
+    """A method named like a non-differentiable ndarray method, reading a global."""
+
+    def argmax(self, x):
+        return np.sum(W_PARAM * W_PARAM * x)
+
+
+READER = ReadsGlobal()
+
+
+def calls_reader(x):
+    return READER.argmax(x)
+
+
+def test_method_named_like_a_nondifferentiable_one_reads_implicit_parameters():
+    x = np.array([1.0, 2.0, 3.0])
+    grads = zp.gradient(lambda: calls_reader(x), zp.params(W_PARAM))
+    np.testing.assert_allclose(grads[W_PARAM], 2 * W_PARAM * x, rtol=1e-12)
+
+    def with_w(w):
+        return float(np.sum(w * w * x))
+    fd = numerical_gradient(with_w, (W_PARAM.copy(),))[0]
+    np.testing.assert_allclose(grads[W_PARAM], fd, rtol=1e-6, atol=1e-8)

@@ -183,7 +183,7 @@ class CallAdjoints:
 
     def reads_parameters(self, op: Op) -> bool:
         """In an implicit variant, whether op runs user code that may read parameters."""
-        return self.implicit and may_read_parameters(op)
+        return self.implicit and may_read_parameters(op, self.arrays)
 
     def adjoint_callv(self, op: Op) -> None:
         if any(self.varied_operand(v) for v in op.operands) or self.reads_parameters(op):

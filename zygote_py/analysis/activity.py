@@ -46,7 +46,7 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
     varied.update(extra_roots)
 
     def op_varies(op: Op) -> bool:
-        if implicit and may_read_parameters(op):
+        if implicit and may_read_parameters(op, arrays):
             return True
         if not any(v.id in varied for v in op.operands):
             return False
@@ -120,8 +120,9 @@ def attribute_is_nondifferentiable(name: str) -> bool:
     return registry.attr_is_nondifferentiable(_ndarray(), name)
 
 
-def may_read_parameters(op: Op) -> bool:
-    """A call that runs Python code of the user's (which may read globals)."""
+def may_read_parameters(op: Op, arrays: set[int] | None = None) -> bool:
+    """A call that runs Python code of the user's (which may read globals); a method of
+    a value not among `arrays` (see varied_values) may be the user's whatever its name."""
     code = op.opcode
     if code == "call":
         fn = op.attrs["fn"]
@@ -130,7 +131,8 @@ def may_read_parameters(op: Op) -> bool:
     if code == "callv":
         return True
     if code == "method":
-        return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+        return not (arrays is None or op.operands[0].id in arrays) or \
+            not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
     return False
 
 
