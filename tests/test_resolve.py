@@ -127,13 +127,13 @@ def test_receiver_methods_resolve_by_the_object():
 
 
 def test_attributes_resolve_by_the_object():
-    array = np.ones((2, 3))
-    assert rs.resolve_attribute(array, "T", registry).kind == rs.RULE
-    assert rs.resolve_attribute(array, "imag", registry).kind == rs.NONDIFF
-    assert rs.resolve_attribute(array, "shape", registry).kind == rs.NONDIFF
-    prop = rs.resolve_attribute(OBJECT, "doubled", registry)
+    assert rs.resolve_attribute(np.ndarray, "T", registry).kind == rs.RULE
+    assert rs.resolve_attribute(np.float64, "T", registry).kind == rs.RULE  # as a 0-d array
+    assert rs.resolve_attribute(np.ndarray, "imag", registry).kind == rs.NONDIFF
+    assert rs.resolve_attribute(np.ndarray, "shape", registry).kind == rs.NONDIFF
+    prop = rs.resolve_attribute(Scaled, "doubled", registry)
     assert prop.kind == rs.PROPERTY and prop.function is Scaled.doubled.fget
-    assert rs.resolve_attribute(OBJECT, "a", registry).kind == rs.DATA
+    assert rs.resolve_attribute(Scaled, "a", registry).kind == rs.DATA
 
 
 def test_no_rule_message_names_the_callee_and_how_to_add_a_rule():

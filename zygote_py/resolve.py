@@ -125,22 +125,22 @@ def resolve_method(obj, name: str, rules) -> Resolution:
     return Resolution(UNKNOWN, receiver=obj, name=name)
 
 
-def resolve_attribute(obj, name: str, rules) -> Resolution:
-    """What reading `obj.name` means for derivatives, decided by the type of obj."""
-    cls = type(obj)
-    numpy_scalar = isinstance(obj, np.generic)
+def resolve_attribute(cls: type, name: str, rules) -> Resolution:
+    """What reading `obj.name` means for derivatives, for an obj of type cls (it depends
+    on the type alone, so callers may keep the answer per type and name)."""
+    numpy_scalar = issubclass(cls, np.generic)
     rule = rules.attr_rule(cls, name)
     if rule is None and numpy_scalar:
         rule = rules.attr_rule(np.ndarray, name)
     if rule is not None:
-        return Resolution(RULE, rule=rule, receiver=obj, name=name)
+        return Resolution(RULE, rule=rule, name=name)
     if rules.attr_is_nondifferentiable(cls, name) or \
             numpy_scalar and rules.attr_is_nondifferentiable(np.ndarray, name):
-        return Resolution(NONDIFF, receiver=obj, name=name)
+        return Resolution(NONDIFF, name=name)
     prop = inspect.getattr_static(cls, name, None)
     if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
-        return Resolution(PROPERTY, function=prop.fget, receiver=obj, name=name)
-    return Resolution(DATA, receiver=obj, name=name)
+        return Resolution(PROPERTY, function=prop.fget, name=name)
+    return Resolution(DATA, name=name)
 
 
 def _is_data_descriptor(attr) -> bool:

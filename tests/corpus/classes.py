@@ -153,6 +153,10 @@ def array_named_methods_of_module_instance(x):
     return _ARRAY_NAMES.mean(x) + np.sum(_ARRAY_NAMES.T * x.reshape(3))
 
 
+def transposed_attribute(layer, x):
+    return np.sum((layer.W.T @ x) ** 2) + np.sum(layer.b.real)
+
+
 def list_of_layers(layers, x):
     h = x
     for layer in layers:
@@ -172,6 +176,7 @@ CASES = [
     Case(module_level_array_layer, (rand(4, seed=17),)),
     Case(held_activation, (ActivatedLayer(rand(2, 3, seed=23)), rand(2, seed=24))),
     Case(array_named_methods, (ArrayNames(rand(3, seed=25)), rand(3, seed=26))),
+    Case(transposed_attribute, (Dense(rand(3, 2, seed=30), rand(3, seed=31)), rand(3, seed=32))),
     Case(array_named_methods_in_helper, (ArrayNames(rand(3, seed=27)), rand(3, seed=28))),
     Case(array_named_methods_of_module_instance, (rand(3, 1, seed=29),)),
     Case(

@@ -239,7 +239,7 @@ def attribute_cotangent(obj, name, g):
     non-differentiable attribute, through a property's getter, or {name: g}."""
     if g is None:
         return None
-    how = resolve_attribute(obj, name, TableRules)
+    how = resolve_attribute(type(obj), name, TableRules)
     if how.kind == RULE:
         vjp = how.rule[1]
         return vjp(g, getattr(obj, name), obj)

@@ -323,7 +323,7 @@ def attribute_cotangent(obj, name, g):
     non-differentiable attribute, through a property's getter, or {name: g}."""
     if g is None:
         return None
-    how = resolve_attribute(obj, name, registry)
+    how = resolve_attribute(type(obj), name, registry)  # uncached: aot/record.py sees lookups
     kind = how.kind
     if kind == RULE:
         return how.rule.vjp(g, getattr(obj, name), obj)
