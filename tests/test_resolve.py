@@ -138,7 +138,8 @@ def test_attributes_resolve_by_the_object():
 
 def test_no_rule_message_names_the_callee_and_how_to_add_a_rule():
     message, hint = rs.no_rule_message(sorted)
-    assert message == "no derivative rule for builtins.sorted, which is called here with an active argument"
+    assert message == ("no derivative rule for builtins.sorted, which is called here with an "
+                       "active argument")
     assert hint.startswith("register one with @zp.adjoint(sorted)")
     assert isinstance(rs.no_rule(sorted, None), NoDerivativeRule)
 

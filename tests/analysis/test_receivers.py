@@ -30,8 +30,8 @@ def reads(x, obj):
 
 
 def test_kinds_say_scalar_array_or_other_object():
-    assert scalar_kinds((1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s")) == \
-        (True, True, True, False, False, False, None, None, None)
+    args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s")
+    assert scalar_kinds(args) == (True, True, True, False, False, False, None, None, None)
 
 
 def test_array_values_follow_parameters_numpy_calls_indexing_and_loops():
@@ -43,7 +43,8 @@ def test_array_values_follow_parameters_numpy_calls_indexing_and_loops():
     assert loop.results[0].id in known  # a = a * 2.0 keeps an array an array
     getattrs = {op.attrs["name"]: op.result for op in ir.body.ops if op.opcode == "getattr"}
     assert getattrs["T"].id in known and getattrs["w"].id not in known
-    items = [op.result for op in ir.body.ops if op.opcode == "call" and op.attrs["fn"].__name__ == "getitem"]
+    items = [op.result for op in ir.body.ops
+             if op.opcode == "call" and op.attrs["fn"].__name__ == "getitem"]
     assert items and all(v.id in known for v in items)
 
 
@@ -57,7 +58,8 @@ def sum_method(v):
     return v.sum() * 2.0
 
 
-@pytest.mark.parametrize("arg,dynamic", [(np.array([1.0, 2.0]), False), (Box(np.array([1.0, 2.0])), True)],
+@pytest.mark.parametrize("arg,dynamic",
+                         [(np.array([1.0, 2.0]), False), (Box(np.array([1.0, 2.0])), True)],
                          ids=["array", "object"])
 def test_rule_spliced_for_arrays_dispatched_for_objects(arg, dynamic):
     source = zp.grad_source(sum_method, args=(arg,))

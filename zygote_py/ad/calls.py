@@ -51,7 +51,7 @@ class CallAdjoints:
         elif how.kind == FUNCTION:
             self.user_call(op)
         elif how.kind in (METHOD, RECEIVER, CALLABLE):
-            self.dynamic_call(op, kind="call")  # a bound method or callable object: dispatch's resolution
+            self.dynamic_call(op, kind="call")  # a bound method or callable object: at run time
         elif how.kind == UNKNOWN:
             raise no_rule(fn, op.loc)
 

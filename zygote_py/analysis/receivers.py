@@ -34,7 +34,8 @@ _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operat
 
 # NumPy functions that return tuples or lists of arrays, not one array
 _SEQUENCE_RESULTS = {np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.meshgrid,
-                     np.broadcast_arrays, np.gradient, np.nonzero, np.where, np.unique, np.histogram,
+                     np.broadcast_arrays, np.gradient, np.nonzero, np.where, np.unique,
+                     np.histogram,
                      np.atleast_1d, np.atleast_2d, np.atleast_3d, np.linalg.svd, np.linalg.eig,
                      np.linalg.eigh, np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, np.modf,
                      np.frexp, np.divmod, np.shape, np.unravel_index, np.indices, np.histogram2d,
@@ -163,7 +164,8 @@ def _op_gives_array(op: Op, is_known) -> bool:
             return False
         return operator_like and bool(op.operands) and all(is_known(v) for v in op.operands)
     if code == "getattr":
-        return is_known(op.operands[0]) and registry.attr_rule(np.ndarray, op.attrs["name"]) is not None
+        name = op.attrs["name"]
+        return is_known(op.operands[0]) and registry.attr_rule(np.ndarray, name) is not None
     if code == "method":
         name = op.attrs["name"]
         return is_known(op.operands[0]) and name != "tolist" and \

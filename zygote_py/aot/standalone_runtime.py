@@ -156,7 +156,8 @@ class TableRules:
 
     @staticmethod
     def method_rule(klass, name):
-        return next((METHOD_RULES[(c, name)] for c in klass.__mro__ if (c, name) in METHOD_RULES), None)
+        found = [METHOD_RULES[(c, name)] for c in klass.__mro__ if (c, name) in METHOD_RULES]
+        return found[0] if found else None
 
     @staticmethod
     def method_is_nondifferentiable(klass, name):
@@ -164,7 +165,8 @@ class TableRules:
 
     @staticmethod
     def attr_rule(klass, name):
-        return next((ATTR_RULES[(c, name)] for c in klass.__mro__ if (c, name) in ATTR_RULES), None)
+        found = [ATTR_RULES[(c, name)] for c in klass.__mro__ if (c, name) in ATTR_RULES]
+        return found[0] if found else None
 
     @staticmethod
     def attr_is_nondifferentiable(klass, name):
@@ -173,7 +175,8 @@ class TableRules:
 
 def no_rule(f, loc):
     message, _ = no_rule_message(f)  # the hint names @zp.adjoint, which a module cannot use
-    return TypeError(f"{loc}: {message} (the standalone module knows only the callees zygote-py saw)")
+    return TypeError(f"{loc}: {message} (the standalone module knows only the callees "
+                     "zygote-py saw)")
 
 
 def call(f, operands, spec, loc):
