@@ -56,8 +56,10 @@ class Resolution:
     function  the Python function to transform (FUNCTION, METHOD, CALLABLE,
               STATIC, CLASS), the held callable (ATTRIBUTE), the getter (PROPERTY);
     receiver  the object passed as the function's first argument (METHOD,
-              CALLABLE, CLASS) or whose method is called (RECEIVER);
-    name      the method's name (RECEIVER, ATTRIBUTE).
+              CALLABLE, and the class for CLASS) or whose method is called
+              (RECEIVER, and every outcome of resolve_method);
+    name      the method's or attribute's name (RECEIVER, resolve_method,
+              resolve_attribute).
     """
 
     __slots__ = ("function", "kind", "name", "receiver", "rule")
