@@ -182,7 +182,9 @@ class Compiler:
               implicit: bool = False, build: Build | None = None) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
-        on which arguments are plain scalars.  The implicit variant also
+        on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
+        scalars, arrays or numbers, other objects; none given: arrays or numbers,
+        see analysis/receivers.py).  The implicit variant also
         differentiates reads of globals (see ad/implicit.py).  build is the build
         that needs this entry for a callee (None when called from outside one)."""
         key = (active, mode, cells, scalars, implicit)

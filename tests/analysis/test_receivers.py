@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-from zygote_py.analysis.receivers import array_values
+from zygote_py.analysis.receivers import array_values, assumed_array_params
 from zygote_py.compiler import COMPILER
 from zygote_py.kinds import scalar_kinds
 
@@ -69,3 +69,58 @@ def test_rule_spliced_for_arrays_dispatched_for_objects(arg, dynamic):
         np.testing.assert_allclose(got["w"], [10.0, 10.0])
     else:
         np.testing.assert_allclose(got, [2.0, 2.0])
+
+
+def star_params(x, *rest, **options):
+    return x.sum() + rest[0].sum() + options["k"].sum()
+
+
+def test_star_and_double_star_parameters_are_never_taken_to_be_arrays():
+    ir = COMPILER.fresh_ir(star_params)
+    x, rest, options = ir.params
+    for kinds in ((), (False, False, False)):
+        known = array_values(ir, kinds)
+        assert x.id in known and rest.id not in known and options.id not in known
+    items = [op.result for op in ir.walk() if op.opcode == "call" and op.operands
+             and op.operands[0].id in (rest.id, options.id)]
+    assert items and not any(v.id in array_values(ir) for v in items)
+
+
+def star_item_sum(x, *rest):
+    return np.sum(x * x) + rest[0].sum()
+
+
+def test_an_object_among_star_args_gets_its_own_method():
+    x, box = np.array([1.0, 2.0]), Box(np.array([3.0, -1.0]))
+    source = zp.grad_source(star_item_sum, args=(x, np.ones(2), box))
+    assert "_zp_call_method" in source  # rest[0].sum() resolved while running
+
+    def caller(x, box):
+        return star_item_sum(x, box, np.ones(2))
+
+    x_bar, box_bar = zp.gradient(caller, x, box)
+    np.testing.assert_allclose(x_bar, 2 * x, rtol=1e-12)
+    np.testing.assert_allclose(box_bar["w"], [5.0, 5.0], rtol=1e-12)  # Box.sum: 5 * sum(w)
+
+
+def _helper_mean(p):
+    return p.mean()
+
+
+def receivers_and_helpers(x, p, q, r):
+    a = np.sum(x * q)          # x and q only reach NumPy functions
+    b = p.T                    # p's attribute: the ndarray rule if p is an array
+    c = _helper_mean(r * 2.0)  # r reaches a Python function through a product
+    return a + np.sum(b) + c
+
+
+def test_assumed_array_params_are_those_a_decision_depends_on():
+    ir = COMPILER.fresh_ir(receivers_and_helpers)
+    assert assumed_array_params(ir) == [1, 3]
+
+
+def test_no_parameter_is_assumed_where_nothing_depends_on_it():
+    ir = COMPILER.fresh_ir(star_item_sum)
+    assert assumed_array_params(ir) == []  # rest is a tuple, never taken to be an array
+    ir = COMPILER.fresh_ir(_helper_mean)
+    assert assumed_array_params(ir) == [0]

@@ -9,7 +9,10 @@ Elsewhere the call goes through run-time dispatch, which sees the object.
 Parameters are known from the kinds the compiled code is specialised on
 (`kinds.scalar_kinds`: True or False for numbers and arrays, None for other
 objects; a parameter with no kind given is taken to be an array, the
-compiler's assumption when it has no example arguments).  Known values then
+compiler's assumption when it has no example arguments, and
+`assumed_array_params` says which parameters that assumption matters for;
+`*args` and `**kwargs` parameters, a tuple and a dict, are never known).  Known
+values then
 flow through literals, NumPy functions, arithmetic on known operands,
 indexing of known arrays, ndarray methods and attributes with rules, branches
 and loops (loop slots are assumed known and the assumption dropped where the
@@ -26,6 +29,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
+from ..resolve import FUNCTION, resolve
 from ..rules import registry
 
 # results of these operators on arrays and numbers are arrays or numbers
@@ -72,6 +76,46 @@ def array_values(fn: Function, kinds=()) -> set[int]:
         assumed = kept
 
 
+def assumed_array_params(fn: Function) -> list[int]:
+    """Indices of the parameters that code compiled with no kinds (no example
+    arguments) relies on being arrays or numbers: taking one of them for another
+    object changes what a method call or attribute read of some value means, or
+    what a called Python function is told of its argument.  Such code is right
+    only for arguments that are arrays or numbers there (aot/module.py checks)."""
+    assumed = array_values(fn)
+    consulted = _consulted_values(fn) & assumed
+    if not consulted:
+        return []
+    out = []
+    for i in range(len(fn.params)):
+        kinds = tuple(None if j == i else False for j in range(len(fn.params)))
+        if consulted - array_values(fn, kinds):
+            out.append(i)
+    return out
+
+
+def _consulted_values(fn: Function) -> set[int]:
+    """Values whose being an array decides something: receivers of methods and
+    attribute reads, arguments of Python functions (their pullbacks are compiled
+    knowing which arguments are arrays)."""
+    out = set()
+    for op in fn.walk():
+        if op.opcode in ("method", "getattr") and op.operands:
+            out.add(op.operands[0].id)
+        elif op.opcode == "call" and resolve(op.attrs["fn"], registry).kind == FUNCTION:
+            out.update(v.id for v in op.operands)
+    return out
+
+
+def _variadic_params(fn: Function) -> set[int]:
+    """Indices of the *args and **kwargs parameters (a tuple and a dict)."""
+    sig = fn.signature
+    if sig is None:
+        return set()
+    names = sig.names
+    return {names.index(n) for n in (sig.vararg, sig.kwarg) if n}
+
+
 def _collect_slots(block: Block, slots: set) -> None:
     for op in block.ops:
         if op.opcode in ("for", "while"):
@@ -85,8 +129,9 @@ def _forward(fn: Function, kinds, assumed: set) -> tuple[set[int], set]:
     """(known value ids, loop slots whose body keeps them known) under the assumed slots."""
     known: set[int] = set()
     kept: set = set()
+    variadic = _variadic_params(fn)
     for i, param in enumerate(fn.params):
-        if i >= len(kinds) or kinds[i] is not None:
+        if (i >= len(kinds) or kinds[i] is not None) and i not in variadic:
             known.add(param.id)
 
     def is_known(v) -> bool:

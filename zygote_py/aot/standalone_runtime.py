@@ -36,6 +36,7 @@ regenerate the module.  Locations are strings ("file.py:12:5").
 from __future__ import annotations
 
 import inspect
+import numbers
 
 import numpy as np
 
@@ -172,6 +173,24 @@ class TableRules:
     @staticmethod
     def attr_is_nondifferentiable(klass, name):
         return any((c, name) in NONDIFF_ATTRS for c in klass.__mro__)
+
+
+def check_assumed_arrays(args, checked):
+    """Refuse an argument that a module generated without example arguments cannot take.
+
+    Such a module was compiled taking the parameters in checked ((position,
+    name) pairs) to be NumPy arrays or numbers: given another object, its
+    `p.mean()` or `p.T` would be differentiated as NumPy's, a wrong gradient.
+    """
+    for position, name in checked:
+        if position < len(args):
+            value = args[position]
+            if not isinstance(value, (np.ndarray, np.generic, numbers.Number)):
+                raise TypeError(
+                    f"argument {name!r} is a {type(value).__name__}, but this module was "
+                    "generated without example arguments, taking it to be a NumPy array or a "
+                    "number; regenerate it with `zygote-py grad --args ...` describing a call "
+                    "like this one")
 
 
 def no_rule(f, loc):
