@@ -210,3 +210,34 @@ def test_standalone_dispatch_follows_the_same_resolution(monkeypatch):
     assert sr.attribute_cotangent(x, "imag", np.ones(3)) is None
     with pytest.raises(TypeError, match="here:1:1: no derivative rule for builtins.sorted"):
         sr.call(sorted, (x,), (None,), "here:1:1")
+
+
+class _Meta(type):
+    """A metaclass: its attributes serve reads on the class, never on its instances."""
+
+    @property
+    def scale(cls):
+        return 3.0
+
+    def __call__(cls, *args):
+        return super().__call__(*args)
+
+
+class _WithMeta(metaclass=_Meta):
+    def __init__(self, w):
+        self.scale = w  # the instance's own data, whatever the metaclass says
+
+
+def _scaled_sum(obj):
+    return np.sum(obj.scale * 2.0)
+
+
+def test_the_metaclass_is_not_consulted_for_instances():
+    assert rs.resolve_attribute(_WithMeta, "scale", registry).kind == rs.DATA
+    assert rs.class_attribute(_WithMeta, "scale") is None
+    assert rs.class_attribute(_WithMeta, "__init__") is _WithMeta.__dict__["__init__"]
+    assert rs.resolve(_WithMeta(1.0), registry).kind == rs.UNKNOWN  # instances are not callable
+    w = np.array([1.0, -2.0])
+    (g,) = zp.gradient(_scaled_sum, _WithMeta(w))
+    fd = numerical_gradient(lambda v: _scaled_sum(_WithMeta(v)), (w,))[0]
+    assert_gradient_matches(g["scale"], fd, w, "scale")

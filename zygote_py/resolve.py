@@ -35,7 +35,6 @@ zygote_py but their arguments and `qualified_name`.
 
 from __future__ import annotations
 
-import inspect
 import types
 
 import numpy as np
@@ -96,7 +95,7 @@ def resolve(f, rules) -> Resolution:
             and not isinstance(receiver, types.ModuleType):
         return Resolution(RECEIVER, receiver=receiver, name=f.__name__)  # [].append, x.sum
     if not isinstance(f, type):  # calling a class constructs it: no derivative through that
-        dunder_call = inspect.getattr_static(type(f), "__call__", None)
+        dunder_call = class_attribute(type(f), "__call__")
         if isinstance(dunder_call, types.FunctionType):
             return Resolution(CALLABLE, function=dunder_call, receiver=f)
     return Resolution(UNKNOWN)
@@ -113,7 +112,7 @@ def resolve_method(obj, name: str, rules) -> Resolution:
     if rules.method_is_nondifferentiable(cls, name) or \
             isinstance(obj, np.generic) and rules.method_is_nondifferentiable(np.ndarray, name):
         return Resolution(NONDIFF, receiver=obj, name=name)
-    static = inspect.getattr_static(cls, name, None)
+    static = class_attribute(cls, name)
     held = getattr(obj, "__dict__", None)
     if held is not None and name in held and not _is_data_descriptor(static):
         # a callable the object holds (self.activation, a sub-layer) shadows the class
@@ -139,10 +138,22 @@ def resolve_attribute(cls: type, name: str, rules) -> Resolution:
     if rules.attr_is_nondifferentiable(cls, name) or \
             numpy_scalar and rules.attr_is_nondifferentiable(np.ndarray, name):
         return Resolution(NONDIFF, name=name)
-    prop = inspect.getattr_static(cls, name, None)
+    prop = class_attribute(cls, name)
     if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
         return Resolution(PROPERTY, function=prop.fget, name=name)
     return Resolution(DATA, name=name)
+
+
+def class_attribute(cls: type, name: str):
+    """What an instance of cls finds as name on its class, or None: the first class of
+    the MRO defining it decides.  The metaclass is not consulted (its attributes
+    serve reads on the class, not on its instances), and nothing is cached: a
+    class may gain or lose an attribute at any time."""
+    for klass in cls.__mro__:
+        namespace = vars(klass)
+        if name in namespace:
+            return namespace[name]
+    return None
 
 
 def _is_data_descriptor(attr) -> bool:
