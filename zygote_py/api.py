@@ -185,7 +185,10 @@ def grad_source(f, wrt=None, mode: str = "grad", args=None) -> str:
 
     wrt names (or indices of) the parameters to differentiate; default: all.
     mode 'pullback' shows the pullback form instead.  With example args, the code
-    is the one a call with such arguments runs (specialised on which are scalars).
+    is the one a call with such arguments runs (specialised on which are scalars,
+    arrays or other objects).  Without them the parameters are taken to be arrays
+    or numbers, so `p.mean()` shows NumPy's derivative; a gradient call with another
+    object compiles its own code, where the object's type decides.
     """
     fn = getattr(f, "_zp_original", f)
     _check_function(fn)

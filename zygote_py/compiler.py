@@ -108,15 +108,17 @@ class Build:
         self.guards_stack: list[list] = []
         self.in_progress: dict = {}
 
-    def pullback_for(self, fn, active: tuple, implicit: bool = False):
-        """The pullback of a user function called from transformed code."""
-        key = (fn, active, implicit)
+    def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = ()):
+        """The pullback of a user function called from transformed code (kinds: what the
+        caller knows of each argument, as `kinds.scalar_kinds` would say)."""
+        key = (fn, active, implicit, kinds)
         if key in self.in_progress:
             return self.in_progress[key]
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
-            entry = self.compiler.entry(fn, active, "pullback", implicit=implicit, build=self)
+            entry = self.compiler.entry(fn, active, "pullback", (), kinds, implicit=implicit,
+                                        build=self)
         finally:
             del self.in_progress[key]
         late.impl = entry.fn
@@ -180,7 +182,9 @@ class Compiler:
               implicit: bool = False, build: Build | None = None) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
-        on which arguments are plain scalars.  The implicit variant also
+        on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
+        scalars, arrays or numbers, other objects; none given: arrays or numbers,
+        see analysis/receivers.py).  The implicit variant also
         differentiates reads of globals (see ad/implicit.py).  build is the build
         that needs this entry for a callee (None when called from outside one)."""
         key = (active, mode, cells, scalars, implicit)
@@ -219,7 +223,8 @@ class Compiler:
             program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
-            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit)
+            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit,
+                                                    callee.kinds)
                          for callee in program.callees}
         finally:
             build.guards_stack.pop()

@@ -47,7 +47,8 @@ class Observer:
     def dispatched_rule(self, kind: str, key, found) -> None:
         """Run-time dispatch found something registered for a callee: kind is
         'custom_rule', 'function_rule', 'method_rule' or 'nondiff'; key is the callee
-        (or (type, method name)); found is the rule (True for 'nondiff')."""
+        (or (type, method name)); found is the rule (True for 'nondiff').  For an
+        attribute read, kind is 'attr_rule' or 'nondiff_attr' and key (type, name)."""
 
     def dispatched_pullback(self, fn, active: tuple, cells: tuple, scalars: tuple, pullback) -> None:
         """Run-time dispatch got the compiled pullback of a Python function fn,

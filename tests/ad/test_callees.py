@@ -1,6 +1,7 @@
 """Callee pullbacks are symbolic references: the reverse transform names the user
-functions whose pullbacks it needs (function, active parameters, implicit flag) and
-compiles nothing; the driver resolves them afterwards."""
+functions whose pullbacks it needs (function, active parameters, implicit flag, what
+the caller knows of the arguments) and compiles nothing; the driver resolves them
+afterwards."""
 
 import numpy as np
 import pytest
@@ -31,7 +32,10 @@ def countdown(x, n):
 def test_the_transform_lists_its_callees_and_compiles_none():
     COMPILER.clear()
     program = ReverseTransform(COMPILER.lowered_ir(uses_scale), [True, True]).run()
-    assert set(program.callees) == {CalleeRef(scale, (True, True)), CalleeRef(scale, (True, False))}
+    # every operand is known to be an array or a number (kinds False)
+    known = (False, False)
+    assert set(program.callees) == {CalleeRef(scale, (True, True), False, known),
+                                    CalleeRef(scale, (True, False), False, known)}
     assert scale not in COMPILER.cache, "the transform must not compile its callees"
     refs = [op.attrs["callee"] for op in program.forward.walk() if op.opcode == "call_pb"]
     assert sorted(refs, key=lambda r: r.active) == sorted(program.callees, key=lambda r: r.active)
@@ -44,7 +48,7 @@ def test_a_callee_reached_twice_with_one_pattern_is_listed_once():
         return scale(x, 3.0) * scale(x, 0.5)
 
     program = ReverseTransform(COMPILER.lowered_ir(twice), [True]).run()
-    assert program.callees == [CalleeRef(scale, (True, False))]
+    assert program.callees == [CalleeRef(scale, (True, False), False, (False, False))]
     x = 0.7
     (g,) = zp.gradient(twice, x)
     assert_gradient_matches(g, numerical_gradient(twice, (x,))[0], x, "x")
@@ -73,9 +77,9 @@ def test_an_implicit_variant_asks_for_implicit_callees():
 
     ir = COMPILER.lowered_ir(outer)
     program = ReverseTransform(ir, [False], reads=ImplicitParamReads(outer.__globals__)).run()
-    assert program.callees == [CalleeRef(scale, (False, False), True)]
+    assert program.callees == [CalleeRef(scale, (False, False), True, (False, False))]
     plain = ReverseTransform(ir, [True]).run()
-    assert plain.callees == [CalleeRef(scale, (True, False), False)]
+    assert plain.callees == [CalleeRef(scale, (True, False), False, (False, False))]
 
 
 def test_binding_parameters_maps_operands_to_parameters():

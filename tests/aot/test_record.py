@@ -89,3 +89,26 @@ def test_a_recording_sees_only_its_own_thread():
         thread.join()
     np.testing.assert_allclose(other_thread_rules[0], -np.sin(X), rtol=1e-12)
     assert rec.function_rules == [] and rec.pullbacks == []
+
+
+class Holder:
+    def __init__(self, W):
+        self.W = W
+
+
+def through_attributes(holder, x):
+    # holder is not known to be an array: .W, .T and .imag are resolved while running
+    W = holder.W
+    return np.sum(x @ W.T) + np.sum(W.imag) + np.sum(W * W)
+
+
+def test_a_recording_notes_attribute_rules_and_non_differentiable_attributes():
+    W = np.array([[0.5, -1.0], [2.0, 0.25]])
+    with Recording() as rec:
+        holder_bar, x_bar = zp.gradient(through_attributes, Holder(W), X[:2])
+    fd_x = fd_gradient(lambda v: through_attributes(Holder(W), v), X[:2])
+    np.testing.assert_allclose(x_bar, fd_x, rtol=1e-6, atol=1e-8)
+    flat = fd_gradient(lambda w: through_attributes(Holder(w.reshape(2, 2)), X[:2]), W.ravel())
+    np.testing.assert_allclose(holder_bar["W"], flat.reshape(2, 2), rtol=1e-6, atol=1e-8)
+    assert rec.attr_rules == [((np.ndarray, "T"), registry.attr_rule(np.ndarray, "T"))]
+    assert rec.nondiff_attrs == [(np.ndarray, "imag")]

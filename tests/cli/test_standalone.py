@@ -46,6 +46,9 @@ DUMPED = [
     ("containers", "append_then_stack"), ("containers", "dict_items_loop"),
     ("comprehensions", "list_comprehension_sum"), ("comprehensions", "max_of_generator"),
     ("arithmetic", "builtin_min_max"), ("models", "rnn"), ("models", "mlp_batch_cross_entropy"),
+    ("classes", "held_activation"),  # a callable held by the instance: review A3(b)
+    ("classes", "array_named_methods"), ("classes", "array_named_methods_in_helper"),
+    ("classes", "transposed_attribute"),  # ndarray attribute rules resolved while running
 ]
 
 

@@ -45,8 +45,55 @@ class Dense:
         return self.forward(x) * 2.0
 
 
+def relu(v):
+    return np.maximum(v, 0.0)
+
+
+class ActivatedLayer:
+    """A layer holding its activation function as an instance attribute (review A3(b))."""
+
+    def __init__(self, W):
+        self.W = W
+        self.activation = relu
+
+    def __call__(self, x):
+        return self.activation(x @ self.W)
+
+
+class ArrayNames:
+    """Methods and properties named like ndarray's, meaning something else: the
+    user's own, never the ndarray rules (decided by the object, not the name)."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def mean(self, x):  # not an average
+        return np.sum(self.w * x * x)
+
+    def sum(self, x):
+        return np.sum(x) * 3.0 + np.sum(self.w)
+
+    @property
+    def T(self):
+        return self.w * 2.0
+
+    def reshape(self, x):
+        return x * self.w
+
+    def dot(self, x):
+        return np.sum(x**3 * self.w)
+
+    @property
+    def shape(self):  # ndarray's shape carries no derivative; this one does
+        return self.w * self.w
+
+    def argmax(self, x):
+        return np.sum(np.sin(x) * self.w)
+
+
 _AFFINE = Affine(1.7, -0.4)
 _DENSE = Dense(rand(3, 4, seed=100), rand(3, seed=101))
+_ARRAY_NAMES = ArrayNames(rand(3, seed=102))
 
 
 def method_of_module_instance(x):
@@ -85,6 +132,31 @@ def module_level_array_layer(x):
     return np.sum(_DENSE(x) ** 2)
 
 
+def held_activation(layer, x):
+    return np.sum(layer(x) ** 2)
+
+
+def array_named_methods(obj, x):
+    return (obj.mean(x) + obj.sum(x) + np.sum(obj.T * x) + np.sum(obj.reshape(x)) + obj.dot(x)
+            + np.sum(obj.shape) + obj.argmax(x))
+
+
+def _array_named_helper(obj, x):
+    return obj.mean(x) * obj.dot(x) + np.sum(obj.T)
+
+
+def array_named_methods_in_helper(obj, x):
+    return _array_named_helper(obj, x * 2.0) + x.sum() + np.sum(x.T)
+
+
+def array_named_methods_of_module_instance(x):
+    return _ARRAY_NAMES.mean(x) + np.sum(_ARRAY_NAMES.T * x.reshape(3))
+
+
+def transposed_attribute(layer, x):
+    return np.sum((layer.W.T @ x) ** 2) + np.sum(layer.b.real)
+
+
 def list_of_layers(layers, x):
     h = x
     for layer in layers:
@@ -102,6 +174,11 @@ CASES = [
     Case(array_layer_argument, (Dense(rand(2, 3, seed=11), rand(2, seed=12)), rand(3, seed=13))),
     Case(callable_instance, (Dense(rand(2, 3, seed=14), rand(2, seed=15)), rand(3, seed=16))),
     Case(module_level_array_layer, (rand(4, seed=17),)),
+    Case(held_activation, (ActivatedLayer(rand(2, 3, seed=23)), rand(2, seed=24))),
+    Case(array_named_methods, (ArrayNames(rand(3, seed=25)), rand(3, seed=26))),
+    Case(transposed_attribute, (Dense(rand(3, 2, seed=30), rand(3, seed=31)), rand(3, seed=32))),
+    Case(array_named_methods_in_helper, (ArrayNames(rand(3, seed=27)), rand(3, seed=28))),
+    Case(array_named_methods_of_module_instance, (rand(3, 1, seed=29),)),
     Case(
         list_of_layers,
         (

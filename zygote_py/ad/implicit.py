@@ -94,8 +94,8 @@ class ImplicitParamReads(ConstantReads):
     def roots(self, fn: Function) -> tuple[list[int], list[tuple]]:
         return implicit_roots(fn, self.module_globals)
 
-    def may_read_parameters(self, op: Op) -> bool:
-        return may_read_parameters(op)
+    def may_read_parameters(self, op: Op, arrays=None) -> bool:
+        return may_read_parameters(op, arrays)
 
     def adjoint_read(self, builder: AdjointBuilder, op: Op) -> bool:
         if not is_module_data_read(op):

@@ -16,10 +16,6 @@ from ..ir.core import Block, Function, Op, iteration_pairs
 from ..ir.ops import loop_layout
 from ..rules import registry
 
-# attribute reads that never carry a derivative, whatever the object
-NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides",
-                           "__class__", "__name__", "flags"})
-
 
 def call_is_differentiable(fn) -> bool:
     """Whether a call of fn may propagate derivatives from its arguments."""
@@ -31,18 +27,26 @@ def call_is_differentiable(fn) -> bool:
     return True
 
 
-def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bool = False) -> set[int]:
+def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bool = False,
+                  arrays: set[int] | None = None) -> set[int]:
     """Ids of the values of fn that depend differentiably on the active params.
 
     With implicit (parameters read from globals, see ad/implicit.py), calls of
     Python functions and methods vary even with no varied argument: the
-    callee may read a parameter itself.
+    callee may read a parameter itself.  `arrays` holds the values known to be
+    arrays or numbers (analysis/receivers.py; None: all of them): only their
+    methods and attributes are judged by the ndarray entries of the registry,
+    another object's `.shape` or `.argmax()` may well carry a derivative.
     """
+
+    def array_receiver(op: Op) -> bool:
+        return arrays is None or op.operands[0].id in arrays
+
     varied = {p.id for p, a in zip(fn.params, active) if a}
     varied.update(extra_roots)
 
     def op_varies(op: Op) -> bool:
-        if implicit and may_read_parameters(op):
+        if implicit and may_read_parameters(op, arrays):
             return True
         if not any(v.id in varied for v in op.operands):
             return False
@@ -50,9 +54,10 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
         if code == "call":
             return call_is_differentiable(op.attrs["fn"])
         if code == "getattr":
-            return op.attrs["name"] not in NONDIFF_ATTRS
+            return not (array_receiver(op) and attribute_is_nondifferentiable(op.attrs["name"]))
         if code == "method":
-            return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+            return not (array_receiver(op) and
+                        registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"]))
         return code not in ("assert", "raise", "undef", "yield", "return")
 
     def visit(block: Block) -> bool:
@@ -104,8 +109,15 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
     return varied
 
 
-def may_read_parameters(op: Op) -> bool:
-    """A call that runs Python code of the user's (which may read globals)."""
+def attribute_is_nondifferentiable(name: str) -> bool:
+    """Whether reading attribute `name` of an array never carries a derivative (x.shape,
+    x.imag): as registered in rules/nondiff.py, the one source of these facts."""
+    return registry.attr_is_nondifferentiable(_ndarray(), name)
+
+
+def may_read_parameters(op: Op, arrays: set[int] | None = None) -> bool:
+    """A call that runs Python code of the user's (which may read globals); a method of
+    a value not among `arrays` (see varied_values) may be the user's whatever its name."""
     code = op.opcode
     if code == "call":
         fn = op.attrs["fn"]
@@ -114,7 +126,8 @@ def may_read_parameters(op: Op) -> bool:
     if code == "callv":
         return True
     if code == "method":
-        return not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
+        return not (arrays is None or op.operands[0].id in arrays) or \
+            not registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"])
     return False
 
 

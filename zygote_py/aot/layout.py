@@ -31,6 +31,8 @@ class ModuleLayout:
                              f"({target}, {cell_names!r}, {code}),")
         function_rules = [f"    {self.atom(f)}: {self.rule_text(r)}," for f, r in rec.function_rules]
         method_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.method_rules]
+        attr_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.attr_rules]
+        nondiff_attrs = [f"    ({self.atom(c)}, {n!r})," for c, n in rec.nondiff_attrs]
         custom = [f"    {self.atom(f)}: {self.atom(r)}," for f, r in rec.custom_rules]
         nondiff = []
         for item in rec.nondiff:
@@ -42,7 +44,8 @@ class ModuleLayout:
         out = ["# Callees the dispatcher knows, filled when the module was generated."]
         for table, rows, empty in (("_ZP_PULLBACKS", pullbacks, "{}"), ("_ZP_FUNCTION_RULES", function_rules, "{}"),
                                    ("_ZP_METHOD_RULES", method_rules, "{}"), ("_ZP_CUSTOM_RULES", custom, "{}"),
-                                   ("_ZP_NONDIFF", nondiff, "set()")):
+                                   ("_ZP_NONDIFF", nondiff, "set()"), ("_ZP_ATTR_RULES", attr_rules, "{}"),
+                                   ("_ZP_NONDIFF_ATTRS", nondiff_attrs, "set()")):
             if not rows:
                 out.append(f"{table} = {empty}")
             else:

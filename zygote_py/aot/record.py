@@ -25,6 +25,8 @@ class Recording(context.Observer):
         self.method_rules: list[tuple] = []  # ((type, name), Rule)
         self.custom_rules: list[tuple] = []  # (callee, user rule)
         self.nondiff: list = []  # callees, or (type, name)
+        self.attr_rules: list[tuple] = []  # ((type, attribute name), Rule)
+        self.nondiff_attrs: list = []  # (type, attribute name)
         self._seen: set = set()
         self._scope = None
 
@@ -54,9 +56,11 @@ class Recording(context.Observer):
     def dispatched_rule(self, kind, key, found) -> None:
         if kind == "nondiff":
             self._note(self.nondiff, key, key)
+        elif kind == "nondiff_attr":
+            self._note(self.nondiff_attrs, key, key)
         else:
             table = {"custom_rule": self.custom_rules, "function_rule": self.function_rules,
-                     "method_rule": self.method_rules}[kind]
+                     "method_rule": self.method_rules, "attr_rule": self.attr_rules}[kind]
             self._note(table, key, (key, found))
 
     # -- active while the example runs -------------------------------------------

@@ -20,7 +20,13 @@ tables that `zygote-py grad` fills ahead of time:
   FUNCTION_RULES  callee -> (signature, vjp, diff, sequence vjp or None);
   METHOD_RULES    (type, method name) -> the same;
   CUSTOM_RULES    callee -> the user's custom rule `rule(*args) -> (y, back)`;
-  NONDIFF         callees and (type, method name) pairs that carry no derivative.
+  NONDIFF         callees and (type, method name) pairs that carry no derivative;
+  ATTR_RULES      (type, attribute name) -> the same, for attribute reads;
+  NONDIFF_ATTRS   (type, attribute name) pairs that carry no derivative.
+
+What a callee means is decided by `zygote_py.resolve`, whose functions are
+copied into the module with the rest and read these tables through
+`TableRules`: the module resolves calls exactly as zygote_py does.
 
 A call the tables do not cover runs plainly when none of its arguments can
 carry a derivative, and otherwise raises an error that says how to
@@ -30,12 +36,15 @@ regenerate the module.  Locations are strings ("file.py:12:5").
 from __future__ import annotations
 
 import inspect
-import types
+import numbers
 
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
 from ..runtime.dispatch import _custom as custom_pullback
+from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, PROPERTY, RECEIVER,
+                       RULE, STATIC, no_rule_message, resolve, resolve_attribute, resolve_method)
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 from ..tree import keyed_cotangent
 
@@ -44,6 +53,8 @@ FUNCTION_RULES: dict = {}
 METHOD_RULES: dict = {}
 CUSTOM_RULES: dict = {}
 NONDIFF: set = set()
+ATTR_RULES: dict = {}
+NONDIFF_ATTRS: set = set()
 
 
 def bars_by_argument(sig, flat, bars_by_param):
@@ -129,37 +140,85 @@ def zero_back(n):
     return lambda g: (None,) * n
 
 
+class TableRules:
+    """The registry's questions, answered from the tables above: what `resolve` reads
+    here, in place of `zygote_py.rules.registry`."""
+
+    @staticmethod
+    def custom_rule(f):
+        return CUSTOM_RULES.get(f) if _hashable(f) else None
+
+    @staticmethod
+    def function_rule(f):
+        return FUNCTION_RULES.get(f) if _hashable(f) else None
+
+    @staticmethod
+    def is_nondifferentiable(f):
+        return _hashable(f) and f in NONDIFF
+
+    @staticmethod
+    def method_rule(klass, name):
+        found = [METHOD_RULES[(c, name)] for c in klass.__mro__ if (c, name) in METHOD_RULES]
+        return found[0] if found else None
+
+    @staticmethod
+    def method_is_nondifferentiable(klass, name):
+        return any((c, name) in NONDIFF for c in klass.__mro__)
+
+    @staticmethod
+    def attr_rule(klass, name):
+        found = [ATTR_RULES[(c, name)] for c in klass.__mro__ if (c, name) in ATTR_RULES]
+        return found[0] if found else None
+
+    @staticmethod
+    def attr_is_nondifferentiable(klass, name):
+        return any((c, name) in NONDIFF_ATTRS for c in klass.__mro__)
+
+
+def check_assumed_arrays(args, checked):
+    """Refuse an argument that a module generated without example arguments cannot take.
+
+    Such a module was compiled taking the parameters in checked ((position,
+    name) pairs) to be NumPy arrays or numbers: given another object, its
+    `p.mean()` or `p.T` would be differentiated as NumPy's, a wrong gradient.
+    """
+    for position, name in checked:
+        if position < len(args):
+            value = args[position]
+            if not isinstance(value, (np.ndarray, np.generic, numbers.Number)):
+                raise TypeError(
+                    f"argument {name!r} is a {type(value).__name__}, but this module was "
+                    "generated without example arguments, taking it to be a NumPy array or a "
+                    "number; regenerate it with `zygote-py grad --args ...` describing a call "
+                    "like this one")
+
+
 def no_rule(f, loc):
-    name = getattr(f, "__qualname__", None) or type(f).__name__
-    return TypeError(f"{loc}: no derivative rule for {name}, which is called here with an active "
-                     "argument (the standalone module knows only the callees zygote-py saw)")
+    message, _ = no_rule_message(f)  # the hint names @zp.adjoint, which a module cannot use
+    return TypeError(f"{loc}: {message} (the standalone module knows only the callees "
+                     "zygote-py saw)")
 
 
 def call(f, operands, spec, loc):
     """f(*operands) -> (y, back); back(g) gives (cotangent of f, *one per operand)."""
     flat = Flat(operands, spec)
     n = 1 + len(flat.origin)
-    custom = CUSTOM_RULES.get(f) if _hashable(f) else None
-    if custom is not None:
-        return custom_pullback(custom, flat)
-    rule = FUNCTION_RULES.get(f) if _hashable(f) else None
-    if rule is not None:
-        y, back = rule_pullback(rule, f, flat, 0)
+    how = resolve(f, TableRules)
+    kind = how.kind
+    if kind == CUSTOM:
+        return custom_pullback(how.rule, flat)
+    if kind == RULE:
+        y, back = rule_pullback(how.rule, f, flat, 0)
         return y, lambda g: (None, *back(g))
-    if _hashable(f) and f in NONDIFF:
+    if kind == NO_DERIVATIVE:
         return f(*flat.args, **flat.kwargs), zero_back(n)
-    if isinstance(f, types.FunctionType):
+    if kind == FUNCTION:
         return function_pullback(f, flat, 0, loc)
-    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType):
-        y, back = function_pullback(f.__func__, Flat(operands, spec, (f.__self__,)), 1, loc)
-        return y, lambda g: back(g)[1:]  # the method's own cotangent is that of self
-    self_obj = getattr(f, "__self__", None)
-    if isinstance(f, types.BuiltinMethodType) and self_obj is not None and not isinstance(self_obj, types.ModuleType):
-        return call_method(self_obj, f.__name__, operands, spec, loc)
-    dunder_call = next((vars(c)["__call__"] for c in type(f).__mro__ if "__call__" in vars(c)), None)
-    if isinstance(dunder_call, types.FunctionType) and not isinstance(f, type):
-        y, back = function_pullback(dunder_call, Flat(operands, spec, (f,)), 1, loc)
-        return y, lambda g: back(g)[1:]
+    if kind == METHOD or kind == CALLABLE:
+        y, back = function_pullback(how.function, Flat(operands, spec, (how.receiver,)), 1, loc)
+        return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
+    if kind == RECEIVER:
+        return call_method(how.receiver, how.name, operands, spec, loc)
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), zero_back(n)
     raise no_rule(f, loc)
@@ -168,36 +227,49 @@ def call(f, operands, spec, loc):
 def call_method(obj, name, operands, spec, loc):
     """obj.name(*operands) -> (y, back); back(g) gives (cotangent of obj, *one per operand)."""
     flat = Flat(operands, spec, (obj,))
-    cls = type(obj)
-    rule = METHOD_RULES.get((cls, name))
-    if rule is None and isinstance(obj, np.generic):
-        rule = METHOD_RULES.get((np.ndarray, name))
-    if rule is not None:
-        return rule_pullback(rule, getattr(obj, name), flat, 1)
-    if (cls, name) in NONDIFF:
-        return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(len(flat.origin) + 1)
-    static = inspect.getattr_static(cls, name, None)
-    if isinstance(static, staticmethod):
-        y, back = call(static.__func__, operands, spec, loc)
+    n = 1 + len(flat.origin)
+    how = resolve_method(obj, name, TableRules)
+    kind = how.kind
+    if kind == RULE:
+        return rule_pullback(how.rule, getattr(obj, name), flat, 1)
+    if kind == NO_DERIVATIVE:
+        return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)
+    if kind == ATTRIBUTE:
+        # the held callable's own cotangent is that of the attribute
+        y, back = call(how.function, operands, spec, loc)
+
+        def attribute_back(g):
+            own, *rest = back(g)
+            return ({name: own} if own is not None else None, *rest)
+
+        return y, attribute_back
+    if kind == STATIC:
+        y, back = call(how.function, operands, spec, loc)
         return y, lambda g: (None, *back(g)[1:])
-    if isinstance(static, classmethod):
-        y, back = function_pullback(static.__func__, Flat(operands, spec, (cls,)), 1, loc)
+    if kind == CLASS:
+        y, back = function_pullback(how.function, Flat(operands, spec, (how.receiver,)), 1, loc)
         return y, lambda g: (None, *back(g)[2:])
-    if isinstance(static, types.FunctionType):
-        y, back = function_pullback(static, flat, 1, loc)
+    if kind == METHOD:
+        y, back = function_pullback(how.function, flat, 1, loc)
         return y, lambda g: back(g)[1:]
     if not is_active(obj) and not flat.any_active():
-        return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(len(flat.origin) + 1)
+        return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)
     raise no_rule(getattr(obj, name), loc)
 
 
 def attribute_cotangent(obj, name, g):
-    """Cotangent of obj from that of obj.name: {name: g}, or through a property's getter."""
+    """Cotangent of obj from that of obj.name: through the attribute's rule, none for a
+    non-differentiable attribute, through a property's getter, or {name: g}."""
     if g is None:
         return None
-    prop = inspect.getattr_static(type(obj), name, None)
-    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType):
-        _, back = function_pullback(prop.fget, Flat((), (), (obj,)), 1, f"property {name}")
+    how = resolve_attribute(type(obj), name, TableRules)
+    if how.kind == RULE:
+        vjp = how.rule[1]
+        return vjp(g, getattr(obj, name), obj)
+    if how.kind == NO_DERIVATIVE:
+        return None
+    if how.kind == PROPERTY:
+        _, back = function_pullback(how.function, Flat((), (), (obj,)), 1, f"property {name}")
         return back(g)[1]
     return keyed_cotangent(obj, name, g)
 

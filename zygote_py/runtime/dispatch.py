@@ -9,31 +9,33 @@ keyword name.  It returns `(y, back)`; `back(g)` returns one cotangent per
 operand, preceded by the callee's own (a dict for a callable object, the
 `self` of a bound method), so the caller can add them where they belong.
 
-Resolution order: a user-defined adjoint, a registered rule, a function known
-to be non-differentiable, a Python function with source (transformed and
-cached like any other), a bound method or callable object of such a function.
-Anything else called with an active argument is a NoDerivativeRule naming the
-call site -- never a silently zero gradient.
+What a callee means is decided by `zygote_py.resolve` (the resolver the static
+transform and standalone modules use too); this module turns each kind of
+resolution into `(y, back)`.  Anything the resolver cannot place that is
+called with an active argument is a NoDerivativeRule naming the call site --
+never a silently zero gradient.
 
 The compiler that builds those pullbacks, and whether they are built in their
 implicit (Params) variant, come from the current Context (context.py), which
 api.py sets around every gradient call; so does the list of observers told
-what each call resolved to (aot/record.py records standalone modules so).
+what each call resolved to (aot/record.py records standalone modules so): the
+resolver asks the registry through `_ObservedRegistry`, which reports every
+lookup that finds something.
 """
 
 from __future__ import annotations
 
 import inspect
-import types
 
 import numpy as np
 
 from .. import context
-from ..errors import NoDerivativeRule, ZygoteError
+from ..errors import ZygoteError
 from ..kinds import is_active, scalar_kinds
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, PROPERTY,
+                       RECEIVER, RULE, STATIC, no_rule, resolve, resolve_attribute, resolve_method)
 from ..rules import registry
 from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
-from .objects import class_property
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -57,6 +59,41 @@ def _seen(kind: str, key, found):
         for observer in context.current().observers:
             observer.dispatched_rule(kind, key, found)
     return found
+
+
+class _ObservedRegistry:
+    """The registry's answers to the resolver's questions, each lookup that finds
+    something reported to the Context's observers (`_seen`): what a standalone
+    module's tables must hold.  The compiler's own lookups go to the registry
+    directly, since their results are already in the generated code."""
+
+    @staticmethod
+    def custom_rule(f):
+        return _seen("custom_rule", f, registry.custom_rule(f))
+
+    @staticmethod
+    def function_rule(f):
+        return _seen("function_rule", f, registry.function_rule(f))
+
+    @staticmethod
+    def is_nondifferentiable(f):
+        return _seen("nondiff", f, registry.is_nondifferentiable(f))
+
+    @staticmethod
+    def method_rule(cls, name):
+        return _seen("method_rule", (cls, name), registry.method_rule(cls, name))
+
+    @staticmethod
+    def method_is_nondifferentiable(cls, name):
+        return _seen("nondiff", (cls, name), registry.method_is_nondifferentiable(cls, name))
+
+    @staticmethod
+    def attr_rule(cls, name):
+        return _seen("attr_rule", (cls, name), registry.attr_rule(cls, name))
+
+    @staticmethod
+    def attr_is_nondifferentiable(cls, name):
+        return _seen("nondiff_attr", (cls, name), registry.attr_is_nondifferentiable(cls, name))
 
 
 class _Flat:
@@ -261,86 +298,61 @@ def _zero_back(n):
     return lambda g: (None,) * n
 
 
-def _no_rule(f, loc):
-    name = registry.qualified_name(f)
-    return NoDerivativeRule(
-        f"no derivative rule for {name}, which is called here with an active argument", loc,
-        f"register one with @zp.adjoint({getattr(f, '__name__', 'f')}), or wrap the argument in "
-        "zp.stop_gradient(...) if no derivative is wanted through it")
-
-
 def call(f, operands, spec, loc):
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
-    custom = _seen("custom_rule", f, registry.custom_rule(f))
-    if custom is not None:
-        return _custom(custom, flat)
-    rule = _seen("function_rule", f, registry.function_rule(f))
-    if rule is not None:
-        return _rule_pullback(rule, f, flat)
-    if _seen("nondiff", f, registry.is_nondifferentiable(f)):
+    how = resolve(f, _ObservedRegistry)
+    kind = how.kind
+    if kind == CUSTOM:
+        return _custom(how.rule, flat)
+    if kind == RULE:
+        return _rule_pullback(how.rule, f, flat)
+    if kind == NONDIFF:
         return f(*flat.args, **flat.kwargs), _zero_back(n)
-    if isinstance(f, types.FunctionType):
+    if kind == FUNCTION:
         return _function_pullback(f, flat)
-    if isinstance(f, types.MethodType):
-        if isinstance(f.__func__, types.FunctionType):
-            y, back = _function_pullback(f.__func__, flat, prefix=(f.__self__,))
-            return y, lambda g: back(g)[1:]  # the method's own cotangent is that of self
-        return call_method(f.__self__, f.__name__, operands, spec, loc)
-    self_obj = getattr(f, "__self__", None)
-    if isinstance(f, types.BuiltinMethodType) and self_obj is not None and not isinstance(self_obj, types.ModuleType):
-        return call_method(self_obj, f.__name__, operands, spec, loc)
-    dunder_call = getattr(type(f), "__call__", None)
-    if isinstance(dunder_call, types.FunctionType) and not isinstance(f, type):
-        y, back = _function_pullback(dunder_call, flat, prefix=(f,))
-        return y, lambda g: back(g)[1:]
+    if kind == METHOD or kind == CALLABLE:
+        y, back = _function_pullback(how.function, flat, prefix=(how.receiver,))
+        return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
+    if kind == RECEIVER:
+        return call_method(how.receiver, how.name, operands, spec, loc)
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
-    raise _no_rule(f, loc)
+    raise no_rule(f, loc)
 
 
 def call_method(obj, name, operands, spec, loc):
     """obj.name(*operands): back gives (cotangent of obj, per-operand cotangents)."""
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
-    cls = type(obj)
-    rule = _seen("method_rule", (cls, name), registry.method_rule(cls, name))
-    if rule is None and isinstance(obj, np.generic):
-        rule = _seen("method_rule", (np.ndarray, name), registry.method_rule(np.ndarray, name))
-    if rule is not None:
-        return _rule_pullback(rule, getattr(obj, name), flat, self_obj=obj)
-    if _seen("nondiff", (cls, name), registry.method_is_nondifferentiable(cls, name)):
+    how = resolve_method(obj, name, _ObservedRegistry)
+    kind = how.kind
+    if kind == RULE:
+        return _rule_pullback(how.rule, getattr(obj, name), flat, self_obj=obj)
+    if kind == NONDIFF:
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
-    static = inspect.getattr_static(cls, name, None)
-    attrs = getattr(obj, "__dict__", None)
-    if attrs is not None and name in attrs and not _is_data_descriptor(static):
-        # a callable held by the object (self.activation, a sub-layer): call the value,
-        # and its own cotangent is that of the attribute
-        y, back = call(attrs[name], operands, spec, loc)
+    if kind == ATTRIBUTE:
+        # the held callable's own cotangent is that of the attribute
+        y, back = call(how.function, operands, spec, loc)
 
         def attribute_back(g):
             own, *rest = back(g)
             return ({name: own} if own is not None else None, *rest)
 
         return y, attribute_back
-    if isinstance(static, staticmethod):
-        y, back = call(static.__func__, operands, spec, loc)
+    if kind == STATIC:
+        y, back = call(how.function, operands, spec, loc)
         return y, lambda g: (None, *back(g)[1:])
-    if isinstance(static, classmethod):
-        y, back = _function_pullback(static.__func__, flat, prefix=(cls,))
+    if kind == CLASS:
+        y, back = _function_pullback(how.function, flat, prefix=(how.receiver,))
         return y, lambda g: (None, *back(g)[2:])
-    if isinstance(static, types.FunctionType):
-        y, back = _function_pullback(static, flat, prefix=(obj,))
+    if kind == METHOD:
+        y, back = _function_pullback(how.function, flat, prefix=(obj,))
         return y, lambda g: back(g)[1:]
     bound = getattr(obj, name)
     if not is_active(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
-    raise _no_rule(bound, loc)
-
-
-def _is_data_descriptor(attr) -> bool:
-    """A class attribute that takes precedence over the instance's own (a property)."""
-    return attr is not None and hasattr(type(attr), "__set__")
+    raise no_rule(bound, loc)
 
 
 def _custom(rule, flat: _Flat):
@@ -359,12 +371,19 @@ def _custom(rule, flat: _Flat):
 
 
 def attribute_cotangent(obj, name, g):
-    """Cotangent of obj from that of obj.name: {name: g}, or through a property's getter."""
+    """Cotangent of obj from that of obj.name: through the attribute's rule, none for a
+    non-differentiable attribute, through a property's getter, or {name: g}."""
     if g is None:
         return None
-    prop = class_property(type(obj), name)
-    if prop is not None:
-        _, back = _function_pullback(prop.fget, _Flat((), ()), prefix=(obj,))
+    # uncached: observers (aot/record.py) see every lookup, and a class may change
+    how = resolve_attribute(type(obj), name, _ObservedRegistry)
+    kind = how.kind
+    if kind == RULE:
+        return how.rule.vjp(g, getattr(obj, name), obj)
+    if kind == NONDIFF:
+        return None
+    if kind == PROPERTY:
+        _, back = _function_pullback(how.function, _Flat((), ()), prefix=(obj,))
         return back(g)[1]
     return keyed_cotangent(obj, name, g)  # positional for a NamedTuple field
 

@@ -3,7 +3,11 @@
 The reverse transform does not compile callees.  Where a call of a user
 function needs its pullback, the forward gets a `call_pb` op whose `callee`
 attr is a `CalleeRef` naming what is needed: the function, which of its
-parameters are active, and whether the implicit-parameter variant is meant.
+parameters are active, whether the implicit-parameter variant is meant, and
+what the caller knows of each argument (`kinds`: False for a value certainly
+an array or a number, None otherwise, as `kinds.scalar_kinds` says; the
+callee's ndarray method and attribute rules apply only where it is known, see
+analysis/receivers.py).
 The transform lists the references it made (`AdjointProgram.callees`); the
 driver (compiler.py) compiles or looks each up after the transform and hands
 the results to codegen, which binds them under the op's `pb_expr` name.
@@ -19,11 +23,13 @@ from ...errors import SourceLoc, UnsupportedSyntax
 
 @dataclass(frozen=True)
 class CalleeRef:
-    """The pullback of fn for these active parameters (implicit: the Params variant)."""
+    """The pullback of fn for these active parameters (implicit: the Params variant),
+    specialised on what the caller knows of its arguments (kinds)."""
 
     fn: object
     active: tuple[bool, ...]
     implicit: bool = False
+    kinds: tuple = ()
 
     @property
     def expr(self) -> str:

@@ -1,12 +1,17 @@
 """Adjoints of calls: rules spliced in, user functions through their pullbacks,
 calls resolved only at run time through `dispatch`, methods and attributes.
 
-For a call with a registered rule, the rule's body is spliced into the adjoint
-(see ../splice.py).  A call of a Python function becomes a call of its
+What a callee known at transform time means is asked of the one resolver
+(zygote_py/resolve.py), which run-time dispatch and standalone modules ask
+too.  For a call with a registered rule, the rule's body is spliced into the
+adjoint (see ../splice.py).  A call of a Python function becomes a call of its
 pullback, named by a `CalleeRef` that the driver resolves (callees.py).  A
-callee that is a value, a custom `@zp.adjoint` rule, or a call spreading
-`*args`/`**kwargs` goes through `dispatch.call`, whose back returns one
-cotangent per operand.  Each handler is a function of (builder, op); the
+callee that is a value, a custom `@zp.adjoint` rule, a bound method or a
+callable object, or a call spreading `*args`/`**kwargs` goes through
+`dispatch.call`, whose back returns one cotangent per operand.  A method or
+attribute gets the ndarray rule only on a value known to be an array or a
+number (`builder.arrays`, analysis/receivers.py); on anything else its type
+decides while running.  Each handler is a function of (builder, op); the
 builder (adjoint.py) holds the state they share.
 """
 
@@ -17,9 +22,9 @@ import types
 
 import numpy as np
 
-from ...analysis.activity import NONDIFF_ATTRS
-from ...errors import NoDerivativeRule
+from ...analysis.activity import attribute_is_nondifferentiable
 from ...ir.core import Op, Value, is_inside, value_block
+from ...resolve import CALLABLE, CUSTOM, FUNCTION, METHOD, RECEIVER, RULE, UNKNOWN, no_rule, resolve
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
@@ -36,13 +41,14 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     if not any(builder.varied_operand(v) for v in op.operands) \
             and not reads_parameters(builder, op):
         return
-    if registry.custom_rule(fn) is not None:  # @zp.adjoint comes first
+    how = resolve(fn, registry)
+    if how.kind == CUSTOM:  # @zp.adjoint comes first
         dynamic_call(builder, op, kind="call")
         return
     if fn is operator.getitem and index_into_outer(builder, op):
         return
-    rule = registry.function_rule(fn)
-    if rule is not None:
+    if how.kind == RULE:
+        rule = how.rule
         bound = bind_call(rule, op, op.operands)
         if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
             dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
@@ -50,13 +56,12 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             apply_rule(builder, rule, op, bound, op.result)
         else:  # *args rules, or a call spreading *args: bound while running
             dynamic_call(builder, op, kind="call")
-        return
-    if registry.is_nondifferentiable(fn):
-        return
-    if isinstance(fn, types.FunctionType):
+    elif how.kind == FUNCTION:
         user_call(builder, op)
-    else:
-        raise no_rule(builder, op, fn)
+    elif how.kind in (METHOD, RECEIVER, CALLABLE):
+        dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
+    elif how.kind == UNKNOWN:
+        raise no_rule(fn, op.loc)
 
 
 def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
@@ -139,7 +144,11 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a closure over parameters: its cells' cotangents
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-    callee = CalleeRef(fn, active, builder.reads.implicit)  # compiled by the driver, afterwards
+    # the callee's parameters that are known arrays or numbers (False), or not (None)
+    kinds = tuple(False if idx and all(op.operands[i].id in builder.arrays for i in idx) else None
+                  for idx in mapping)
+    # compiled by the driver, afterwards
+    callee = CalleeRef(fn, active, builder.reads.implicit, kinds)
     if callee not in builder.callees:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",
@@ -188,7 +197,7 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
 
 def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:
     """Whether op runs user code that may read parameters (implicit variants only)."""
-    return builder.reads.may_read_parameters(op)
+    return builder.reads.may_read_parameters(op, builder.arrays)
 
 
 @adjoint_of("callv")
@@ -203,6 +212,9 @@ def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
             and not reads_parameters(builder, op):
         return
     name = op.attrs["name"]
+    if op.operands[0].id not in builder.arrays:  # not known to be an array: decided by its type
+        dynamic_call(builder, op, kind="method")
+        return
     rule = registry.method_rule(np.ndarray, name)
     if rule is not None:
         bound = bind_call(rule, op, op.operands)
@@ -220,9 +232,10 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
     name = op.attrs["name"]
     if builder.reads.adjoint_read(builder, op):  # module.W in an implicit variant: a root
         return
-    if not builder.varied_operand(obj) or name in NONDIFF_ATTRS:
+    array = obj.id in builder.arrays  # otherwise its type decides, at run time
+    if not builder.varied_operand(obj) or array and attribute_is_nondifferentiable(name):
         return
-    rule = registry.attr_rule(np.ndarray, name)
+    rule = registry.attr_rule(np.ndarray, name) if array else None
     if rule is not None:
         apply_rule(builder, rule, op, {"self": obj}, op.result)
         return
@@ -231,14 +244,6 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
                         expr="_zp_attribute_cotangent")
     builder.maybe_none.add(part.id)
     builder.accumulate(obj, part)
-
-
-def no_rule(builder: AdjointBuilder, op: Op, fn) -> NoDerivativeRule:
-    name = registry.qualified_name(fn)
-    return NoDerivativeRule(
-        f"no derivative rule for {name}, which is called here with an active argument",
-        op.loc, f"register one with @zp.adjoint({name.split('.')[-1]}), or wrap the argument in "
-        "zp.stop_gradient(...) if no derivative is wanted through it")
 
 
 def _is_sequence(value: Value) -> bool:

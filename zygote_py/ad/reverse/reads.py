@@ -29,8 +29,9 @@ class ConstantReads:
         """(ids of values that are inputs besides the active arguments, guards on them)."""
         return [], []
 
-    def may_read_parameters(self, op) -> bool:
-        """Whether op runs code that may read a parameter itself."""
+    def may_read_parameters(self, op, arrays=None) -> bool:
+        """Whether op runs code that may read a parameter itself (arrays: the ids of the
+        values known to be arrays or numbers, whose methods are NumPy's)."""
         return False
 
     def adjoint_read(self, builder, op) -> bool:

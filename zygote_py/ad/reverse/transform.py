@@ -1,7 +1,9 @@
 """The reverse transform's driver: a primal `Function` -> an `AdjointProgram`.
 
 The steps, each in its own module:
-  1. activity: which primal values depend on the active inputs (analysis/);
+  1. analysis/: which primal values are certainly arrays or numbers
+     (receivers.py: only their methods and attributes get ndarray rules) and
+     which depend on the active inputs (activity.py);
   2. adjoint (adjoint.py and the handlers in calls.py, containers.py,
      control.py): the backward block, built by walking the primal in reverse;
      it notes what the forward must add (a `ForwardPlan`), the values it reads
@@ -15,6 +17,7 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
+from ...analysis.receivers import array_values
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
@@ -56,9 +59,12 @@ class ReverseTransform:
         read_roots, guards = reads.roots(fn)
         roots += read_roots
         self.guards += guards
-        varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit)
+        # values whose methods and attributes the ndarray rules describe (the rest: dispatch)
+        arrays = array_values(fn, scalar_params)
+        varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
+                               arrays=arrays)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
-        self.builder = AdjointBuilder(fn, varied, scalars, reads)
+        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
