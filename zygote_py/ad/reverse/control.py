@@ -16,6 +16,7 @@ import builtins
 import operator
 
 from ...ir.core import Block, Op, Value, is_inside, iteration_pairs, value_block
+from ...ir.ops import loop_layout
 from ...runtime import helpers as runtime
 from .adjoint import AdjointBuilder, Scope, adjoint_of
 
@@ -120,15 +121,11 @@ def adjoint_while(builder: AdjointBuilder, op: Op) -> None:
 def _adjoint_loop(builder: AdjointBuilder, op: Op) -> None:
     is_for = op.opcode == "for"
     kind = op.attrs.get("kind") if is_for else "while"
-    ntargets = op.attrs.get("ntargets", 0) if is_for else 0
+    layout = loop_layout(op)
     body = op.regions[-1]
     nslots = len(op.results)
-    first_init = len(op.operands) - nslots
-    iterables = op.operands[:first_init]
-    inits = op.operands[first_init:]
-    carried_args = body.args[ntargets:ntargets + nslots]
-    results = list(op.results)
-    yields = list(body.ops[-1].operands)
+    iterables, inits, carried_args = layout.iterables, layout.inits, layout.carried
+    results, yields = layout.results, layout.yields
     active_slots = [k for k in range(nslots) if carried_args[k].id in builder.varied]
     if not any(builder.bar(results[k]) is not None for k in active_slots):
         return
