@@ -12,6 +12,7 @@ and value semantics.  Comprehensions become loops that build a fresh list.
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 import types
 
@@ -21,7 +22,8 @@ import numpy as np
 from ..ir.core import Value
 from . import runtime_forms
 from .scope import resolve_free
-from .source import positions_inside
+from .scope import signature_of
+from .source import share_inside
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -79,8 +81,8 @@ class ExprLowering:
         The captured values are those at the point the function is made."""
         code = _nested_code(self.pyfn.__code__, fn.node)
         if code is None:
-            raise self.unsupported(node, f"cannot find the compiled code of {fn.name!r}",
-                                   "define it at module level")
+            raise self.unsupported(node, f"cannot tell which compiled code is {fn.name!r}",
+                                   "put each lambda on a line of its own, or define it with def")
         captured = []
         for name in code.co_freevars:
             inner = gast.Name(name, gast.Load(), None, None)
@@ -382,7 +384,13 @@ class ExprLowering:
 
 
 def _nested_code(code, node):
-    """The code object of a nested def or lambda, found among code's constants."""
+    """The code object of a nested def or lambda, found among code's constants.
+
+    Candidates share the name and first line.  Several lambdas on one line are
+    told apart first by their parameter names, then by how much of each
+    candidate's code lies inside node's source span (a fraction, so that the
+    enclosing function's few instructions that make the lambda do not outweigh
+    the lambda's own).  A tie is refused (None): a guess could run the wrong body."""
     name = node.name if isinstance(node, gast.FunctionDef) else "<lambda>"
     found = []
     stack = [code]
@@ -393,9 +401,27 @@ def _nested_code(code, node):
                 if const.co_name == name and const.co_firstlineno == node.lineno:
                     found.append(const)
                 stack.append(const)
-    if len(found) > 1:  # several lambdas on one line: the one whose code lies inside node
-        found.sort(key=lambda c: positions_inside(c, node), reverse=True)
+    if len(found) > 1:
+        wanted = _parameter_names(node)
+        found = [c for c in found if _code_parameter_names(c) == wanted] or found
+    if len(found) > 1:  # several lambdas on one line with the same parameters
+        scored = sorted(((share_inside(c, node), i) for i, c in enumerate(found)), reverse=True)
+        if scored[0][0] == scored[1][0]:
+            return None
+        return found[scored[0][1]]
     return found[0] if found else None
+
+
+def _parameter_names(node) -> tuple:
+    sig = signature_of(node)
+    return (*sig.posonly, *sig.args, *([sig.vararg] if sig.vararg else []), *sig.kwonly,
+            *([sig.kwarg] if sig.kwarg else []))
+
+
+def _code_parameter_names(code) -> tuple:
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return tuple(code.co_varnames[:count])
 
 
 _MISSING = object()

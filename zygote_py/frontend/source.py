@@ -92,9 +92,11 @@ def _positions(code: types.CodeType) -> list[tuple[int, int]]:
     return [(line, col) for line, _, col, _ in code.co_positions() if line is not None and col is not None]
 
 
-def positions_inside(code: types.CodeType, node) -> int:
-    """How many of code's instruction positions fall inside node's source span."""
-    return sum(_contains(node, ln, col) for ln, col in _positions(code))
+def share_inside(code: types.CodeType, node) -> float:
+    """The fraction of code's instruction positions inside node's span (0 where CPython
+    records no positions, before 3.11)."""
+    positions = _positions(code)
+    return sum(_contains(node, ln, col) for ln, col in positions) / len(positions) if positions else 0.0
 
 
 def _contains(node, line: int, col: int) -> bool:
