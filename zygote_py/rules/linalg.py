@@ -356,10 +356,11 @@ def solve(g, y, a, b):
 def norm(g, y, x, ord=None, axis=None, keepdims=False):
     """The default order (2-norm of vectors, Frobenius of matrices) inline; vector
     p-norms, inf-norms (ties split evenly), matrix 1/-1/inf/-inf norms (tied columns
-    or rows split evenly), nuc and spectral norms via a helper.  The
-    derivative at x == 0 is nan for the 2-norm."""
+    or rows split evenly), nuc and spectral norms via a helper.  At x == 0 the
+    2-norm has no derivative; the cotangent there is 0, the subgradient of least
+    norm (as PyTorch does), so norm(x - x) and norm(0 * x) differentiate to 0."""
     if ord is None:
         gk = g if keepdims or axis is None else np.expand_dims(g, axis)
         yk = y if keepdims or axis is None else np.expand_dims(y, axis)
-        return x * (gk / yk)
+        return x * (gk / np.where(yk == 0, 1, yk))  # x is 0 wherever its norm is
     return _norm_cotangent(g, y, x, ord, axis, keepdims)
