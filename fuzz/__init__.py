@@ -1,0 +1,20 @@
+"""A random-program fuzzer for zygote_py.
+
+It writes random, smooth, well-defined Python/NumPy programs (real source
+files, so zygote_py can read them), runs each one in plain Python, through
+`zp.gradient` / `zp.withgradient`, and by central finite differences, and
+classifies the outcome (`oracle.py`).  Failures are reduced by a shrinker
+(`shrink.py`) and written as small regression files.
+
+Modules:
+  types.py      the value types the generator tracks (float, arrays, containers, ...)
+  exprs.py      typed random expressions
+  stmts.py      random statements and function bodies
+  program.py    whole programs: helpers, a class, `f`, `make_args`
+  oracle.py     runs a program and classifies what zygote_py did with it
+  shrink.py     reduces a failing program while it keeps failing the same way
+  runner.py     runs many programs (in parallel), tallies, writes failures
+  __main__.py   `python -m fuzz --seed S --count N [--jobs J] [--out DIR]`
+
+This folder is not installed with the package and is not imported by it.
+"""

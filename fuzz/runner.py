@@ -1,0 +1,183 @@
+"""Run many random programs, tally the outcomes, shrink and write the failures.
+
+`run(seed, count, jobs)` generates programs `(seed, 0..count-1)`, classifies
+each (in `jobs` worker processes), groups the failures by signature, shrinks
+a few examples of each group and returns a `Report`; `summary(report)` prints
+it as tables and `write_failures(report, out)` writes every distinct shrunk
+failure as a small pytest module (see docs/fuzzing.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import shutil
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from .oracle import FAILURES, OK, REFUSED, SKIPPED, Outcome, classify_source
+from .program import generate
+from .shrink import shrink
+
+CONSTRUCTS = ("expressions", "broadcasting", "reductions", "indexing", "control_flow", "helpers",
+              "closures", "comprehensions", "containers", "iterators", "objects")
+COLUMNS = (OK, REFUSED, "wrong_gradient", "wrong_primal", "internal_error", "invalid", "unstable")
+
+_WORKDIR: list[str] = []  # the temp folder of this worker process
+
+
+@dataclass
+class Result:
+    index: int
+    outcome: Outcome
+    constructs: tuple
+    source: str
+
+
+@dataclass
+class Failure:
+    """One distinct failure: a signature, how often it was seen, a shrunk program."""
+    outcome: Outcome
+    indices: list = field(default_factory=list)
+    shrunk: str = ""
+    checks: int = 0
+
+
+@dataclass
+class Report:
+    seed: int
+    results: list
+    failures: list
+
+    def counts(self) -> Counter:
+        return Counter(r.outcome.kind for r in self.results)
+
+
+def _workdir() -> str:
+    if not _WORKDIR:
+        _WORKDIR.append(tempfile.mkdtemp(prefix="zpfuzz-"))
+    return _WORKDIR[0]
+
+
+def run_program(task: tuple) -> Result:
+    seed, index, timeout = task
+    program = generate(seed, index)
+    outcome = classify_source(program.source, _workdir(), timeout, stem=f"s{seed}_{index}")
+    return Result(index, outcome, tuple(sorted(program.constructs)), program.source)
+
+
+def shrink_failure(task: tuple) -> tuple[str, int]:
+    source, outcome, timeout, max_checks = task
+    return shrink(source, outcome, lambda text: classify_source(text, _workdir(), timeout, "shrink"),
+                  max_checks=max_checks)
+
+
+def _map(fn, tasks, jobs):
+    if jobs <= 1:
+        return [fn(t) for t in tasks]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return pool.map(fn, tasks, chunksize=1 if fn is shrink_failure else 4)
+
+
+def run(seed: int, count: int, jobs: int = 1, start: int = 0, timeout: float = 30.0,
+        shrink_examples: int = 2, max_checks: int = 300) -> Report:
+    """Classify programs start..start+count-1 of `seed`; shrink up to
+    `shrink_examples` programs per failure signature (0: no shrinking)."""
+    tasks = [(seed, i, timeout) for i in range(start, start + count)]
+    results = sorted(_map(run_program, tasks, jobs), key=lambda r: r.index)
+    groups: dict[tuple, list[Result]] = defaultdict(list)
+    for r in results:
+        if r.outcome.failed:
+            groups[r.outcome.kind, r.outcome.signature].append(r)
+    shrink_tasks, owners = [], []
+    for key, members in groups.items():
+        for r in members[:shrink_examples]:
+            shrink_tasks.append((r.source, r.outcome, timeout, max_checks))
+            owners.append((key, r))
+    shrunk = _map(shrink_failure, shrink_tasks, jobs) if shrink_examples else []
+    failures, seen_text = [], set()
+    for key, members in groups.items():
+        picks = [(s, r) for (k, r), s in zip(owners, shrunk) if k == key]
+        if not picks:
+            failures.append(Failure(members[0].outcome, [m.index for m in members], members[0].source))
+            continue
+        for (text, checks), r in picks:
+            if text in seen_text:
+                continue
+            seen_text.add(text)
+            failures.append(Failure(r.outcome, [m.index for m in members], text, checks))
+    for d in _WORKDIR:
+        shutil.rmtree(d, ignore_errors=True)
+    _WORKDIR.clear()
+    return Report(seed, results, failures)
+
+
+def summary(report: Report) -> str:
+    counts = report.counts()
+    total = len(report.results)
+    lines = [f"seed {report.seed}: {total} programs", ""]
+    lines.append(f"{'outcome':<16}{'count':>8}{'share':>9}")
+    for kind in COLUMNS:
+        lines.append(f"{kind:<16}{counts.get(kind, 0):>8}{counts.get(kind, 0) / max(total, 1):>9.1%}")
+    lines += ["", "per construct (programs that use it):"]
+    header = f"{'construct':<16}" + "".join(f"{c[:10]:>11}" for c in COLUMNS)
+    lines.append(header)
+    for construct in CONSTRUCTS:
+        row = Counter(r.outcome.kind for r in report.results if construct in r.constructs)
+        lines.append(f"{construct:<16}" + "".join(f"{row.get(c, 0):>11}" for c in COLUMNS))
+    refusals = Counter(r.outcome.signature for r in report.results if r.outcome.kind == REFUSED)
+    if refusals:
+        lines += ["", "refusals (ZygoteError), most frequent first:"]
+        lines += [f"{n:>6}  {sig}" for sig, n in refusals.most_common(10)]
+    if report.failures:
+        lines += ["", "distinct failures (shrunk):"]
+        for k, fail in enumerate(report.failures):
+            lines.append(f"[{k}] {fail.outcome.kind}: {fail.outcome.signature} "
+                         f"({len(fail.indices)} programs, e.g. #{fail.indices[0]})")
+    skipped = sum(counts.get(k, 0) for k in SKIPPED)
+    lines += ["", f"failures: {sum(counts.get(k, 0) for k in FAILURES)}, skipped: {skipped}"]
+    return "\n".join(lines)
+
+
+def regression_module(fail: Failure, seed: int) -> str:
+    """A failure as a pytest module: the shrunk program plus a test that
+    checks it against finite differences, xfail(strict) while it fails."""
+    program = "\n".join(line for line in fail.shrunk.splitlines()
+                        if line not in ("import math", "import numpy as np"))
+    reason = f"{fail.outcome.kind}: {fail.outcome.signature}".replace('"', "'")
+    detail = "\n".join("    " + line for line in fail.outcome.detail.strip().splitlines()[-8:])
+    detail = detail.replace('"""', "'''").replace("\\", "/")
+    return f'''"""Fuzz regression ({fail.outcome.kind}), shrunk from `python -m fuzz --seed {seed}`
+program #{fail.indices[0]} ({len(fail.indices)} programs of that run failed this way).
+
+What zygote_py did:
+{detail}
+"""
+
+import math  # noqa: F401
+import numpy as np  # noqa: F401
+import pytest
+
+from fuzz.oracle import assert_correct
+
+{program.strip()}
+
+
+@pytest.mark.xfail(strict=True, reason="{reason}")
+def test_fuzz_regression():
+    assert_correct(f, make_args())
+'''
+
+
+def write_failures(report: Report, out: str) -> list[str]:
+    os.makedirs(out, exist_ok=True)
+    paths = []
+    for fail in report.failures:
+        digest = hashlib.sha1(fail.shrunk.encode()).hexdigest()[:8]
+        path = os.path.join(out, f"test_fuzz_{fail.outcome.kind}_{digest}.py")
+        with open(path, "w") as fh:
+            fh.write(regression_module(fail, report.seed))
+        paths.append(path)
+    return paths
