@@ -8,8 +8,12 @@ classifies the outcome (`oracle.py`).  Failures are reduced by a shrinker
 
 Modules:
   types.py      the value types the generator tracks (float, arrays, containers, ...)
-  exprs.py      typed random expressions
+  literals.py   random constants and array literals
+  exprs.py      typed random expressions: entry point, leaves, shared producers
+  producers.py  scalar, vector and matrix producers
+  templates.py  table-driven expression templates (more NumPy, builtins, syntax)
   stmts.py      random statements and function bodies
+  extra_stmts.py  rarer statements (tuple-returning helpers, factories, mutation probes)
   program.py    whole programs: helpers, a class, `f`, `make_args`
   oracle.py     runs a program and classifies what zygote_py did with it
   shrink.py     reduces a failing program while it keeps failing the same way

@@ -22,12 +22,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--out", help="folder for the shrunk failures (pytest modules)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per program")
-    parser.add_argument("--shrink-examples", type=int, default=2,
-                        help="programs shrunk per failure signature (0: no shrinking)")
-    parser.add_argument("--max-checks", type=int, default=300,
-                        help="candidate programs the shrinker may try per failure")
-    parser.add_argument("--show", type=int, metavar="INDEX",
-                        help="print program INDEX of the seed and exit")
+    parser.add_argument(
+        "--shrink-examples",
+        type=int,
+        default=2,
+        help="programs shrunk per failure signature (0: no shrinking)",
+    )
+    parser.add_argument(
+        "--max-checks",
+        type=int,
+        default=300,
+        help="candidate programs the shrinker may try per failure",
+    )
+    parser.add_argument(
+        "--show", type=int, metavar="INDEX", help="print program INDEX of the seed and exit"
+    )
     args = parser.parse_args(argv)
     if args.show is not None:
         from .program import generate
@@ -35,8 +44,15 @@ def main(argv: list[str] | None = None) -> int:
         print(generate(args.seed, args.show).source)
         return 0
     began = time.monotonic()
-    report = run(args.seed, args.count, args.jobs, args.start, args.timeout,
-                 args.shrink_examples, args.max_checks)
+    report = run(
+        args.seed,
+        args.count,
+        args.jobs,
+        args.start,
+        args.timeout,
+        args.shrink_examples,
+        args.max_checks,
+    )
     print(summary(report))
     if args.out:
         for path in write_failures(report, args.out):

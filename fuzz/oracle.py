@@ -41,7 +41,12 @@ import numpy as np
 import zygote_py as zp
 
 OK, REFUSED, WRONG_GRADIENT, WRONG_PRIMAL, INTERNAL = (
-    "ok", "refused", "wrong_gradient", "wrong_primal", "internal_error")
+    "ok",
+    "refused",
+    "wrong_gradient",
+    "wrong_primal",
+    "internal_error",
+)
 INVALID, UNSTABLE = "invalid", "unstable"
 FAILURES = (WRONG_GRADIENT, WRONG_PRIMAL, INTERNAL)
 SKIPPED = (INVALID, UNSTABLE)
@@ -54,8 +59,14 @@ PRIMAL_RTOL = 1e-9
 MAX_VALUE = 1e6
 
 _counter = itertools.count()
-_NOT_OBJECTS = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
-                types.ModuleType, np.ufunc)
+_NOT_OBJECTS = (
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    np.ufunc,
+)
 
 
 def is_object(value: Any) -> bool:
@@ -205,7 +216,9 @@ def same_values(a: Any, b: Any) -> bool:
     if type(a) in (tuple, list):
         return type(a) is type(b) and len(a) == len(b) and all(map(same_values, a, b))
     if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same_values(a[k], b[k]) for k in a)
+        return (
+            isinstance(b, dict) and a.keys() == b.keys() and all(same_values(a[k], b[k]) for k in a)
+        )
     if is_object(a):
         return same_values(vars(a), vars(b))
     return a == b
@@ -221,12 +234,12 @@ def finite_differences(f, args: tuple, y0: float):
             for rel in (SMALL_STEP, LARGE_STEP):
                 h = rel * max(1.0, abs(x))
                 for sign in (1, -1):
-                    moved = args[:i] + (replace_at(arg, path, x + sign * h),) + args[i + 1:]
+                    moved = args[:i] + (replace_at(arg, path, x + sign * h),) + args[i + 1 :]
                     values[rel, sign] = (scalar_value(f(*copy.deepcopy(moved))), x + sign * h)
-            def central(rel):
-                (yp, xp), (ym, xm) = values[rel, 1], values[rel, -1]
-                return (yp - ym) / (xp - xm)
-            c_small, c_large = central(SMALL_STEP), central(LARGE_STEP)
+            c_small, c_large = (
+                (values[rel, 1][0] - values[rel, -1][0]) / (values[rel, 1][1] - values[rel, -1][1])
+                for rel in (SMALL_STEP, LARGE_STEP)
+            )
             if not (math.isfinite(c_small) and math.isfinite(c_large)):
                 return Outcome(UNSTABLE, f"non-finite difference at arg{i}{path}")
             scale = max(1.0, abs(y0), abs(c_small))
@@ -242,7 +255,11 @@ def finite_differences(f, args: tuple, y0: float):
 
 # --------------------------------------------------------------------------- signatures
 
-_IDENT = re.compile(r"\b(?:[a-z]+\d+(?:_[a-z])?|_zpfuzz_\w+|a\d_[xv])\b")
+# names the generator makes up (v12, acc3, a0_x, ...) and the temp module names
+_IDENT = re.compile(
+    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|xs|vs|fs|acc|buf|row|layer|fn|hs)\d+"
+    r"(?:_[xv])?|_?zpfuzz_\w+)\b"
+)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
 
 
@@ -272,8 +289,10 @@ def error_site(exc: BaseException) -> str:
 
 def _alarm(seconds: float):
     if seconds and threading.current_thread() is threading.main_thread():
+
         def on_alarm(signum, frame):
             raise FuzzTimeout(f"no answer within {seconds} s")
+
         old = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, seconds)
         return old
@@ -304,8 +323,10 @@ def _classify(f, args: tuple) -> Outcome:
         y0 = scalar_value(f(*copy.deepcopy(args)))
         probe = copy.deepcopy(args)
         f(*probe)
-    except Exception as exc:  # the program itself is broken
+    except Exception as exc:  # noqa: BLE001 -- the program itself is broken
         return Outcome(INVALID, f"{type(exc).__name__}: {exc}")
+    except FuzzTimeout:
+        return Outcome(INVALID, "plain Python does not finish")
     if not math.isfinite(y0) or abs(y0) > MAX_VALUE:
         return Outcome(INVALID, f"value {y0}")
     if not same_values(probe, pristine):
@@ -320,7 +341,7 @@ def _classify(f, args: tuple) -> Outcome:
         return Outcome(REFUSED, f"{kind}: {exc}", f"{kind}: {normalise(str(exc))}")
     except FuzzTimeout:
         raise
-    except BaseException as exc:  # noqa: BLE001 -- anything else is a defect
+    except BaseException as exc:  # anything else is a defect
         if isinstance(exc, KeyboardInterrupt):
             raise
         kind = type(exc).__name__
@@ -333,8 +354,9 @@ def _classify(f, args: tuple) -> Outcome:
     except TypeError as exc:
         return Outcome(WRONG_PRIMAL, str(exc), "wrong_primal: type")
     if not abs(got - y0) <= PRIMAL_RTOL * max(1.0, abs(y0)):
-        return Outcome(WRONG_PRIMAL, f"withgradient value {got!r}, plain Python {y0!r}",
-                       "wrong_primal: value")
+        return Outcome(
+            WRONG_PRIMAL, f"withgradient value {got!r}, plain Python {y0!r}", "wrong_primal: value"
+        )
 
     fd = finite_differences(f, args, y0)
     if isinstance(fd, Outcome):
@@ -352,18 +374,22 @@ def _classify(f, args: tuple) -> Outcome:
             have = gradient_at(g[i], path)
             if not abs(have - want) <= RTOL * abs(want) + ATOL * scale:
                 where = "".join(f"[{k!r}]" for _, k in path)
-                return Outcome(WRONG_GRADIENT,
-                               f"{label} arg{i}{where}: zygote_py {have!r}, finite differences {want!r}",
-                               "wrong_gradient: value")
+                return Outcome(
+                    WRONG_GRADIENT,
+                    f"{label} arg{i}{where}: zygote_py {have!r}, finite differences {want!r}",
+                    "wrong_gradient: value",
+                )
     return Outcome(OK)
 
 
-def classify_source(source: str, directory: str, timeout: float = 30.0, stem: str = "prog") -> Outcome:
+def classify_source(
+    source: str, directory: str, timeout: float = 30.0, stem: str = "prog"
+) -> Outcome:
     """Import the program text and classify its `f` at `make_args()`."""
     try:
         module = load_module(source, directory, stem)
         f, args = module.f, tuple(module.make_args())
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- a program that cannot even import
         return Outcome(INVALID, f"cannot import: {type(exc).__name__}: {exc}")
     try:
         return classify_function(f, args, timeout)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .exprs import array_literal
+from .literals import array_literal
 from .stmts import EXPR_DEPTH, StmtWriter, indent, literal_of
 from .types import ARRAYS, Scope
 
-PARAM_TYPES = ["S", "S", "V", "V", "W", "M", "M", "I", "L", "D", "LV", "T", "O"]
+PARAM_TYPES = ["S", "S", "V", "V", "W", "M", "M", "I", "L", "D", "LV", "T", "O", "LO"]
 
 
 @dataclass
@@ -32,8 +32,14 @@ def to_scalar_text(rng: random.Random, name: str, ty: str) -> str:
     if ty == "S":
         return name
     if ty in ARRAYS:
-        return rng.choice([f"np.sum({name})", f"np.sum(np.sin({name}))", f"np.sum({name} ** 2)",
-                           f"np.mean({name} * {name})"])
+        return rng.choice(
+            [
+                f"np.sum({name})",
+                f"np.sum(np.sin({name}))",
+                f"np.sum({name} ** 2)",
+                f"np.mean({name} * {name})",
+            ]
+        )
     if ty == "L":
         return f"sum({name})"
     if ty == "LV":
@@ -70,23 +76,57 @@ def class_source(w: StmtWriter) -> list[str]:
         "    def square(t):",
         f"        return {w.expr('S', sq, 2)} * t",
         "",
+        "    @classmethod",
+        "    def half_square(cls, t):",
+        "        return cls.square(t) * 0.5",
+        "",
     ]
 
 
 def helper_source(w: StmtWriter, k: int) -> list[str]:
     rng = w.rng
-    kind = rng.choice(["plain", "plain", "default", "star", "recursive", "apply"])
+    kind = rng.choice(
+        ["plain", "plain", "default", "star", "recursive", "apply", "pair", "factory"]
+    )
     name = f"h{k}"
+    if kind == "pair":
+        scope = Scope({"p0": "S", "p1": "V"})
+        body = w.body(scope, rng.randint(1, 2), 1, can_return=False)
+        first, second = w.expr("S", scope, 2), w.expr("V", scope, 2)
+        w.helpers.append((name, ["S", "V"], "pair", 0))
+        return [f"def {name}(p0, p1):"] + indent(body) + [f"    return {first}, {second}", ""]
+    if kind == "factory":
+        inner = Scope({"c": "S", "v": "V"})
+        w.helpers.append((name, ["S"], "factory", 0))
+        return [
+            f"def {name}(c):",
+            "    def k(v):",
+            f"        return {w.expr('V', inner, 2)}",
+            "",
+            "    return k",
+            "",
+        ]
     if kind == "recursive":
         body = w.expr("S", Scope({"x": "S"}), 2)
         w.helpers.append((name, ["S", "I"], "S", 0))
-        return [f"def {name}(x, n):", "    if n <= 0:", "        return x",
-                f"    return {name}({body} * 0.5, n - 1)", ""]
+        return [
+            f"def {name}(x, n):",
+            "    if n <= 0:",
+            "        return x",
+            f"    return {name}({body} * 0.5, n - 1)",
+            "",
+        ]
     if kind == "star":
         body = w.expr("S", Scope({"x": "S"}), 2)
         w.helpers.append((name, ["*S"], "S", 0))
-        return [f"def {name}(*xs, scale=1.0):", "    total = 0.0", "    for x in xs:",
-                f"        total = total + {body}", "    return total * scale", ""]
+        return [
+            f"def {name}(*xs, scale=1.0):",
+            "    total = 0.0",
+            "    for x in xs:",
+            f"        total = total + {body}",
+            "    return total * scale",
+            "",
+        ]
     if kind == "apply":
         w.helpers.append((name, ["F:S>S", "S"], "S", 0))
         return [f"def {name}(fn, x):", "    return fn(x) + fn(x * 0.5) * 2.0", ""]
@@ -97,8 +137,10 @@ def helper_source(w: StmtWriter, k: int) -> list[str]:
         params.append("S")
         ndef = 1
     scope = Scope({f"p{i}": t for i, t in enumerate(params)})
-    sig = ", ".join(f"p{i}" if i < len(params) - ndef else f"p{i}={literal_of(rng, 'S', '')}"
-                    for i in range(len(params)))
+    sig = ", ".join(
+        f"p{i}" if i < len(params) - ndef else f"p{i}={literal_of(rng, 'S', '')}"
+        for i in range(len(params))
+    )
     body = w.body(scope, rng.randint(1, 3), 1, can_return=True)
     ret_text = w.expr(ret, scope, EXPR_DEPTH)
     w.helpers.append((name, params, ret, ndef))
@@ -117,6 +159,13 @@ def generate(seed: int, index: int) -> Program:
         if rng.random() < 0.5:
             lines += [f"LAYER = Layer({array_literal(rng, 'M')}, {array_literal(rng, 'W')})", ""]
             module_scope.names["LAYER"] = "O"
+    if rng.random() < 0.3:  # module data, read when f runs
+        w.tags.add("globals")
+        for ty in rng.sample(["S", "V", "M"], rng.randint(1, 2)):
+            name = f"G_{ty}"
+            lines += [f"{name} = {literal_of(rng, ty, '')}", ""]
+            module_scope.names[name] = ty
+        module_scope.frozen.update(n for n in module_scope.names if n.startswith("G_"))
     for k in range(rng.choice([1, 1, 2, 3]) if "helpers" in w.enabled else 0):
         w.tags.add("helpers")
         lines += helper_source(w, k)
@@ -127,8 +176,8 @@ def generate(seed: int, index: int) -> Program:
         types = [t if t not in ("L", "D", "LV", "T") else "S" for t in types]
     if all(t in ("I", "O") for t in types):
         types.append("V")
-    if "O" in types and not w.has_class:
-        types = [t if t != "O" else "M" for t in types]
+    if not w.has_class:
+        types = [t if t not in ("O", "LO") else "M" for t in types]
     params = [f"a{i}" for i in range(len(types))]
     scope = module_scope.copy()
     prologue = []
@@ -143,8 +192,9 @@ def generate(seed: int, index: int) -> Program:
             if t in ("L", "D", "LV"):
                 w.tags.add("containers")
                 scope.frozen.add(p)  # never write into a container the caller passed
-            if t == "O":
+            if t in ("O", "LO"):
                 w.tags.add("objects")
+                scope.frozen.add(p)
     body = prologue + w.body(scope, rng.randint(2, 6), 2)
     candidates = [(n, t) for n, t in scope.names.items() if to_scalar_text(rng, n, t)]
     chosen = candidates[-3:] + rng.sample(candidates, min(2, len(candidates)))

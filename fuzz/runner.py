@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import re
 import shutil
+import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -21,8 +23,21 @@ from .oracle import FAILURES, OK, REFUSED, SKIPPED, Outcome, classify_source
 from .program import generate
 from .shrink import shrink
 
-CONSTRUCTS = ("expressions", "broadcasting", "reductions", "indexing", "control_flow", "helpers",
-              "closures", "comprehensions", "containers", "iterators", "objects")
+CONSTRUCTS = (
+    "expressions",
+    "broadcasting",
+    "reductions",
+    "indexing",
+    "control_flow",
+    "helpers",
+    "closures",
+    "comprehensions",
+    "containers",
+    "iterators",
+    "objects",
+    "globals",
+    "mutation",
+)
 COLUMNS = (OK, REFUSED, "wrong_gradient", "wrong_primal", "internal_error", "invalid", "unstable")
 
 _WORKDIR: list[str] = []  # the temp folder of this worker process
@@ -39,6 +54,7 @@ class Result:
 @dataclass
 class Failure:
     """One distinct failure: a signature, how often it was seen, a shrunk program."""
+
     outcome: Outcome
     indices: list = field(default_factory=list)
     shrunk: str = ""
@@ -68,46 +84,80 @@ def run_program(task: tuple) -> Result:
     return Result(index, outcome, tuple(sorted(program.constructs)), program.source)
 
 
-def shrink_failure(task: tuple) -> tuple[str, int]:
+def shrink_failure(task: tuple) -> tuple[str, int, Outcome]:
+    """The shrunk program, the checks it took, and its own outcome (same kind
+    and signature as the original; the detail names the shrunk program's numbers)."""
     source, outcome, timeout, max_checks = task
-    return shrink(source, outcome, lambda text: classify_source(text, _workdir(), timeout, "shrink"),
-                  max_checks=max_checks)
+
+    def classify(text: str) -> Outcome:
+        return classify_source(text, _workdir(), timeout, "shrink")
+
+    text, checks = shrink(source, outcome, classify, max_checks=max_checks)
+    return text, checks, classify(text)
 
 
-def _map(fn, tasks, jobs):
+def _map(fn, tasks, jobs, label=""):
+    """fn over tasks, in order; progress on stderr every 10%."""
+    step = max(1, len(tasks) // 10)
+    out = []
     if jobs <= 1:
-        return [fn(t) for t in tasks]
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        return pool.map(fn, tasks, chunksize=1 if fn is shrink_failure else 4)
+        results = map(fn, tasks)
+        pool = None
+    else:
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        results = pool.imap(fn, tasks, chunksize=1 if fn is shrink_failure else 4)
+    try:
+        for n, r in enumerate(results, 1):
+            out.append(r)
+            if label and (n % step == 0 or n == len(tasks)):
+                print(f"{label}: {n}/{len(tasks)}", file=sys.stderr, flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return out
 
 
-def run(seed: int, count: int, jobs: int = 1, start: int = 0, timeout: float = 30.0,
-        shrink_examples: int = 2, max_checks: int = 300) -> Report:
+def run(
+    seed: int,
+    count: int,
+    jobs: int = 1,
+    start: int = 0,
+    timeout: float = 30.0,
+    shrink_examples: int = 2,
+    max_checks: int = 300,
+) -> Report:
     """Classify programs start..start+count-1 of `seed`; shrink up to
     `shrink_examples` programs per failure signature (0: no shrinking)."""
     tasks = [(seed, i, timeout) for i in range(start, start + count)]
-    results = sorted(_map(run_program, tasks, jobs), key=lambda r: r.index)
+    results = sorted(_map(run_program, tasks, jobs, "programs"), key=lambda r: r.index)
     groups: dict[tuple, list[Result]] = defaultdict(list)
     for r in results:
         if r.outcome.failed:
             groups[r.outcome.kind, r.outcome.signature].append(r)
     shrink_tasks, owners = [], []
     for key, members in groups.items():
-        for r in members[:shrink_examples]:
+        # "wrong_gradient: value" may hide several defects: shrink more of them
+        n = shrink_examples if key[0] == "internal_error" else 4 * shrink_examples
+        for r in members[:n]:
             shrink_tasks.append((r.source, r.outcome, timeout, max_checks))
             owners.append((key, r))
-    shrunk = _map(shrink_failure, shrink_tasks, jobs) if shrink_examples else []
+    shrunk = _map(shrink_failure, shrink_tasks, jobs, "shrunk") if shrink_examples else []
     failures, seen_text = [], set()
     for key, members in groups.items():
         picks = [(s, r) for (k, r), s in zip(owners, shrunk) if k == key]
         if not picks:
-            failures.append(Failure(members[0].outcome, [m.index for m in members], members[0].source))
+            failures.append(
+                Failure(members[0].outcome, [m.index for m in members], members[0].source)
+            )
             continue
-        for (text, checks), r in picks:
+        for (text, checks, shrunk_outcome), r in picks:
             if text in seen_text:
                 continue
             seen_text.add(text)
-            failures.append(Failure(r.outcome, [m.index for m in members], text, checks))
+            same = shrunk_outcome.signature == r.outcome.signature
+            outcome = shrunk_outcome if same else r.outcome
+            failures.append(Failure(outcome, [m.index for m in members], text, checks))
     for d in _WORKDIR:
         shutil.rmtree(d, ignore_errors=True)
     _WORKDIR.clear()
@@ -120,7 +170,9 @@ def summary(report: Report) -> str:
     lines = [f"seed {report.seed}: {total} programs", ""]
     lines.append(f"{'outcome':<16}{'count':>8}{'share':>9}")
     for kind in COLUMNS:
-        lines.append(f"{kind:<16}{counts.get(kind, 0):>8}{counts.get(kind, 0) / max(total, 1):>9.1%}")
+        lines.append(
+            f"{kind:<16}{counts.get(kind, 0):>8}{counts.get(kind, 0) / max(total, 1):>9.1%}"
+        )
     lines += ["", "per construct (programs that use it):"]
     header = f"{'construct':<16}" + "".join(f"{c[:10]:>11}" for c in COLUMNS)
     lines.append(header)
@@ -134,22 +186,34 @@ def summary(report: Report) -> str:
     if report.failures:
         lines += ["", "distinct failures (shrunk):"]
         for k, fail in enumerate(report.failures):
-            lines.append(f"[{k}] {fail.outcome.kind}: {fail.outcome.signature} "
-                         f"({len(fail.indices)} programs, e.g. #{fail.indices[0]})")
+            lines.append(
+                f"[{k}] {fail.outcome.kind}: {fail.outcome.signature} "
+                f"({len(fail.indices)} programs, e.g. #{fail.indices[0]})"
+            )
     skipped = sum(counts.get(k, 0) for k in SKIPPED)
     lines += ["", f"failures: {sum(counts.get(k, 0) for k in FAILURES)}, skipped: {skipped}"]
     return "\n".join(lines)
 
 
-def regression_module(fail: Failure, seed: int) -> str:
+def regression_module(fail: Failure, seed: int, reason: str = "", by_hand: bool = False) -> str:
     """A failure as a pytest module: the shrunk program plus a test that
-    checks it against finite differences, xfail(strict) while it fails."""
-    program = "\n".join(line for line in fail.shrunk.splitlines()
-                        if line not in ("import math", "import numpy as np"))
-    reason = f"{fail.outcome.kind}: {fail.outcome.signature}".replace('"', "'")
+    checks it against finite differences, xfail(strict) while it fails.
+    `reason` says what is wrong (default: the outcome's signature); `by_hand`
+    notes that the program was reduced further by hand after shrinking."""
+    program = "\n".join(
+        line
+        for line in fail.shrunk.splitlines()
+        if line not in ("import math", "import numpy as np")
+    )
+    kind, signature = fail.outcome.kind, fail.outcome.signature
+    if not reason:
+        reason = signature if signature.startswith(kind) else f"{kind}: {signature}"
+    reason = reason.replace('"', "'")
     detail = "\n".join("    " + line for line in fail.outcome.detail.strip().splitlines()[-8:])
     detail = detail.replace('"""', "'''").replace("\\", "/")
-    return f'''"""Fuzz regression ({fail.outcome.kind}), shrunk from `python -m fuzz --seed {seed}`
+    detail = re.sub(r'File "[^"]*?/zygote_py/', 'File "zygote_py/', detail)  # no local paths
+    how = "shrunk, then reduced by hand," if by_hand else "shrunk"
+    return f'''"""Fuzz regression ({kind}): {how} from `python -m fuzz --seed {seed}`
 program #{fail.indices[0]} ({len(fail.indices)} programs of that run failed this way).
 
 What zygote_py did:
@@ -161,6 +225,7 @@ import numpy as np  # noqa: F401
 import pytest
 
 from fuzz.oracle import assert_correct
+
 
 {program.strip()}
 

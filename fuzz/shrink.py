@@ -67,8 +67,11 @@ def _subexpressions(node: ast.expr) -> list[ast.expr]:
         return kids
     if isinstance(node, (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)):
         return []  # their bodies read names bound only inside
-    return [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
-            and not isinstance(getattr(c, "ctx", None), ast.Store)]
+    return [
+        c
+        for c in ast.iter_child_nodes(node)
+        if isinstance(c, ast.expr) and not isinstance(getattr(c, "ctx", None), ast.Store)
+    ]
 
 
 def _replacements(node: ast.expr) -> list[ast.expr]:
@@ -76,21 +79,51 @@ def _replacements(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value != 1.0:
         subs.append(ast.Constant(1.0))
     if isinstance(node, ast.List) and len(node.elts) > 1:
-        subs += [ast.List(elts=node.elts[:1], ctx=ast.Load()), ast.List(elts=node.elts[1:], ctx=ast.Load())]
+        subs += [
+            ast.List(elts=node.elts[:1], ctx=ast.Load()),
+            ast.List(elts=node.elts[1:], ctx=ast.Load()),
+        ]
     return subs
+
+
+def _deletable(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return False
+    return not (isinstance(stmt, ast.FunctionDef) and stmt.name in PROTECTED_FUNCS | {"f"})
+
+
+def _chunk_deletions(lists) -> Iterator[Callable[[ast.Module], bool]]:
+    """Delete runs of statements (halves, quarters, ...) of the longer bodies
+    first: one check can then remove what would take many single deletions."""
+    for li, (node, field) in enumerate(lists):
+        n = len(getattr(node, field))
+        size = n // 2
+        while size >= 2:
+            for lo in range(n - size, -1, -size):
+
+                def delete_run(t, li=li, lo=lo, size=size):
+                    n_, fld = _stmt_lists(t)[li]
+                    body = getattr(n_, fld)
+                    keep = [s for s in body[lo : lo + size] if not _deletable(s)]
+                    body[lo : lo + size] = keep
+                    if not body:
+                        body.append(ast.Pass())
+                    return True
+
+                yield delete_run
+            size //= 2
 
 
 def _edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
     """Edits as functions applied to a fresh copy of `tree` (located by index
     in the same walk order, so each applies to the copy it is given)."""
     lists = _stmt_lists(tree)
+    yield from _chunk_deletions(lists)
     for li in range(len(lists)):
         node, field = lists[li]
         for si in reversed(range(len(getattr(node, field)))):
             stmt = getattr(node, field)[si]
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                continue
-            if isinstance(stmt, ast.FunctionDef) and stmt.name in PROTECTED_FUNCS | {"f"}:
+            if not _deletable(stmt):
                 continue
 
             def delete(t, li=li, si=si):
@@ -109,7 +142,7 @@ def _edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
                         def inline(t, li=li, si=si, part=part):
                             n, fld = _stmt_lists(t)[li]
                             body = getattr(n, fld)
-                            body[si:si + 1] = getattr(body[si], part)
+                            body[si : si + 1] = getattr(body[si], part)
                             return True
 
                         yield inline
@@ -126,15 +159,20 @@ def _edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
                             setattr(parent, field, new)
                             return True
                         if isinstance(value, list) and any(v is target for v in value):
-                            value[[i for i, v in enumerate(value) if v is target][0]] = new
+                            value[next(i for i, v in enumerate(value) if v is target)] = new
                             return True
                 return False
 
             yield hoist
 
 
-def shrink(source: str, outcome: Outcome, classify: Callable[[str], Outcome],
-           max_checks: int = 400, max_seconds: float = 120.0) -> tuple[str, int]:
+def shrink(
+    source: str,
+    outcome: Outcome,
+    classify: Callable[[str], Outcome],
+    max_checks: int = 400,
+    max_seconds: float = 120.0,
+) -> tuple[str, int]:
     """The smallest program found that fails like `outcome`, and the number of
     programs tried."""
     best = ast.unparse(ast.parse(source))
@@ -145,13 +183,20 @@ def shrink(source: str, outcome: Outcome, classify: Callable[[str], Outcome],
         got = classify(candidate)
         return got.kind == outcome.kind and got.signature == outcome.signature
 
+    # One pass walks the edits in order; after a kept edit it goes on from the
+    # same position in the new program's edit list (restarting from the top
+    # would retry every edit that already failed).  Passes repeat while they help.
     progress = True
     while progress:
         progress = False
         tree = ast.parse(best)
-        for edit in _edits(tree):
+        edits = list(_edits(tree))
+        position = 0
+        while position < len(edits):
             if checks >= max_checks or time.monotonic() - start > max_seconds:
                 return best, checks
+            edit = edits[position]
+            position += 1
             trial = copy.deepcopy(tree)
             try:
                 if not edit(trial):
@@ -165,5 +210,7 @@ def shrink(source: str, outcome: Outcome, classify: Callable[[str], Outcome],
             checks += 1
             if same(text):
                 best, progress = text, True
-                break
+                tree = ast.parse(best)
+                edits = list(_edits(tree))
+                position -= 1
     return best, checks

@@ -10,7 +10,9 @@ while loops with a counter), so every program terminates.
 
 from __future__ import annotations
 
-from .exprs import ExprWriter, array_literal, const
+from .exprs import ExprWriter
+from .extra_stmts import ExtraStmts
+from .literals import array_literal, const
 from .types import ARRAYS, NUMERIC, Scope, fn_type
 
 EXPR_DEPTH = 3
@@ -20,16 +22,35 @@ def indent(lines: list[str], by: int = 1) -> list[str]:
     return ["    " * by + line for line in lines]
 
 
-class StmtWriter(ExprWriter):
+class StmtWriter(ExtraStmts, ExprWriter):
     """Adds statements to ExprWriter."""
 
-    def body(self, scope: Scope, n: int, nest: int, in_loop: bool = False,
-             can_return: bool = True) -> list[str]:
+    def body(
+        self, scope: Scope, n: int, nest: int, in_loop: bool = False, can_return: bool = True
+    ) -> list[str]:
         lines: list[str] = []
-        simple = [self.assign_new, self.assign_new, self.assign_new, self.rebind,
-                  self.augmented, self.container_stmt, self.closure_def]
-        compound = [self.if_stmt, self.for_range, self.for_iter, self.while_loop,
-                    self.accumulator_block]
+        simple = [
+            self.assign_new,
+            self.assign_new,
+            self.assign_new,
+            self.rebind,
+            self.augmented,
+            self.container_stmt,
+            self.closure_def,
+            self.unpack_helper,
+            self.factory_call,
+            self.lambda_list,
+            self.mutation_probe,
+        ]
+        compound = [
+            self.if_stmt,
+            self.for_range,
+            self.for_iter,
+            self.while_loop,
+            self.accumulator_block,
+            self.build_list,
+            self.layers_loop,
+        ]
         for _ in range(n):
             pool = self.allowed(simple + (compound if nest > 0 else []))
             make = self.rng.choice(pool)
@@ -95,7 +116,9 @@ class StmtWriter(ExprWriter):
         if form == 1:
             return [f"{self.rng.choice(lists)}.append({self.expr('S', scope, 2)})"]
         if form == 2:
-            return [f"{self.rng.choice(lists)}.extend([{self.expr('S', scope, 2)}, {self.expr('S', scope, 1)}])"]
+            return [
+                f"{self.rng.choice(lists)}.extend([{self.expr('S', scope, 2)}, {self.expr('S', scope, 1)}])"
+            ]
         if form == 3 or (form == 4 and not dicts):
             name = self.fresh("d")
             line = f"{name} = {{'a': {self.expr('S', scope, 2)}, 'b': {self.expr('S', scope, 2)}}}"
@@ -143,9 +166,15 @@ class StmtWriter(ExprWriter):
     def condition(self, scope) -> str:
         e = self.expr("S", scope, 2)
         t = const(self.rng, -0.5, 0.5)
-        return self.rng.choice([f"{e} > {t}", f"{e} < {t}", f"not {e} > {t}",
-                                f"{e} > {t} and {self.expr('S', scope, 1)} < 0.8",
-                                f"{t} < {e} < 5.0"])
+        return self.rng.choice(
+            [
+                f"{e} > {t}",
+                f"{e} < {t}",
+                f"not {e} > {t}",
+                f"{e} > {t} and {self.expr('S', scope, 1)} < 0.8",
+                f"{t} < {e} < 5.0",
+            ]
+        )
 
     def if_stmt(self, scope, nest, in_loop, can_return):
         self.tags.add("control_flow")
@@ -178,8 +207,9 @@ class StmtWriter(ExprWriter):
         self.tags.add("control_flow")
         i = self.fresh("i")
         bound = self.int_expr(scope) if self.rng.random() < 0.5 else str(self.rng.randint(1, 4))
-        rng_text = self.rng.choice([f"range({bound})", f"range(1, {bound} + 1)",
-                                    f"range({bound}, 0, -1)"])
+        rng_text = self.rng.choice(
+            [f"range({bound})", f"range(1, {bound} + 1)", f"range({bound}, 0, -1)"]
+        )
         return self.loop(scope, nest, f"for {i} in {rng_text}:", {i: "I"}, can_return)
 
     def for_iter(self, scope, nest, in_loop, can_return):
@@ -190,8 +220,10 @@ class StmtWriter(ExprWriter):
         forms = [
             (f"for {a} in {self.expr('V', scope, 1)}:", {a: "S"}),
             (f"for {a} in {self.expr('M', scope, 1)}:", {a: "V"}),
-            (f"for {a}, {b} in zip({self.expr('V', scope, 1)}, {self.expr('V', scope, 1)}):",
-             {a: "S", b: "S"}),
+            (
+                f"for {a}, {b} in zip({self.expr('V', scope, 1)}, {self.expr('V', scope, 1)}):",
+                {a: "S", b: "S"},
+            ),
             (f"for {b}, {a} in enumerate({self.expr('W', scope, 1)}):", {a: "S", b: "I"}),
             (f"for {a} in ({self.expr('S', scope, 1)}, {self.expr('S', scope, 1)}):", {a: "S"}),
         ]
@@ -200,13 +232,19 @@ class StmtWriter(ExprWriter):
             forms += [(f"for {a} in reversed({lst}):", {a: "S"}), (f"for {a} in {lst}:", {a: "S"})]
         if dicts:
             d = self.rng.choice(dicts)
-            forms += [(f"for {b}, {a} in {d}.items():", {a: "S"}), (f"for {a} in {d}.values():", {a: "S"})]
+            forms += [
+                (f"for {b}, {a} in {d}.items():", {a: "S"}),
+                (f"for {a} in {d}.values():", {a: "S"}),
+            ]
         head, targets = self.rng.choice(forms)
-        return self.loop(scope, nest, head, targets, can_return)
+        # never append to the list being iterated: the loop would not end
+        iterated = [n for n in lists if f" {n}:" in head or f"({n})" in head]
+        return self.loop(scope, nest, head, targets, can_return, iterated)
 
-    def loop(self, scope, nest, head, targets, can_return):
+    def loop(self, scope, nest, head, targets, can_return, iterated=()):
         inner = scope.copy()
         inner.names.update(targets)
+        inner.frozen.update(iterated)
         carried = scope.rebindable("S") + scope.rebindable("V")
         body = []
         if carried and self.rng.random() < 0.8:
@@ -266,4 +304,6 @@ def literal_of(rng, ty: str, class_name: str) -> str:
         return f"({const(rng)}, {array_literal(rng, 'V')})"
     if ty == "O":
         return f"{class_name}({array_literal(rng, 'M')}, {array_literal(rng, 'W')})"
+    if ty == "LO":
+        return f"[{literal_of(rng, 'O', class_name)}, {literal_of(rng, 'O', class_name)}]"
     raise ValueError(ty)

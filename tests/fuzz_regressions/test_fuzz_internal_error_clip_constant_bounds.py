@@ -1,0 +1,35 @@
+"""Fuzz regression (internal_error): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
+program #36 (130 programs of that run failed this way).
+
+What zygote_py did:
+                                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+      File "zygote_py/ad/splice.py", line 142, in <genexpr>
+        if all_scalar or (others and all(_is_scalar_constant(v) for v in others)):
+                                         ^^^^^^^^^^^^^^^^^^^^^^
+      File "zygote_py/ad/splice.py", line 71, in _is_scalar_constant
+        op = value.defining_op
+             ^^^^^^^^^^^^^^^^^
+    AttributeError: 'NoneType' object has no attribute 'defining_op'
+"""
+
+import math  # noqa: F401
+import numpy as np  # noqa: F401
+import pytest
+
+from fuzz.oracle import assert_correct
+
+
+def f(x):
+    return np.sum(np.clip(x, -0.5, 0.5))
+
+
+def make_args():
+    return (np.array([-0.54, 0.07, -0.96]),)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="np.clip with constant bounds: AttributeError in ad/splice.py:_is_scalar_constant",
+)
+def test_fuzz_regression():
+    assert_correct(f, make_args())
