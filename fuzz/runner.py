@@ -59,6 +59,7 @@ class Failure:
     indices: list = field(default_factory=list)
     shrunk: str = ""
     checks: int = 0
+    example: int = -1  # the program that was shrunk
 
 
 @dataclass
@@ -157,7 +158,7 @@ def run(
             seen_text.add(text)
             same = shrunk_outcome.signature == r.outcome.signature
             outcome = shrunk_outcome if same else r.outcome
-            failures.append(Failure(outcome, [m.index for m in members], text, checks))
+            failures.append(Failure(outcome, [m.index for m in members], text, checks, r.index))
     for d in _WORKDIR:
         shutil.rmtree(d, ignore_errors=True)
     _WORKDIR.clear()
@@ -212,17 +213,27 @@ def regression_module(fail: Failure, seed: int, reason: str = "", by_hand: bool 
     detail = "\n".join("    " + line for line in fail.outcome.detail.strip().splitlines()[-8:])
     detail = detail.replace('"""', "'''").replace("\\", "/")
     detail = re.sub(r'File "[^"]*?/zygote_py/', 'File "zygote_py/', detail)  # no local paths
-    how = "shrunk, then reduced by hand," if by_hand else "shrunk"
-    return f'''"""Fuzz regression ({kind}): {how} from `python -m fuzz --seed {seed}`
-program #{fail.indices[0]} ({len(fail.indices)} programs of that run failed this way).
+    imports = "import math\n\n" if "math." in program else ""
+    imports += "import numpy as np\n" if "np." in program else ""
+    if by_hand:
+        origin = (
+            f"reduced by hand from a shrunk failure of `python -m fuzz --seed {seed}`\n"
+            f"({len(fail.indices)} programs of that run failed with this signature, "
+            f"e.g. #{fail.indices[0]})."
+        )
+    else:
+        example = fail.example if fail.example >= 0 else fail.indices[0]
+        origin = (
+            f"shrunk from program #{example} of `python -m fuzz --seed {seed}`\n"
+            f"({len(fail.indices)} programs of that run failed this way)."
+        )
+    return f'''"""Fuzz regression ({kind}), {origin}
 
 What zygote_py did:
 {detail}
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
-import pytest
+{imports}import pytest
 
 from fuzz.oracle import assert_correct
 

@@ -1,5 +1,5 @@
-"""Fuzz regression (internal_error): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
-program #36 (130 programs of that run failed this way).
+"""Fuzz regression (internal_error), reduced by hand from a shrunk failure of `python -m fuzz --seed 2026`
+(130 programs of that run failed with this signature, e.g. #36).
 
 What zygote_py did:
                                      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
@@ -12,8 +12,7 @@ What zygote_py did:
     AttributeError: 'NoneType' object has no attribute 'defining_op'
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
+import numpy as np
 import pytest
 
 from fuzz.oracle import assert_correct

@@ -1,19 +1,18 @@
-"""Fuzz regression (internal_error): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
-program #320 (1 programs of that run failed this way).
+"""Fuzz regression (internal_error), reduced by hand from a shrunk failure of `python -m fuzz --seed 2026`
+(1 programs of that run failed with this signature, e.g. #320).
 
 What zygote_py did:
                ^^^^^^^^^^^^^^^^^^^^^^
       File "zygote_py/api.py", line 104, in withgradient
         y, bars = entry.fn(*full_args)
                   ^^^^^^^^^^^^^^^^^^^^
-      File "<zygote_py:f_grad:1>", line 71, in f_grad
+      File "<zygote_py:f_grad:5>", line 71, in f_grad
         t_7 = _zp_like_input(t_6 * (_zp_retval_6 / np.sum(t_6, axis=None, keepdims=True, dtype=t_4.dtype)), a)
                                     ~~~~~~~~~~~~~^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
     TypeError: unsupported operand type(s) for /: 'NoneType' and 'float'
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
+import numpy as np
 import pytest
 
 from fuzz.oracle import assert_correct

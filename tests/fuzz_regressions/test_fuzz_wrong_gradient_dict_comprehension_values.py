@@ -1,12 +1,11 @@
-"""Fuzz regression (wrong_gradient): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
-program #126 (30 programs of that run failed this way).
+"""Fuzz regression (wrong_gradient), reduced by hand from a shrunk failure of `python -m fuzz --seed 2026`
+(30 programs of that run failed with this signature, e.g. #126).
 
 What zygote_py did:
     gradient arg0[(0,)]: zygote_py 0.0, finite differences 1.0000000000555112
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
+import numpy as np
 import pytest
 
 from fuzz.oracle import assert_correct

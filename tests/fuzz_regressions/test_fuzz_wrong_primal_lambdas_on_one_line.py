@@ -1,12 +1,10 @@
-"""Fuzz regression (wrong_primal): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
-program #759 (3 programs of that run failed this way).
+"""Fuzz regression (wrong_primal), reduced by hand from a shrunk failure of `python -m fuzz --seed 2026`
+(3 programs of that run failed with this signature, e.g. #759).
 
 What zygote_py did:
     withgradient value 9.0, plain Python 4.5
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
 import pytest
 
 from fuzz.oracle import assert_correct

@@ -1,16 +1,14 @@
-"""Fuzz regression (wrong_primal): shrunk, then reduced by hand, from `python -m fuzz --seed 2026`
-program #759 (3 programs of that run failed this way).
+"""Fuzz regression (wrong_primal), reduced by hand from a shrunk failure of `python -m fuzz --seed 2026`
+(3 programs of that run failed with this signature, e.g. #759).
 
 What zygote_py did:
     withgradient value 1.6099999999999999, plain Python 6.11
 """
 
-import math  # noqa: F401
-import numpy as np  # noqa: F401
+import numpy as np
 import pytest
 
 from fuzz.oracle import assert_correct
-
 
 G = [1.0, 2.0]
 
