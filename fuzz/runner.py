@@ -213,6 +213,7 @@ def regression_module(fail: Failure, seed: int, reason: str = "", by_hand: bool 
     detail = "\n".join("    " + line for line in fail.outcome.detail.strip().splitlines()[-8:])
     detail = detail.replace('"""', "'''").replace("\\", "/")
     detail = re.sub(r'File "[^"]*?/zygote_py/', 'File "zygote_py/', detail)  # no local paths
+    detail = re.sub(r"[^\s\"']*_zpfuzz_\w+\.py", "program.py", detail)
     imports = "import math\n\n" if "math." in program else ""
     imports += "import numpy as np\n" if "np." in program else ""
     if by_hand:
