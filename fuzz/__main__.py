@@ -35,6 +35,13 @@ def main(argv: list[str] | None = None) -> int:
         help="candidate programs the shrinker may try per failure",
     )
     parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="skip programs whose source contains TEXT (a known defect's pattern); repeatable",
+    )
+    parser.add_argument(
         "--show", type=int, metavar="INDEX", help="print program INDEX of the seed and exit"
     )
     args = parser.parse_args(argv)
@@ -52,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         args.timeout,
         args.shrink_examples,
         args.max_checks,
+        tuple(args.exclude),
     )
     print(summary(report))
     if args.out:

@@ -38,7 +38,7 @@ from fuzz.oracle import (
     classify_source,
 )
 from fuzz.program import generate
-from fuzz.runner import Failure, regression_module
+from fuzz.runner import Failure, regression_module, run, summary
 from fuzz.shrink import shrink
 
 SEED = 7
@@ -241,3 +241,9 @@ def test_a_failure_becomes_a_regression_module(tmp_path):
     module = oracle.load_module(text, str(tmp_path), "regression")
     with pytest.raises(AssertionError, match="wrong_gradient"):
         module.test_fuzz_regression()  # the undecorated body fails while the bug is there
+
+
+def test_excluded_patterns_are_not_run():
+    report = run(seed=3, count=4, exclude=("import numpy",))  # every program imports numpy
+    assert report.counts() == Counter({"excluded": 4}) and report.failures == []
+    assert "excluded               4" in summary(report)
