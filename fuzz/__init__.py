@@ -15,6 +15,8 @@ Modules:
   stmts.py      random statements and function bodies
   extra_stmts.py  rarer statements (tuple-returning helpers, factories, mutation probes)
   program.py    whole programs: helpers, a class, `f`, `make_args`
+  outcome.py    the outcome kinds and the Outcome record
+  slots.py      arguments as slots of floats; central differences over them
   oracle.py     runs a program and classifies what zygote_py did with it
   shrink.py     reduces a failing program while it keeps failing the same way
   runner.py     runs many programs (in parallel), tallies, writes failures
