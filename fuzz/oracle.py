@@ -1,0 +1,238 @@
+"""Run one program and classify what zygote_py did with it.
+
+Outcomes:
+  ok              value and gradient agree with plain Python and finite differences
+  refused         zygote_py raised a ZygoteError (allowed; counted)
+  wrong_gradient  a gradient that disagrees with finite differences, or has the
+                  wrong type / shape / structure (the one unacceptable outcome)
+  wrong_primal    the value zp.withgradient returns differs from plain Python's,
+                  or differentiating modified the arguments
+  internal_error  any other exception out of zygote_py, or a time-out (a defect)
+and two that say the program itself is unusable and is skipped:
+  invalid         plain Python raised, returned a non-finite or non-scalar value,
+                  or wrote into its arguments
+  unstable        finite differences are not trustworthy at this point: central
+                  differences with two step sizes disagree, or the one-sided
+                  differences do (a kink or a branch threshold within reach)
+
+Finite differences are central, in float64, one per float of every argument
+(floats, array elements, inside tuples, lists, dicts and objects).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import itertools
+import math
+import os
+import re
+import signal
+import sys
+import threading
+import traceback
+import warnings
+
+import numpy as np
+
+import zygote_py as zp
+
+from .outcome import (  # noqa: F401 -- re-exported: the kinds are part of the oracle's interface
+    FAILURES,
+    INTERNAL,
+    INVALID,
+    OK,
+    REFUSED,
+    SKIPPED,
+    UNSTABLE,
+    WRONG_GRADIENT,
+    WRONG_PRIMAL,
+    FuzzTimeout,
+    Outcome,
+)
+from .slots import (  # noqa: F401 -- re-exported for tests and tools
+    ATOL,
+    RTOL,
+    finite_differences,
+    float_slots,
+    gradient_at,
+    same_values,
+    scalar_value,
+    structure_error,
+)
+
+PRIMAL_RTOL = 1e-9
+MAX_VALUE = 1e6
+
+_counter = itertools.count()
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_module(source: str, directory: str, stem: str = "prog"):
+    """Write `source` to a fresh file (a new name each time: linecache and
+    zygote_py's cache key on file names) and import it."""
+    name = f"_zpfuzz_{stem}_{os.getpid()}_{next(_counter)}"
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    with warnings.catch_warnings():  # shrunk candidates may be odd (`0.5[1]`)
+        warnings.simplefilter("ignore")
+        spec.loader.exec_module(module)
+    return module
+
+
+# --------------------------------------------------------------------------- signatures
+
+# names the generator makes up (v12, acc3, a0_x, ...) and the temp module names
+_IDENT = re.compile(
+    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|xs|vs|fs|acc|buf|row|layer|fn|hs)\d+"
+    r"(?:_[xv])?|_?zpfuzz_\w+)\b"
+)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
+
+
+def normalise(message: str) -> str:
+    """An error message with the program's own names and numbers blanked out."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    first = _IDENT.sub("<name>", first)
+    first = re.sub(r"/\S+\.py", "<file>", first)
+    return _NUMBER.sub("N", first)[:160]
+
+
+def error_site(exc: BaseException) -> str:
+    """Innermost zygote_py frame of a traceback ('generated code' if the
+    exception came from compiled adjoint code)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    marker = os.sep + "zygote_py" + os.sep
+    for fr in reversed(frames):
+        if fr.filename.startswith("<zygote_py"):
+            return "generated code"
+        if marker in fr.filename:
+            return f"{fr.filename.split(marker)[-1]}:{fr.name}"
+    return "outside zygote_py"
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def _alarm(seconds: float):
+    if seconds and threading.current_thread() is threading.main_thread():
+
+        def on_alarm(signum, frame):
+            raise FuzzTimeout(f"no answer within {seconds} s")
+
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return old
+    return None
+
+
+def _disarm(old) -> None:
+    if old is not None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def classify_function(f, args: tuple, timeout: float = 30.0) -> Outcome:
+    """The outcome of differentiating f at args (see the module docstring)."""
+    old = _alarm(timeout)
+    try:
+        with np.errstate(all="ignore"):
+            return _classify(f, args)
+    except FuzzTimeout as exc:
+        return Outcome(INTERNAL, str(exc), "internal_error: time-out")
+    finally:
+        _disarm(old)
+
+
+def _classify(f, args: tuple) -> Outcome:
+    pristine = copy.deepcopy(args)
+    try:
+        y0 = scalar_value(f(*copy.deepcopy(args)))
+        probe = copy.deepcopy(args)
+        f(*probe)
+    except Exception as exc:  # noqa: BLE001 -- the program itself is broken
+        return Outcome(INVALID, f"{type(exc).__name__}: {exc}")
+    except FuzzTimeout:
+        return Outcome(INVALID, "plain Python does not finish")
+    if not math.isfinite(y0) or abs(y0) > MAX_VALUE:
+        return Outcome(INVALID, f"value {y0}")
+    if not same_values(probe, pristine):
+        return Outcome(INVALID, "the program writes into its arguments")
+
+    work = copy.deepcopy(args)
+    try:
+        grads = zp.gradient(f, *work)
+        value, grads_w = zp.withgradient(f, *work)
+    except zp.ZygoteError as exc:
+        kind = type(exc).__name__
+        return Outcome(REFUSED, f"{kind}: {exc}", f"{kind}: {normalise(str(exc))}")
+    except FuzzTimeout:
+        raise
+    except BaseException as exc:  # anything else is a defect
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        kind = type(exc).__name__
+        detail = "".join(traceback.format_exception(exc)[-6:])
+        return Outcome(INTERNAL, detail, f"{kind}: {normalise(str(exc))} @ {error_site(exc)}")
+    if not same_values(work, pristine):
+        return Outcome(WRONG_PRIMAL, "differentiating modified the arguments", "wrong_primal: args")
+    try:
+        got = scalar_value(value)
+    except TypeError as exc:
+        return Outcome(WRONG_PRIMAL, str(exc), "wrong_primal: type")
+    if not abs(got - y0) <= PRIMAL_RTOL * max(1.0, abs(y0)):
+        return Outcome(
+            WRONG_PRIMAL, f"withgradient value {got!r}, plain Python {y0!r}", "wrong_primal: value"
+        )
+
+    fd = finite_differences(f, args, y0)
+    if isinstance(fd, Outcome):
+        return fd
+    for label, g in (("gradient", grads), ("withgradient", grads_w)):
+        if not isinstance(g, tuple) or len(g) != len(args):
+            return Outcome(WRONG_GRADIENT, f"{label} returned {g!r}", "wrong_gradient: arity")
+        for i, (gi, arg) in enumerate(zip(g, args)):
+            err = structure_error(gi, arg, f"{label} arg{i}")
+            if err:
+                return Outcome(WRONG_GRADIENT, err, "wrong_gradient: structure")
+    scale = max([1.0, abs(y0)] + [abs(v) for v in fd.values()])
+    for label, g in (("gradient", grads), ("withgradient", grads_w)):
+        for (i, path), want in fd.items():
+            have = gradient_at(g[i], path)
+            if not abs(have - want) <= RTOL * abs(want) + ATOL * scale:
+                where = "".join(f"[{k!r}]" for _, k in path)
+                return Outcome(
+                    WRONG_GRADIENT,
+                    f"{label} arg{i}{where}: zygote_py {have!r}, finite differences {want!r}",
+                    "wrong_gradient: value",
+                )
+    return Outcome(OK)
+
+
+def classify_source(
+    source: str, directory: str, timeout: float = 30.0, stem: str = "prog"
+) -> Outcome:
+    """Import the program text and classify its `f` at `make_args()`."""
+    try:
+        module = load_module(source, directory, stem)
+        f, args = module.f, tuple(module.make_args())
+    except Exception as exc:  # noqa: BLE001 -- a program that cannot even import
+        return Outcome(INVALID, f"cannot import: {type(exc).__name__}: {exc}")
+    try:
+        return classify_function(f, args, timeout)
+    finally:
+        sys.modules.pop(module.__name__, None)
+
+
+def assert_correct(f, args: tuple, timeout: float = 60.0) -> None:
+    """For regression tests: differentiating f at args gives the plain-Python
+    value and the finite-difference gradient (refusing is not enough: the
+    program uses only constructs the docs list as supported)."""
+    outcome = classify_function(f, tuple(args), timeout)
+    assert outcome.kind == OK, f"{outcome.kind}: {outcome.signature}\n{outcome.detail}"

@@ -1,0 +1,249 @@
+"""The random-program fuzzer (the top-level `fuzz/` folder, see docs/fuzzing.md).
+
+- `test_fixed_seed_has_no_new_failures`: a few hundred random programs of one
+  fixed seed; every silently wrong gradient, wrong primal value or internal
+  error must be listed in KNOWN_FAILURES (each of those is shrunk into
+  tests/fuzz_regressions/).  Refusals (ZygoteError) are allowed.
+- the oracle itself: it recognises a wrong gradient (a deliberately wrong
+  custom rule), a wrong primal, an internal error, a refusal, a kink and a
+  broken program, and its finite differences reach into containers and objects;
+- the generator is deterministic and writes programs that run;
+- the shrinker keeps the failure while it cuts the program down.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = str(Path(__file__).resolve().parents[1])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import zygote_py as zp
+from fuzz import oracle
+from fuzz.oracle import (
+    INTERNAL,
+    INVALID,
+    OK,
+    REFUSED,
+    UNSTABLE,
+    WRONG_GRADIENT,
+    WRONG_PRIMAL,
+    classify_source,
+)
+from fuzz.program import generate
+from fuzz.runner import Failure, regression_module, run, summary
+from fuzz.shrink import shrink
+
+SEED = 7
+COUNT = 400
+
+# program index -> the failure it shows today (python -m fuzz --seed 7 --count 400);
+# remove an entry once zygote_py is fixed and the program passes.
+KNOWN_FAILURES: dict[int, str] = {
+    # np.clip with constant bounds: AttributeError in ad/splice.py:_is_scalar_constant
+    # (tests/fuzz_regressions/test_fuzz_internal_error_clip_constant_bounds.py)
+    **dict.fromkeys([4, 67, 111, 167, 184, 201, 260, 270, 305, 340, 375], "internal_error"),
+    # sum({k: t for k, t in zip('abc', x)}.values()): a dict comprehension loses the
+    # cotangent (tests/fuzz_regressions/test_fuzz_wrong_gradient_dict_comprehension*.py)
+    **dict.fromkeys([64, 136, 253], "wrong_gradient"),
+}
+
+
+def test_fixed_seed_has_no_new_failures(tmp_path):
+    outcomes = {
+        i: classify_source(generate(SEED, i).source, str(tmp_path), stem=f"t{i}")
+        for i in range(COUNT)
+    }
+    new = [
+        f"#{i}: {o.kind}: {o.signature}\n{o.detail}"
+        for i, o in outcomes.items()
+        if o.failed and KNOWN_FAILURES.get(i) != o.kind
+    ]
+    assert not new, (
+        f"{len(new)} new fuzz failures (reproduce: python -m fuzz --seed {SEED} --start N "
+        f"--count 1 --out DIR):\n" + "\n\n".join(new[:5])
+    )
+    counts = Counter(o.kind for o in outcomes.values())
+    # the generator must keep producing programs that say something
+    assert counts[OK] >= 0.6 * COUNT, counts
+    assert counts[INVALID] + counts[UNSTABLE] <= 0.1 * COUNT, counts
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+def _classify(tmp_path, source: str) -> oracle.Outcome:
+    return classify_source(textwrap.dedent(source), str(tmp_path))
+
+
+WRONG_RULE = """
+    import numpy as np
+    import zygote_py as zp
+
+    def cube(x):
+        return x * x * x
+
+    @zp.adjoint(cube)
+    def _cube_rule(x):
+        return cube(x), lambda g: (2.0 * g * x * x,)   # should be 3 x^2
+
+    def f(a, t):
+        return np.sum(np.sin(a)) + cube(t[1])
+
+    def make_args():
+        return (np.array([0.3, -0.2]), (0.5, 0.7))
+"""
+
+
+def test_oracle_finds_a_wrong_gradient_inside_a_tuple(tmp_path):
+    outcome = _classify(tmp_path, WRONG_RULE)
+    assert outcome.kind == WRONG_GRADIENT
+    assert outcome.detail.startswith("gradient arg1[1]: zygote_py 0.97999")  # 2 * 0.7**2 ...
+    assert "finite differences 1.46999" in outcome.detail  # ... not 3 * 0.7**2
+
+
+def test_oracle_accepts_a_right_gradient_of_containers_and_objects(tmp_path):
+    outcome = _classify(
+        tmp_path,
+        """
+        import numpy as np
+
+        class Affine:
+            def __init__(self, w, b):
+                self.w = w
+                self.b = b
+
+        def f(layer, d, xs, n):
+            return np.sum(np.tanh(layer.w * d["x"]) + layer.b) * xs[0] + n * xs[1] ** 2
+
+        def make_args():
+            return (Affine(np.array([0.5, -0.3]), 0.2), {"x": 0.7, "name": "in"}, [0.4, -0.9], 3)
+    """,
+    )
+    assert outcome.kind == OK, outcome
+
+
+def test_finite_differences_match_a_hand_derivative():
+    def f(a, t):
+        return np.sum(a**3) + t[0] * t[1]
+
+    a, t = np.array([0.3, -1.2]), (0.5, 2.0)
+    fd = oracle.finite_differences(f, (a, t), f(a, t))
+    assert fd[0, (("idx", (1,)),)] == pytest.approx(3 * 1.2**2, rel=1e-8)
+    assert fd[1, (("item", 0),)] == pytest.approx(2.0, rel=1e-8)
+
+
+def test_oracle_refused_kink_and_invalid(tmp_path):
+    refused = _classify(
+        tmp_path,
+        """
+        def f(x):
+            try:
+                return x * 2.0
+            except ValueError:
+                return x
+
+        def make_args():
+            return (0.5,)
+    """,
+    )
+    assert refused.kind == REFUSED and refused.signature.startswith("UnsupportedSyntax")
+    kink = _classify(
+        tmp_path,
+        """
+        def f(x, y):
+            return max(x, y) * 2.0
+
+        def make_args():
+            return (0.5, 0.5)
+    """,
+    )
+    assert kink.kind == UNSTABLE and "kink" in kink.detail
+    broken = _classify(
+        tmp_path,
+        """
+        def f(x):
+            return x / 0.0
+
+        def make_args():
+            return (0.5,)
+    """,
+    )
+    assert broken.kind == INVALID
+
+
+def test_oracle_reports_internal_errors_and_wrong_primals(tmp_path, monkeypatch):
+    source = """
+        def f(x):
+            return x * 3.0
+
+        def make_args():
+            return (0.5,)
+    """
+    assert _classify(tmp_path, source).kind == OK
+
+    def crash(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(zp, "gradient", crash)
+    internal = _classify(tmp_path, source)
+    assert internal.kind == INTERNAL and internal.signature.startswith("KeyError")
+    monkeypatch.undo()
+
+    real = zp.withgradient
+    monkeypatch.setattr(zp, "withgradient", lambda f, *a: (real(f, *a)[0] + 1e-3, real(f, *a)[1]))
+    assert _classify(tmp_path, source).kind == WRONG_PRIMAL
+
+
+# --------------------------------------------------------------------------- generator and shrinker
+
+
+def test_generator_is_deterministic_and_its_programs_run(tmp_path):
+    assert generate(3, 17).source == generate(3, 17).source
+    assert generate(3, 17).source != generate(3, 18).source
+    kinds = Counter()
+    for i in range(30):
+        module = oracle.load_module(generate(11, i).source, str(tmp_path))
+        try:
+            value = oracle.scalar_value(module.f(*module.make_args()))
+            kinds["finite" if np.isfinite(value) else "not finite"] += 1
+        except Exception as exc:  # noqa: BLE001 -- counted, asserted below
+            kinds[type(exc).__name__] += 1
+    assert kinds["finite"] >= 27, kinds
+
+
+def test_shrinker_keeps_the_failure_and_cuts_the_rest(tmp_path):
+    source = textwrap.dedent(WRONG_RULE).replace(
+        "def f(a, t):\n    return",
+        "def f(a, t):\n    u = np.cos(a) * 2.0\n    for i in range(3):\n"
+        "        u = u * 0.5 + np.tanh(u)\n    s = np.sum(u) ** 2\n    return s +",
+    )
+    outcome = _classify(tmp_path, source)
+    assert outcome.kind == WRONG_GRADIENT
+    small, checks = shrink(source, outcome, lambda text: _classify(tmp_path, text), max_checks=150)
+    assert checks > 0 and len(small) < len(source) - 100
+    assert "for i in range" not in small and "cube(t[1])" in small
+    assert _classify(tmp_path, small).kind == WRONG_GRADIENT
+
+
+def test_a_failure_becomes_a_regression_module(tmp_path):
+    outcome = _classify(tmp_path, WRONG_RULE)
+    text = regression_module(Failure(outcome, [5], textwrap.dedent(WRONG_RULE)), seed=7)
+    compile(text, "regression.py", "exec")
+    assert "xfail(strict=True" in text and "assert_correct(f, make_args())" in text
+    module = oracle.load_module(text, str(tmp_path), "regression")
+    with pytest.raises(AssertionError, match="wrong_gradient"):
+        module.test_fuzz_regression()  # the undecorated body fails while the bug is there
+
+
+def test_excluded_patterns_are_not_run():
+    report = run(seed=3, count=4, exclude=("import numpy",))  # every program imports numpy
+    assert report.counts() == Counter({"excluded": 4}) and report.failures == []
+    assert "excluded               4" in summary(report)
