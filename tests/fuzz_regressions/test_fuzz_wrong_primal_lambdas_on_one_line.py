@@ -5,7 +5,6 @@ What zygote_py did:
     withgradient value 9.0, plain Python 4.5
 """
 
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -23,9 +22,5 @@ def make_args():
     return (0.5,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two lambdas on one line inside a lambda: the wrong lambda body runs (value 9.0, Python 4.5)",
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

@@ -6,7 +6,6 @@ What zygote_py did:
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -25,9 +24,5 @@ def make_args():
     return (0.61,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="xs = [v] then v rebound in a loop: the list item changes with v (value 1.61, Python 6.11)",
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

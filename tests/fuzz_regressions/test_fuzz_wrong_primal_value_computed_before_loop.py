@@ -6,7 +6,6 @@ What zygote_py did:
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -23,9 +22,5 @@ def make_args():
     return (0.3,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="np.cos(v) computed before a loop that rebinds v is evaluated with the new v (value 1.68, Python 1.34)",
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())
