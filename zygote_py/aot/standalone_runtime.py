@@ -92,7 +92,7 @@ def rule_pullback(rule, fn_call, flat, n_prefix):
 
 def function_pullback(f, flat, n_prefix, loc):
     """(y, back) for a Python function, from its pullback generated ahead of time."""
-    sig = inspect.signature(f)
+    sig = inspect.signature(f, follow_wrapped=False)
     bound = sig.bind(*flat.args, **flat.kwargs)
     bound.apply_defaults()
     names = list(sig.parameters)

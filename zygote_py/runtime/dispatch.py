@@ -193,7 +193,7 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
     if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
         return _positional_pullback(f, (*prefix, *flat.args))
-    sig = inspect.signature(f)
+    sig = inspect.signature(f, follow_wrapped=False)  # f's own parameters (a wrapper's, not the wrapped's)
     args = (*prefix, *flat.args)
     bound = sig.bind(*args, **flat.kwargs)
     bound.apply_defaults()
