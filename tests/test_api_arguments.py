@@ -191,3 +191,67 @@ def test_recursion_500_deep():
     check(countdown, args, grads)
     y, back = zp.pullback(countdown, *args)
     assert back(1.0)[0] == pytest.approx(grads[0])
+def singular_helper(y):
+    return np.log(y) / np.linalg.inv(np.zeros((2, 2)))[0, 0]
+
+
+def failing(x):
+    y = x * 2.0
+    return singular_helper(y) + x
+
+
+def _user_lines(err):
+    return [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(err.__traceback__)
+            if f.filename == __file__]
+
+
+@pytest.mark.parametrize("call", ["gradient", "pullback"])
+def test_an_error_in_user_code_points_at_the_users_lines(call):
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        getattr(zp, call)(failing, 1.0)
+    lines = _user_lines(info.value)
+    first = failing.__code__.co_firstlineno
+    helper = singular_helper.__code__.co_firstlineno
+    # the caller's line, then the callee's, in call order
+    assert lines[-2:] == [(__file__, first + 2, "failing"), (__file__, helper + 1, "singular_helper")]
+
+
+def no_backward(x):
+    return x * 1.0
+
+
+@zp.adjoint(no_backward)
+def _no_backward_rule(x):
+    def back(g):
+        raise FloatingPointError("no derivative here")
+
+    return no_backward(x), back
+
+
+def fails_in_backward(x):
+    y = x * 3.0
+    return no_backward(y)
+
+
+def test_an_error_in_the_backward_pass_points_at_the_users_line():
+    with pytest.raises(FloatingPointError) as info:
+        zp.gradient(fails_in_backward, 0.5)
+    lines = _user_lines(info.value)
+    assert (__file__, fails_in_backward.__code__.co_firstlineno + 2, "fails_in_backward") in lines
+
+
+def gradient_inside(x):
+    return x
+
+
+@zp.adjoint(gradient_inside)
+def _gradient_inside_rule(x):
+    return zp.gradient(failing, x)[0], lambda g: (g,)
+
+
+def test_nested_gradient_calls_add_the_users_frames_once():
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        zp.gradient(lambda x: gradient_inside(x) * x, 1.0)
+    lines = _user_lines(info.value)
+    helper_line = (__file__, singular_helper.__code__.co_firstlineno + 1, "singular_helper")
+    assert lines.count(helper_line) == 1

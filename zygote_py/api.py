@@ -20,6 +20,7 @@ import numpy as np
 
 from . import context
 from .callables import call_plan
+from .codegen.tracebacks import with_user_frames
 from .compiler import COMPILER
 from .errors import ZygoteError
 from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import them from here)
@@ -61,7 +62,7 @@ def withgradient(f, *args, wrt=None, has_aux=False, **kwargs):
         return y, pick(back(_seed(y)), wrt), aux
     with _explicit() as ctx:
         entry = ctx.compiler.entry(plan.fn, plan.active(selected), "grad", (), plan.scalars())
-        y, bars = entry.fn(*plan.args, **plan.kwargs)
+        y, bars = _run(entry.fn, *plan.args, **plan.kwargs)
     return y, pick(plan.gradients(bars), wrt)
 
 
@@ -104,14 +105,14 @@ def _explicit_pullback(plan, selected):
     """(y, back) of the call plan; back(dy) -> one gradient per argument."""
     with _explicit() as ctx:
         entry = ctx.compiler.entry(plan.fn, plan.active(selected), "pullback", (), plan.scalars())
-        y, back_inner = entry.fn(*plan.args, **plan.kwargs)
+        y, back_inner = _run(entry.fn, *plan.args, **plan.kwargs)
     compiler = ctx.compiler
 
     def back(dy):
         if dy is None:
             return (None,) * (len(plan.args) - plan.skip)
         with context.using(compiler=compiler, collector=None):
-            bars = back_inner(dy)
+            bars = _run(back_inner, dy)
         return plan.gradients(bars)
 
     return y, back
@@ -166,6 +167,18 @@ def _check_params_last(args) -> None:
                           hint="zp.gradient(lambda: loss(x), zp.params(W, b))")
 
 
+def _run(compiled, *args, **kwargs):
+    """compiled(*args, **kwargs); an error raised by the user's code there gets the
+    user's file and line in its traceback (codegen/tracebacks.py).  zygote_py's own
+    errors already name them."""
+    try:
+        return compiled(*args, **kwargs)
+    except ZygoteError:
+        raise
+    except Exception as err:
+        raise with_user_frames(err)  # noqa: B904  (the same error, with the user's frames)
+
+
 def _compiler():
     """The compiler of the current Context (a tool may install its own), else the default."""
     return context.current().compiler or COMPILER
@@ -201,7 +214,7 @@ def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
     collector = Collector(ps)
     with _filling(collector) as ctx:
         entry = ctx.compiler.entry(fn, active, mode, cells, plan.scalars(), implicit=True)
-        y, out = entry.fn(*full_args, **plan.kwargs)
+        y, out = _run(entry.fn, *full_args, **plan.kwargs)
     if mode == "grad":
         grads = collect(collector, out)
         return y, lambda _dy: grads
@@ -212,7 +225,7 @@ def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
         if dy is None:
             return Grads(ps)
         with _filling(fresh, compiler):
-            bars = out(dy)
+            bars = _run(out, dy)
         return collect(fresh, bars)
 
     return y, back
