@@ -236,3 +236,24 @@ def test_a_function_whose_name_is_not_an_identifier():
     g.__name__ = "class"
     check(g, 0.4)
     check(lambda x: f(x) + g(x), 0.4)
+
+
+def test_nested_defs_decorated_through_functools_are_refused_not_wrong():
+    def with_wraps(x):
+        @_double  # functools.wraps inside: a partial called on a closure over x
+        def inner(y):
+            return y * x
+
+        return inner(x)
+
+    def with_cache(x):
+        @functools.lru_cache(maxsize=None)
+        def inner(y):
+            return y * x
+
+        return inner(x)
+
+    with pytest.raises(zp.NoDerivativeRule, match="partial"):
+        zp.gradient(with_wraps, 3.0)
+    with pytest.raises(zp.ZygoteError):
+        zp.gradient(with_cache, 3.0)

@@ -117,7 +117,7 @@ class _Flat:
         return tuple(out)
 
     def any_active(self) -> bool:
-        return any(is_active(a) for a in (*self.args, *self.kwargs.values()))
+        return any(carries_derivative(a) for a in (*self.args, *self.kwargs.values()))
 
 
 def _origins(sig: inspect.Signature, flat: _Flat):
@@ -199,7 +199,7 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     bound.apply_defaults()
     names = list(sig.parameters)
     values = [bound.arguments.get(n, ()) for n in names]
-    active = tuple(is_active(v) for v in values)
+    active = tuple(carries_derivative(v) for v in values)
     cells = active_cells(f)
     pullback = _pullback_entry(f, active, cells, scalar_kinds(values))
     y, inner = pullback(*args, **flat.kwargs)
@@ -228,7 +228,7 @@ def _positional_pullback(f, args: tuple):
     """The common case of _function_pullback, without binding a signature: each
     operand is one parameter, in order."""
     cells = active_cells(f)
-    active = tuple(is_active(v) for v in args)
+    active = tuple(carries_derivative(v) for v in args)
     pullback = _pullback_entry(f, active, cells, scalar_kinds(args))
     y, inner = pullback(*args)
     n = len(args)
@@ -250,11 +250,31 @@ def active_cells(f) -> tuple:
     out = []
     for name, cell in zip(f.__code__.co_freevars, f.__closure__):
         try:
-            if is_active(cell.cell_contents):
+            if carries_derivative(cell.cell_contents):
                 out.append(name)
         except ValueError:
             pass
     return tuple(out)
+
+
+def carries_derivative(value, seen: set | None = None) -> bool:
+    """An active value, or a function whose closure holds one (a closure made while
+    differentiating, passed on or held by another: a decorator's wrapper, say)."""
+    if is_active(value):
+        return True
+    if type(value) is not types.FunctionType or not value.__closure__:
+        return False
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    for cell in value.__closure__:
+        try:
+            if carries_derivative(cell.cell_contents, seen):
+                return True
+        except ValueError:
+            pass
+    return False
 
 
 def _zero_back(n):
@@ -333,7 +353,7 @@ def call_method(obj, name, operands, spec, loc):
         y, back = _function_pullback(static, flat, prefix=(obj,))
         return y, lambda g: back(g)[1:]
     bound = getattr(obj, name)
-    if not is_active(obj) and not flat.any_active():
+    if not carries_derivative(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
     raise _no_rule(bound, loc)
 
