@@ -23,6 +23,7 @@ what each call resolved to (aot/record.py records standalone modules so).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 
@@ -277,6 +278,9 @@ def carries_derivative(value, seen: set | None = None) -> bool:
     return False
 
 
+LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
+
+
 def _zero_back(n):
     return lambda g: (None,) * n
 
@@ -302,6 +306,10 @@ def call(f, operands, spec, loc):
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if isinstance(f, types.FunctionType):
         return _function_pullback(f, flat)
+    if type(f) is LRU_WRAPPER:  # the cache returns what the function computes
+        return call(f.__wrapped__, operands, spec, loc)
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return _partial_pullback(f, flat, loc)
     if isinstance(f, types.MethodType):
         if isinstance(f.__func__, types.FunctionType):
             y, back = _function_pullback(f.__func__, flat, prefix=(f.__self__,))
@@ -317,6 +325,21 @@ def call(f, operands, spec, loc):
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     raise _no_rule(f, loc)
+
+
+def _partial_pullback(p: functools.partial, flat: _Flat, loc):
+    """(y, back) for a call of a functools.partial of a Python function: its bound
+    arguments first, its keywords merged.  The partial itself gets no cotangent, so
+    bound values that carry a derivative are refused rather than dropped."""
+    if any(carries_derivative(v) for v in (p.func, *p.args, *p.keywords.values())):
+        raise NoDerivativeRule(
+            f"{registry.qualified_name(p.func)} is called through a functools.partial whose "
+            "bound arguments carry a derivative", loc,
+            "pass those values in the call itself, or use a nested def or lambda")
+    flat.kwargs = {**p.keywords, **flat.kwargs}
+    y, back = _function_pullback(p.func, flat, prefix=p.args)
+    skip = 1 + len(p.args)
+    return y, lambda g: (None, *back(g)[skip:])
 
 
 def call_method(obj, name, operands, spec, loc):
