@@ -89,6 +89,9 @@ def structure_error(got: Any, arg: Any, where: str) -> str | None:
     """Why `got` is not shaped like a gradient of `arg` (None: it is)."""
     if got is None:
         return None
+    if is_explicit_int(arg) and not where.endswith("]"):
+        ok = isinstance(got, float) and not isinstance(got, bool)
+        return None if ok else f"{where}: an int argument got a {type(got).__name__}"
     if isinstance(arg, bool) or not float_slots(arg) and not isinstance(arg, (tuple, list, dict)):
         return f"{where}: an inactive {type(arg).__name__} got gradient {got!r}"
     if isinstance(arg, float):
@@ -153,18 +156,32 @@ def same_values(a: Any, b: Any) -> bool:
     return a == b
 
 
+def is_explicit_int(value: Any) -> bool:
+    """An int passed as an argument itself: zygote_py differentiates it as a real."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def finite_differences(f, args: tuple, y0: float):
-    """{(arg index, path): derivative} or an Outcome saying why FD is unusable."""
+    """{(arg index, path): derivative} or an Outcome saying why FD is unusable.
+
+    An explicit int argument is perturbed as a float; where the program cannot
+    run on a float there (range(n), an index), it has no checkable derivative
+    and is left out."""
     out = {}
     for i, arg in enumerate(args):
-        for path in float_slots(arg):
+        for path in float_slots(arg) or ([()] if is_explicit_int(arg) else []):
             x = float(get_at(arg, path))
             values = {}
-            for rel in (SMALL_STEP, LARGE_STEP):
-                h = rel * max(1.0, abs(x))
-                for sign in (1, -1):
-                    moved = args[:i] + (replace_at(arg, path, x + sign * h),) + args[i + 1 :]
-                    values[rel, sign] = (scalar_value(f(*copy.deepcopy(moved))), x + sign * h)
+            try:
+                for rel in (SMALL_STEP, LARGE_STEP):
+                    h = rel * max(1.0, abs(x))
+                    for sign in (1, -1):
+                        moved = args[:i] + (replace_at(arg, path, x + sign * h),) + args[i + 1 :]
+                        values[rel, sign] = (scalar_value(f(*copy.deepcopy(moved))), x + sign * h)
+            except Exception:
+                if path == () and is_explicit_int(arg):
+                    continue  # the int is used as an int: no derivative to check
+                raise
             c_small, c_large = (
                 (values[rel, 1][0] - values[rel, -1][0]) / (values[rel, 1][1] - values[rel, -1][1])
                 for rel in (SMALL_STEP, LARGE_STEP)

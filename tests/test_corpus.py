@@ -27,6 +27,7 @@ from corpus.finite_diff import (
     ATOL,
     RTOL,
     assert_gradient_matches,
+    as_real,
     assert_trees_close,
     kind_of,
     numerical_gradient,
@@ -52,7 +53,7 @@ def _check_against_fd(case: Case, grads) -> None:
     y = to_scalar(case.func(*args))
     fd = numerical_gradient(case.func, args, case.wrt)
     for i, (g, want, arg) in enumerate(zip(grads, fd, args)):
-        assert_gradient_matches(g, want, arg, f"arg{i}", atol=_atol(y), rtol=RTOL)
+        assert_gradient_matches(g, want, as_real(arg), f"arg{i}", atol=_atol(y), rtol=RTOL)
 
 
 def _unchanged(before, after, path="args") -> None:
@@ -184,7 +185,10 @@ def test_finite_differences_against_hand_derivatives():
     np.testing.assert_allclose(ga, x**3 * np.cos(a), rtol=1e-8)
     assert gt == pytest.approx((t[1], t[0]), rel=1e-8)
     assert gd["w"] == pytest.approx(3.0, rel=1e-8) and gd["s"] is None
-    assert gn is None
+    assert gn == pytest.approx(1.0, rel=1e-8)  # an explicit int is differentiated as a real
+    (gi,) = numerical_gradient(lambda v: np.sum(v**2), (np.arange(3),))
+    np.testing.assert_allclose(gi, [0.0, 2.0, 4.0], atol=1e-6)
+    assert numerical_gradient(lambda b, x: x * b, (True, 2.0))[0] is None
 
 
 def test_checker_rejects_wrong_gradients():

@@ -30,7 +30,7 @@ LAYERS = [
     ["codegen"],
     ["compiler"],
     ["params"],
-    ["api"],
+    ["api", "callables"],
     ["nn", "aot"],
     ["cli", "__init__", "__main__"],
 ]

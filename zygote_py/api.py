@@ -1,109 +1,167 @@
 """The public API: gradient, withgradient, pullback, jacobian, differentiable, grad_source.
 
-Each call looks up (or builds) the compiled form of the function for the set
-of arguments that are active — floats, float arrays, and containers or
-objects holding them; ints, bools and strings never are — runs it, and hands
-back gradients with the type and shape of their arguments.  The compiled code
-runs under a Context (context.py) naming the compiler and, for a Params call,
-the collector its deposits go to; the Context is this thread's own.
+Each call finds the Python function to transform for the callable it is given
+(callables.py: a def, a lambda, a method, a partial, a function with a rule,
+...), looks up (or builds) its compiled form for the set of arguments that are
+active — floats, float arrays, containers or objects holding them, and
+explicitly passed ints and integer arrays (differentiated as reals); bools and
+strings never are — runs it, and hands back gradients with the type and shape
+of their arguments.  `wrt=` selects arguments and `has_aux=True` lets f return
+(loss, aux).  The compiled code runs under a Context (context.py) naming the
+compiler and, for a Params call, the collector its deposits go to; the Context
+is this thread's own.
 """
 
 from __future__ import annotations
 
 import functools
-import types
 
 import numpy as np
 
 from . import context
+from .callables import call_plan
+from .codegen.tracebacks import with_user_frames
 from .compiler import COMPILER
-from .errors import SourceUnavailable, ZygoteError
-from .kinds import is_active, scalar_kinds
+from .errors import ZygoteError
+from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import them from here)
 from .params import Grads, Params
+from .runtime.helpers import check_scalar
 from .runtime.implicit import Collector, cell_value, holds_parameter
-from .tree import finalize
+from .tree import finalize  # noqa: F401  (aot imports it from here)
 
 
-def _check_function(f) -> None:
-    if not callable(f):
-        raise ZygoteError(f"expected a function to differentiate, got {type(f).__name__}")
-    if getattr(f, "__code__", None) is None:
-        target = getattr(f, "__func__", None) or getattr(type(f), "__call__", None)
-        if getattr(target, "__code__", None) is None:
-            raise SourceUnavailable(f"{getattr(f, '__name__', f)!r} is not a Python function with source",
-                                    hint="differentiate a Python function that calls it")
+def _prepare(f, args, kwargs=None):
+    """(function to transform, its positional arguments, which parameters are active,
+    how many leading arguments are not the caller's) for f(*args, **kwargs)."""
+    plan = call_plan(f, tuple(args), dict(kwargs or {}))
+    # for aot/: a standalone module's runtime gives int arguments no gradient
+    return plan.fn, plan.args, plan.active(ints=False), plan.skip
 
 
-def _target(f, args):
-    """The Python function to transform, and the arguments to call it with."""
-    f = getattr(f, "_zp_original", f)
-    if isinstance(f, types.MethodType):  # before __code__: a bound method proxies it
-        return f.__func__, (f.__self__, *args), 1
-    if getattr(f, "__code__", None) is not None:
-        return f, args
-    call = type(f).__call__
-    return call, (f, *args), 1
+def withgradient(f, *args, wrt=None, has_aux=False, **kwargs):
+    """(f(*args, **kwargs), gradients): gradients has one entry per positional argument
+    (None = zero); keyword arguments reach f undifferentiated.
 
-
-def _prepare(f, args):
-    _check_function(f)
-    target = _target(f, args)
-    if len(target) == 3:
-        fn, full_args, skip = target
-    else:
-        (fn, full_args), skip = target, 0
-    active = tuple(is_active(a) for a in full_args)
-    return fn, full_args, active, skip
-
-
-def withgradient(f, *args):
-    """(f(*args), gradients): gradients is a tuple with one entry per argument (None = zero).
-
-    With a Params set as the last argument, (f(*rest), Grads) instead.
+    wrt (an int or a tuple of ints) selects the positional arguments to differentiate:
+    an int gives that argument's gradient alone, a tuple a tuple.  With has_aux=True, f
+    returns (loss, aux) and the result is (loss, gradients, aux).  With a Params set as
+    the last argument, (f(*rest), Grads) instead.
     """
     _check_params_last(args)
     if args and isinstance(args[-1], Params):
-        y, back = _implicit_pullback(f, args[:-1], args[-1], "grad")
+        _no_selection_with_params(wrt)
+        if has_aux:
+            y, back, aux = _with_aux(*_implicit_pullback(f, args[:-1], args[-1], "pullback", kwargs))
+            return y, back(_seed(y)), aux
+        y, back = _implicit_pullback(f, args[:-1], args[-1], "grad", kwargs)
         return y, back(None)
-    fn, full_args, active, skip = _prepare(f, args)
-    with _explicit() as ctx:
-        entry = ctx.compiler.entry(fn, active, "grad", (), scalar_kinds(full_args))
-        y, bars = entry.fn(*full_args)
-    grads = tuple(finalize(b, a) for b, a in zip(bars, full_args))
-    return y, grads[skip:]
+    selected = selection(wrt, len(args))
+    plan = call_plan(f, args, kwargs)
+    if has_aux:
+        y, back, aux = _with_aux(*_explicit_pullback(plan, selected))
+        return y, pick(back(_seed(y)), wrt), aux
+    active = plan.active(selected)
+    with _explicit(_reals(plan, active)) as ctx:
+        entry = ctx.compiler.entry(plan.fn, active, "grad", (), plan.scalars())
+        y, bars = _run(entry.fn, *plan.args, **plan.kwargs)
+    return y, pick(plan.gradients(bars), wrt)
 
 
-def gradient(f, *args):
-    """The gradient of a real-scalar-valued f at args: one entry per positional argument.
+def gradient(f, *args, wrt=None, has_aux=False, **kwargs):
+    """The gradient of a real-scalar-valued f at args: one entry per positional argument
+    (wrt selects some, see withgradient); with has_aux=True, (gradients, aux).
 
     `gradient(thunk, ps)` with `ps = params(...)` returns a Grads: the
     gradients of the arrays in ps, wherever the thunk reads them.
     """
-    return withgradient(f, *args)[1]
+    out = withgradient(f, *args, wrt=wrt, has_aux=has_aux, **kwargs)
+    return (out[1], out[2]) if has_aux else out[1]
 
 
-def pullback(f, *args):
+def pullback(f, *args, wrt=None, has_aux=False, **kwargs):
     """(y, back): back(dy) returns the cotangents of the arguments; callable repeatedly.
 
-    With a Params set as the last argument, back(dy) returns a Grads.
+    wrt selects arguments as for withgradient.  With has_aux=True, f returns (y, aux)
+    and the result is (y, back, aux).  With a Params set as the last argument,
+    back(dy) returns a Grads.
     """
     _check_params_last(args)
     if args and isinstance(args[-1], Params):
-        return _implicit_pullback(f, args[:-1], args[-1], "pullback")
-    fn, full_args, active, skip = _prepare(f, args)
-    with _explicit() as ctx:
-        entry = ctx.compiler.entry(fn, active, "pullback", (), scalar_kinds(full_args))
-        y, back_inner = entry.fn(*full_args)
+        _no_selection_with_params(wrt)
+        pair = _implicit_pullback(f, args[:-1], args[-1], "pullback", kwargs)
+        return _with_aux(*pair) if has_aux else pair
+    selected = selection(wrt, len(args))
+    y, back_all = _explicit_pullback(call_plan(f, args, kwargs), selected)
+
+    def back(dy):
+        return pick(back_all(dy), wrt)
+
+    if has_aux:
+        loss, back_loss, aux = _with_aux(y, back_all)
+        return loss, lambda dy: pick(back_loss(dy), wrt), aux
+    return y, back
+
+
+def _explicit_pullback(plan, selected):
+    """(y, back) of the call plan; back(dy) -> one gradient per argument."""
+    active = plan.active(selected)
+    reals = _reals(plan, active)
+    with _explicit(reals) as ctx:
+        entry = ctx.compiler.entry(plan.fn, active, "pullback", (), plan.scalars())
+        y, back_inner = _run(entry.fn, *plan.args, **plan.kwargs)
     compiler = ctx.compiler
 
     def back(dy):
         if dy is None:
-            return (None,) * len(args)
-        with context.using(compiler=compiler, collector=None):
-            bars = back_inner(dy)
-        return tuple(finalize(b, a) for b, a in zip(bars, full_args))[skip:]
+            return (None,) * (len(plan.args) - plan.skip)
+        with context.using(compiler=compiler, collector=None, reals=reals):
+            bars = _run(back_inner, dy)
+        return plan.gradients(bars)
 
     return y, back
+
+
+def _with_aux(out, back):
+    """(loss, back(dloss), aux) from a pullback of f returning (loss, aux)."""
+    if type(out) not in (tuple, list) or len(out) != 2:
+        raise ZygoteError(f"with has_aux=True, f must return a pair (loss, aux); it returned "
+                          f"{type(out).__name__}" + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""),
+                          hint="return loss, aux")
+    loss, aux = out
+    return loss, lambda dy: back(None if dy is None else type(out)((dy, None))), aux
+
+
+def _seed(loss):
+    """The cotangent 1 of a real scalar loss (NonScalarOutput otherwise)."""
+    return check_scalar(loss, None)
+
+
+def selection(wrt, nargs: int):
+    """The argument indices wrt selects (None: all), checked."""
+    if wrt is None:
+        return None
+    indices = (wrt,) if not isinstance(wrt, tuple) else wrt
+    for i in indices:
+        if type(i) is not int or not -nargs <= i < nargs:
+            raise ZygoteError(f"wrt={wrt!r} must be an index or a tuple of indices of the "
+                              f"{nargs} positional argument(s)",
+                              hint="zp.gradient(f, W, b, x, wrt=(0, 1)) differentiates W and b")
+    return {i % nargs for i in indices}
+
+
+def pick(grads, wrt):
+    """The selected gradients: one for an int wrt, a tuple for a tuple."""
+    if wrt is None:
+        return grads
+    if isinstance(wrt, tuple):
+        return tuple(grads[i] for i in wrt)
+    return grads[wrt]
+
+
+def _no_selection_with_params(wrt) -> None:
+    if wrt is not None:
+        raise ZygoteError("wrt= selects positional arguments; with a Params set the gradients "
+                          "are those of its arrays", hint="leave out wrt=, or the Params set")
 
 
 def _check_params_last(args) -> None:
@@ -112,15 +170,39 @@ def _check_params_last(args) -> None:
                           hint="zp.gradient(lambda: loss(x), zp.params(W, b))")
 
 
+def _run(compiled, *args, **kwargs):
+    """compiled(*args, **kwargs); an error raised by the user's code there gets the
+    user's file and line in its traceback (codegen/tracebacks.py).  zygote_py's own
+    errors already name them."""
+    try:
+        return compiled(*args, **kwargs)
+    except ZygoteError:
+        raise
+    except Exception as err:
+        raise with_user_frames(err)  # noqa: B904  (the same error, with the user's frames)
+
+
 def _compiler():
     """The compiler of the current Context (a tool may install its own), else the default."""
     return context.current().compiler or COMPILER
 
 
-def _explicit():
+def _explicit(reals: bool = False):
     """The Context for an ordinary gradient call: no Params are being filled, even when
-    this call is made inside a Params call (by a custom rule, say)."""
-    return context.using(compiler=_compiler(), collector=None)
+    this call is made inside a Params call (by a custom rule, say).  reals: an explicit
+    int argument is differentiated (see context.Context)."""
+    return context.using(compiler=_compiler(), collector=None, reals=reals)
+
+
+def _reals(plan, active: tuple) -> bool:
+    """Whether an int or integer-array argument is among the differentiated ones."""
+    return any(flag and _integral(arg) for flag, arg in zip(active, plan.args))
+
+
+def _integral(x) -> bool:
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    return isinstance(x, (int, np.integer)) or isinstance(x, np.ndarray) and x.dtype.kind in "iu"
 
 
 def _filling(collector: Collector, compiler=None):
@@ -129,15 +211,16 @@ def _filling(collector: Collector, compiler=None):
     return context.using(compiler=compiler or _compiler(), collector=collector)
 
 
-def _implicit_pullback(f, args, ps: Params, mode: str):
+def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
     """(y, back) for a Params call: back(dy) -> Grads (in 'grad' mode, back(None) with
     the scalar seed, the whole gradient having been computed at once)."""
-    fn, full_args, active, _ = _prepare(f, args)
+    plan = call_plan(f, tuple(args), dict(kwargs or {}))
+    fn, full_args, active = plan.fn, plan.args, plan.active()
     # the thunk's own cells are read, not made, here: only those holding parameters matter
     cells = tuple(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
                   if holds_parameter(cell_value(cell), ps))
     def collect(collector, bars):
-        for bar, arg in zip(bars, full_args):
+        for bar, arg in zip(bars, plan.grouped):
             collector.walk(arg, bar)
         if cells:
             collector.walk(fn, bars[-1])
@@ -145,8 +228,8 @@ def _implicit_pullback(f, args, ps: Params, mode: str):
 
     collector = Collector(ps)
     with _filling(collector) as ctx:
-        entry = ctx.compiler.entry(fn, active, mode, cells, scalar_kinds(full_args), implicit=True)
-        y, out = entry.fn(*full_args)
+        entry = ctx.compiler.entry(fn, active, mode, cells, plan.scalars(), implicit=True)
+        y, out = _run(entry.fn, *full_args, **plan.kwargs)
     if mode == "grad":
         grads = collect(collector, out)
         return y, lambda _dy: grads
@@ -157,15 +240,15 @@ def _implicit_pullback(f, args, ps: Params, mode: str):
         if dy is None:
             return Grads(ps)
         with _filling(fresh, compiler):
-            bars = out(dy)
+            bars = _run(out, dy)
         return collect(fresh, bars)
 
     return y, back
 
 
-def jacobian(f, *args):
+def jacobian(f, *args, **kwargs):
     """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape."""
-    y, back = pullback(f, *args)
+    y, back = pullback(f, *args, **kwargs)
     y_arr = np.asarray(y)
     rows = []
     for index in np.ndindex(y_arr.shape):
@@ -190,11 +273,10 @@ def grad_source(f, wrt=None, mode: str = "grad", args=None) -> str:
     or numbers, so `p.mean()` shows NumPy's derivative; a gradient call with another
     object compiles its own code, where the object's type decides.
     """
-    fn = getattr(f, "_zp_original", f)
-    _check_function(fn)
     if args is not None:
-        fn, full_args, active, _ = _prepare(f, tuple(args))
-        return _compiler().entry(fn, active, mode, (), scalar_kinds(full_args)).source
+        plan = call_plan(f, tuple(args), {})
+        return _compiler().entry(plan.fn, plan.active(), mode, (), plan.scalars()).source
+    fn = call_plan(f, (), {}).fn
     names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])
     if wrt is None:
         active = tuple(True for _ in names)
@@ -208,7 +290,7 @@ def differentiable(f):
     """Transform f now (unsupported syntax fails at import); f still runs as written.
 
     The result is callable like f and has .grad(*args), .withgradient(*args),
-    .pullback(*args) and .source(wrt=None).
+    .pullback(*args) and .source(wrt=None), which take gradient's keywords too.
     """
     _compiler().lowered_ir(f)
 
@@ -217,9 +299,9 @@ def differentiable(f):
         return f(*args, **kwargs)
 
     wrapper._zp_original = f
-    wrapper.grad = lambda *args: gradient(f, *args)
-    wrapper.withgradient = lambda *args: withgradient(f, *args)
-    wrapper.pullback = lambda *args: pullback(f, *args)
+    wrapper.grad = lambda *args, **kwargs: gradient(f, *args, **kwargs)
+    wrapper.withgradient = lambda *args, **kwargs: withgradient(f, *args, **kwargs)
+    wrapper.pullback = lambda *args, **kwargs: pullback(f, *args, **kwargs)
     wrapper.source = lambda wrt=None: grad_source(f, wrt)
     return wrapper
 

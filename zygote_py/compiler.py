@@ -30,6 +30,7 @@ from . import context
 from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
+from .codegen.naming import function_name
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
@@ -82,14 +83,27 @@ class Entry:
 
 
 class _LateBound:
-    """Stands in for a pullback still being compiled (a recursive call)."""
+    """Stands in for a pullback still being compiled (a recursive call).
+
+    The closure cells of generated code that hold it are remembered and given
+    the real pullback once it is built: a recursive call then costs one Python
+    frame per level, as the primal's does, not two (this object's __call__ is
+    also a C-level call), so a gradient recurses as deep as the function can.
+    """
 
     def __init__(self, name):
         self.impl = None
+        self.cells: list = []
         self.__name__ = name
 
     def __call__(self, *args, **kwargs):
         return self.impl(*args, **kwargs)
+
+    def fill(self, impl) -> None:
+        self.impl = impl
+        for cell in self.cells:
+            cell.cell_contents = impl
+        self.cells.clear()
 
 
 class Build:
@@ -121,7 +135,7 @@ class Build:
                                         build=self)
         finally:
             del self.in_progress[key]
-        late.impl = entry.fn
+        late.fill(entry.fn)
         self.add_guards(entry.guards)
         return entry.fn
 
@@ -232,16 +246,28 @@ class Compiler:
         simplify(back_fn)
         _show("forward", program.forward)
         _show("backward", back_fn)  # not closed: it reads forward values (per-op checks only)
-        base = ir.name if ir.name != "lambda" else "lambda_"
+        base = function_name(ir.name) if ir.name != "lambda" else "lambda_"
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op
         return_loc = (returned.loc if returned is not None else None) or ir.loc
         gen = generate(program, fn, mode, name, check_scalar, return_loc, pullbacks)
         compiled = compile_generated(gen, fn)
+        _await_late_callees(compiled)
         cell_names = {id(cell): name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
         entry = Entry(compiled, guards, gen.text, fn.__code__, cell_names)
         entry.program = program
         return entry
+
+
+def _await_late_callees(compiled) -> None:
+    """Register the cells of compiled that hold a pullback still being built, to be filled."""
+    for cell in compiled.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a user's closure cell not assigned yet
+            continue
+        if isinstance(value, _LateBound) and value.impl is None:
+            value.cells.append(cell)
 
 
 def _show(stage: str, ir) -> None:

@@ -56,14 +56,21 @@ class Observer:
 
 
 class Context:
-    """Who compiles, which Params collector is filling, and who is watching."""
+    """Who compiles, which Params collector is filling, and who is watching.
 
-    __slots__ = ("collector", "compiler", "observers")
+    `reals` is set in a gradient call that differentiates an explicit int (or
+    integer-array) argument as a real: run-time dispatch, which decides
+    activity from the values it sees, then counts ints and integer arrays as
+    carrying a derivative, so such an argument's derivative survives a closure
+    or a call resolved while running."""
 
-    def __init__(self, compiler=None, collector=None, observers: tuple = ()):
+    __slots__ = ("collector", "compiler", "observers", "reals")
+
+    def __init__(self, compiler=None, collector=None, observers: tuple = (), reals: bool = False):
         self.compiler = compiler
         self.collector = collector
         self.observers = tuple(observers)
+        self.reals = reals
 
     @property
     def implicit(self) -> bool:
@@ -96,12 +103,13 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
     holds the token that restores the outer Context).
     """
 
-    __slots__ = ("_collector", "_compiler", "_observers", "_token")
+    __slots__ = ("_collector", "_compiler", "_observers", "_reals", "_token")
 
-    def __init__(self, *, compiler=_KEEP, collector=_KEEP, observers=_KEEP):
+    def __init__(self, *, compiler=_KEEP, collector=_KEEP, observers=_KEEP, reals=_KEEP):
         self._compiler = compiler
         self._collector = collector
         self._observers = observers
+        self._reals = reals
         self._token = None
 
     def __enter__(self) -> Context:
@@ -109,9 +117,11 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
         compiler = outer.compiler if self._compiler is _KEEP else self._compiler
         collector = outer.collector if self._collector is _KEEP else self._collector
         observers = outer.observers if self._observers is _KEEP else tuple(self._observers)
-        if compiler is outer.compiler and collector is outer.collector and observers == outer.observers:
+        reals = outer.reals if self._reals is _KEEP else self._reals
+        if compiler is outer.compiler and collector is outer.collector \
+                and observers == outer.observers and reals == outer.reals:
             return outer  # nothing changes (a call inside a call): no copy, nothing to restore
-        inner = Context(compiler, collector, observers)
+        inner = Context(compiler, collector, observers, reals)
         self._token = _CURRENT.set(inner)
         return inner
 

@@ -10,7 +10,9 @@ Rules for a case:
   - float inputs are float64, drawn with fixed seeds (`rand`, `rfloat`) inside
     the function's smooth domain: no ties at kinks, no branch condition near
     its threshold, no log of a negative;
-  - int, bool and str arguments are never differentiated (their gradient is None).
+  - bool and str arguments are never differentiated (their gradient is None); int
+    arguments and integer arrays are differentiated as reals (a float gradient,
+    checked against differences taken with the int perturbed as a float).
 
 This package imports nothing from zygote_py, so the corpus can be run in plain
 Python while the compiler is being written.

@@ -1,6 +1,7 @@
 """Nested functions and lambdas that close over variables: over arguments,
 over locals computed from them, over arrays, closures made by a factory,
-closures passed to helpers, lambdas as corpus functions themselves."""
+closures passed to helpers, closures wrapped by a helper's closure (a
+decorator, nested too), lambdas as corpus functions themselves."""
 
 import math
 
@@ -91,6 +92,44 @@ def closure_sees_later_rebinding(x):
     return g(x)
 
 
+def _twice(fn):
+    def wrapper(v):
+        return 2.0 * fn(v)
+
+    return wrapper
+
+
+def closure_wrapped_by_helper(x):
+    def inner(y):
+        return y * x
+
+    w = _twice(inner)  # w holds inner, which holds x: both paths to x count
+    return w(x) + np.sin(x)
+
+
+def _apply_twice(fn, v):
+    return fn(fn(v))
+
+
+_HELPERS = {"apply_twice": _apply_twice}
+
+
+def closure_passed_at_run_time(x):
+    def inner(y):
+        return y * x + 0.5
+
+    return _HELPERS["apply_twice"](inner, x)
+
+
+def decorated_nested_def(x):
+    @_twice
+    @_twice
+    def inner(y):
+        return y * np.cos(x)
+
+    return inner(x * x)
+
+
 CASES = [
     Case(nested_def_reads_argument, (rfloat(1),)),
     Case(lambda_over_local, (rfloat(2),)),
@@ -102,6 +141,9 @@ CASES = [
     Case(closure_over_array, (rand(3, 4, seed=9), rand(4, seed=10))),
     Case(inner_function_with_defaults, (rfloat(11),)),
     Case(closure_sees_later_rebinding, (rfloat(12),), note="Python closures see the last binding"),
+    Case(closure_wrapped_by_helper, (rfloat(16),)),
+    Case(closure_passed_at_run_time, (rfloat(17),)),
+    Case(decorated_nested_def, (rfloat(18),)),
     Case(lambda x: np.sin(x) * x, (rfloat(13),), tag="sin"),
     Case(lambda x, y: x * y + math.exp(x - y), (rfloat(14), rfloat(15)), tag="two-args"),
 ]

@@ -128,7 +128,9 @@ CASES = [
         early_return_constant_then_value,
         (rfloat(9), 0),
         tag="zero",
-        note="the gradient is zero: None or 0.0",
+        note="the gradient is zero: None or 0.0; n sits on the branch's threshold n == 0, "
+        "so it is left out of the finite differences",
+        wrt=(0,),
     ),
     Case(early_return_constant_then_value, (rfloat(10), 3), tag="nonzero"),
 ]

@@ -8,7 +8,10 @@
     tuple / list           -> tuple / list, element by element
     dict                   -> dict, key by key
     user object (__dict__) -> dict: attribute name -> gradient
-    anything else (int, bool, str, None, integer or bool arrays, callables)
+    int, integer ndarray   -> float, float64 ndarray: an argument passed explicitly is
+                              differentiated as a real (perturbed as a float)
+    anything else (bool, str, None, bool arrays, callables, and ints or integer
+    arrays inside containers)
                            -> None (never differentiated)
 
 `assert_gradient_matches` compares a gradient computed by zygote_py with such a
@@ -71,6 +74,16 @@ def kind_of(value: Any) -> str:
     if hasattr(value, "__dict__"):
         return "object"
     return "inactive"
+
+
+def as_real(value: Any) -> Any:
+    """An explicit argument as differentiation sees it: an int as a float, an integer
+    array as a float64 array (bools and everything else as they are)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        return value.astype(np.float64)
+    return value
 
 
 def _central(g: Callable[[float], Any], v: float, rel_step: float) -> float:
@@ -140,8 +153,21 @@ def numerical_gradient(
         def rebuild(new, i=i):
             return args[:i] + (new,) + args[i + 1 :]
 
-        out.append(_fd(arg, rebuild, f, rel_step))
+        out.append(_fd_explicit(arg, rebuild, f, rel_step))
     return tuple(out)
+
+
+def _fd_explicit(arg: Any, rebuild: Callable[[Any], tuple], f: Callable, rel_step: float) -> Any:
+    """Numerical gradient for an explicit argument.  An int or integer array is perturbed
+    as a real; where the function only runs on integers there (range(n), an index, a
+    recursion counting n down to 0), it is piecewise constant in it: zero."""
+    real = as_real(arg)
+    if real is arg:
+        return _fd(arg, rebuild, f, rel_step)
+    try:
+        return _fd(real, rebuild, f, rel_step)
+    except (TypeError, IndexError, RecursionError):
+        return 0.0 if isinstance(real, float) else np.zeros(real.shape)
 
 
 def _leaves(tree: Any) -> list[np.ndarray]:

@@ -90,9 +90,11 @@ CASES = [
     Case(comparison_as_number, (0.9, 0.2), tag="ge"),
     Case(comparison_operators, (0.3, 0.8), tag="lt"),
     Case(comparison_operators, (0.8, 0.3), tag="gt"),
-    Case(or_value, (rfloat(1), rfloat(2), 0), tag="falsy", note="`or` returns b"),
+    Case(or_value, (rfloat(1), rfloat(2), 0), tag="falsy", wrt=(0, 1),
+         note="`or` returns b; k == 0 is where x * k turns falsy: no finite difference"),
     Case(or_value, (rfloat(3), rfloat(4), 2), tag="truthy", note="`or` returns x*k"),
-    Case(and_value, (rfloat(5), rfloat(6), 0), tag="falsy", note="`and` returns x*k"),
+    Case(and_value, (rfloat(5), rfloat(6), 0), tag="falsy", wrt=(0, 1),
+         note="`and` returns x*k; k == 0 is where x * k turns falsy: no finite difference"),
     Case(and_value, (rfloat(7), rfloat(8), 3), tag="truthy", note="`and` returns b"),
     Case(
         or_default_float,
@@ -112,7 +114,8 @@ CASES = [
     Case(nested_conditional_expression, (-0.5,), tag="c"),
     Case(is_none_default, (rfloat(11),), tag="default"),
     Case(is_none_default, (rfloat(12), 3.0), tag="given"),
-    Case(isinstance_dispatch, (rfloat(13), 3)),
+    Case(isinstance_dispatch, (rfloat(13), 3), wrt=(0,),
+         note="the int n takes the isinstance branch, which a float perturbation would not"),
     Case(all_any_builtins, (0.6, 1.3), tag="all"),
     Case(all_any_builtins, (-0.6, 1.3), tag="not-all"),
     Case(

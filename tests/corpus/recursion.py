@@ -1,5 +1,5 @@
-"""Recursive user functions: on ints (inactive), on lists, on nested tuples,
-mutual recursion."""
+"""Recursive user functions: on ints, on lists, on nested tuples, mutual
+recursion, and 500 calls deep (a Python frame per level, as the function's own)."""
 
 from . import Case, rand, rfloat
 
@@ -53,6 +53,12 @@ def rec_horner(coeffs, x, i=0):
     return coeffs[i] + x * rec_horner(coeffs, x, i + 1)
 
 
+def deep_damped(x, n):
+    if n == 0:
+        return x
+    return 0.99 * deep_damped(x, n - 1) + 0.01 * x * x
+
+
 CASES = [
     Case(rec_power, (rfloat(1), 5)),
     Case(rec_sum_squares, ([rfloat(2), rfloat(3), rfloat(4)],)),
@@ -60,4 +66,5 @@ CASES = [
     Case(mutual_recursion, (rfloat(6),)),
     Case(tree_product, (((rfloat(7), rfloat(8)), (rfloat(9), (rfloat(10), rfloat(11)))),)),
     Case(rec_horner, (rand(5, seed=12), rfloat(13))),
+    Case(deep_damped, (rfloat(14), 500), note="500 deep: the forward and backward recurse as deep"),
 ]

@@ -65,7 +65,8 @@ __all__ = ["Builder", "NotStandalone", "display_path"]
 
 # zygote_py functions the generated code binds, and their standalone stand-ins
 _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
-              dispatch.call_method: sr.call_method, dispatch.attribute_cotangent: sr.attribute_cotangent}
+              dispatch.call_method: sr.call_method, dispatch.attribute_cotangent: sr.attribute_cotangent,
+              dispatch.ints_are_reals: sr.ints_are_reals}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",

@@ -123,7 +123,7 @@ def _rule_known(f) -> bool:
 
 def _signature(fn) -> tuple[str, str]:
     """(parameters for the entry points, the argument tuple they pass on)."""
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)
     simple = all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in sig.parameters.values())
     if simple:
         names = list(sig.parameters)

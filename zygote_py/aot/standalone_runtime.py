@@ -103,7 +103,7 @@ def rule_pullback(rule, fn_call, flat, n_prefix):
 
 def function_pullback(f, flat, n_prefix, loc):
     """(y, back) for a Python function, from its pullback generated ahead of time."""
-    sig = inspect.signature(f)
+    sig = inspect.signature(f, follow_wrapped=False)
     bound = sig.bind(*flat.args, **flat.kwargs)
     bound.apply_defaults()
     names = list(sig.parameters)
@@ -299,3 +299,8 @@ def check_scalar(y, loc):
 def finalize_all(bars, args):
     """The cotangents of a call's arguments in the form of the arguments (see api.finalize)."""
     return tuple(finalize(b, a) for b, a in zip(bars, args))
+
+
+def ints_are_reals() -> bool:
+    """A standalone module gives int arguments no gradient (dispatch.ints_are_reals)."""
+    return False

@@ -153,6 +153,15 @@ class Names:
         return candidate
 
 
+def function_name(name: str) -> str:
+    """A Python identifier for a generated function named after the user's function,
+    whose __name__ may be anything a program assigned (`grad_of_<lambda>`)."""
+    base = _IDENT.sub("_", str(name)) or "f"
+    if base[0].isdigit():
+        base = "f" + base
+    return base + "_" if keyword.iskeyword(base) else base
+
+
 def _temporary_base(hints: set[str]) -> str:
     """The stem of temporaries' names: `t` (t, t_1, ...), unless the user has a `t` or a
     `t_2`, whose versions the temporaries would read as; then `tmp`, and so on."""

@@ -54,6 +54,31 @@ def is_static(obj) -> bool:
     return isinstance(obj, _STATIC_TYPES) or (callable(obj) and hasattr(obj, "__wrapped__"))
 
 
+def captures_values(fn, seen=None) -> bool:
+    """Whether a function captures data (not only code and plain constants) in its
+    closure, directly or through the functions it captures.  A cell holding such a
+    function is read as a value and called at run time: the function may have been
+    made while differentiating (a decorator's wrapper around a closure over an
+    active value), and its captured values then need their cotangents, which a
+    call resolved here does not return."""
+    if not isinstance(fn, types.FunctionType) or not fn.__closure__:
+        return False
+    seen = set() if seen is None else seen
+    if id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    for cell in fn.__closure__:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not assigned yet: its value will be known only when it runs
+            return True
+        if value is None or type(value) in (bool, str, bytes):  # never carry a derivative
+            continue
+        if not is_static(value) or captures_values(value, seen):
+            return True
+    return False
+
+
 class LocalFunction:
     """A def or lambda nested in the function being lowered; inlined where called."""
 
@@ -134,7 +159,7 @@ class ExprLowering:
                 obj = where.cell_contents
             except ValueError:
                 obj = None
-            if is_static(obj):
+            if is_static(obj) and not captures_values(obj):
                 self.guards.append(("cell", where, None, obj))
                 return self.static(obj, name, node)
             return self.read_cell(name, node)
@@ -392,13 +417,15 @@ def _nested_code(code, node):
     enclosing function's few instructions that make the lambda do not outweigh
     the lambda's own).  A tie is refused (None): a guess could run the wrong body."""
     name = node.name if isinstance(node, gast.FunctionDef) else "<lambda>"
+    # a decorated def's code starts at its first decorator
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
     found = []
     stack = [code]
     while stack:
         current = stack.pop()
         for const in current.co_consts:
             if isinstance(const, types.CodeType):
-                if const.co_name == name and const.co_firstlineno == node.lineno:
+                if const.co_name == name and const.co_firstlineno == first:
                     found.append(const)
                 stack.append(const)
     if len(found) > 1:

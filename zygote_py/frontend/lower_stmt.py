@@ -144,10 +144,16 @@ class StmtLowering:
         self.emit("raise", [self.expr(node.exc)], nresults=0, node=node)
 
     def stmt_FunctionDef(self, node):
-        if node.decorator_list:
-            raise self.unsupported(node, "decorators on nested functions are not supported",
-                                   "define the decorated function at module level")
-        self.env[node.name] = self.make_local_function(node, node.name)
+        if not node.decorator_list:
+            self.env[node.name] = self.make_local_function(node, node.name)  # inlined where called
+            return
+        # decorated: the decorators (evaluated first, top to bottom) are applied, bottom one
+        # first, to a real function made here; what they return is called at run time
+        decorators = [self.expr(d) for d in node.decorator_list]
+        value = self.closure_value(self.make_local_function(node, node.name), node)
+        for decorator in reversed(decorators):
+            value = self.emit("callv", [decorator, value], attrs={"kw": (), "star": ()}, node=node).result
+        self.env[node.name] = value
 
     # -- return, break, continue ------------------------------------------
     def stmt_Return(self, node):

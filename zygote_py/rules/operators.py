@@ -119,20 +119,23 @@ def _pow_exponent_cotangent(g, y, a):
 
 @vjp(operator.pow, np.power, builtins.pow, math.pow)
 def power(g, y, a, b, out=None, **kwargs):
-    """Integer exponents are never active, so they return no exponent cotangent
-    and take the cheap special cases (folded away for constant exponents)."""
+    """Integer exponents take the cheap special cases (folded away for constant
+    exponents).  An int exponent is active only when passed to the API explicitly
+    (ints are differentiated as reals there): its cotangent is computed then, and
+    dropped with the rest of the unused adjoint otherwise."""
     if isinstance(b, int):
+        gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
         if b == 2:
-            return g * 2 * a, None
+            return g * 2 * a, gb
         if b == 1:
-            return g, None
+            return g, gb
         if b == 0:
-            return None, None
+            return None, gb
         if b == -1:
-            return -g * y * y, None
+            return -g * y * y, gb
         if b == 3:
-            return g * 3 * a * a, None
-        return g * b * a ** (b - 1), None
+            return g * 3 * a * a, gb
+        return g * b * a ** (b - 1), gb
     ga = unbroadcast(g * b * a ** (b - 1), a)
     gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
     return ga, gb

@@ -25,12 +25,14 @@ lookup that finds something.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 
 import numpy as np
 
 from .. import context
-from ..errors import ZygoteError
+from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import is_active, scalar_kinds
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, PROPERTY,
                        RECEIVER, RULE, STATIC, no_rule, resolve, resolve_attribute, resolve_method)
@@ -154,7 +156,7 @@ class _Flat:
         return tuple(out)
 
     def any_active(self) -> bool:
-        return any(is_active(a) for a in (*self.args, *self.kwargs.values()))
+        return any(carries_derivative(a) for a in (*self.args, *self.kwargs.values()))
 
 
 def _origins(sig: inspect.Signature, flat: _Flat):
@@ -230,13 +232,13 @@ def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
     if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
         return _positional_pullback(f, (*prefix, *flat.args))
-    sig = inspect.signature(f)
+    sig = inspect.signature(f, follow_wrapped=False)  # f's own parameters (a wrapper's, not the wrapped's)
     args = (*prefix, *flat.args)
     bound = sig.bind(*args, **flat.kwargs)
     bound.apply_defaults()
     names = list(sig.parameters)
     values = [bound.arguments.get(n, ()) for n in names]
-    active = tuple(is_active(v) for v in values)
+    active = tuple(carries_derivative(v) for v in values)
     cells = active_cells(f)
     pullback = _pullback_entry(f, active, cells, scalar_kinds(values))
     y, inner = pullback(*args, **flat.kwargs)
@@ -265,7 +267,7 @@ def _positional_pullback(f, args: tuple):
     """The common case of _function_pullback, without binding a signature: each
     operand is one parameter, in order."""
     cells = active_cells(f)
-    active = tuple(is_active(v) for v in args)
+    active = tuple(carries_derivative(v) for v in args)
     pullback = _pullback_entry(f, active, cells, scalar_kinds(args))
     y, inner = pullback(*args)
     n = len(args)
@@ -287,11 +289,50 @@ def active_cells(f) -> tuple:
     out = []
     for name, cell in zip(f.__code__.co_freevars, f.__closure__):
         try:
-            if is_active(cell.cell_contents):
+            if carries_derivative(cell.cell_contents):
                 out.append(name)
         except ValueError:
             pass
     return tuple(out)
+
+
+def carries_derivative(value, seen: set | None = None) -> bool:
+    """An active value, or a function whose closure holds one (a closure made while
+    differentiating, passed on or held by another: a decorator's wrapper, say)."""
+    if is_active(value):
+        return True
+    if _is_integral(value) and ints_are_reals():
+        return True  # an explicit int argument is differentiated as a real in this call
+    if type(value) is not types.FunctionType or not value.__closure__:
+        return False
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    for cell in value.__closure__:
+        try:
+            if carries_derivative(cell.cell_contents, seen):
+                return True
+        except ValueError:
+            pass
+    return False
+
+
+def ints_are_reals() -> bool:
+    """Whether the gradient call running now differentiates an int argument (context.py);
+    standalone modules, which give ints no gradient, replace this with False."""
+    return context.current().reals
+
+
+def _is_integral(value) -> bool:
+    """An int (not a bool) or an integer array."""
+    t = type(value)
+    if t is int or isinstance(value, np.integer):
+        return True
+    return t is np.ndarray and value.dtype.kind in "iu"
+
+
+LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
 
 
 def _zero_back(n):
@@ -311,6 +352,10 @@ def call(f, operands, spec, loc):
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == FUNCTION:
         return _function_pullback(f, flat)
+    if type(f) is LRU_WRAPPER:  # the cache returns what the function computes
+        return call(f.__wrapped__, operands, spec, loc)
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return _partial_pullback(f, flat, loc)
     if kind == METHOD or kind == CALLABLE:
         y, back = _function_pullback(how.function, flat, prefix=(how.receiver,))
         return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
@@ -319,6 +364,21 @@ def call(f, operands, spec, loc):
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     raise no_rule(f, loc)
+
+
+def _partial_pullback(p: functools.partial, flat: _Flat, loc):
+    """(y, back) for a call of a functools.partial of a Python function: its bound
+    arguments first, its keywords merged.  The partial itself gets no cotangent, so
+    bound values that carry a derivative are refused rather than dropped."""
+    if any(carries_derivative(v) for v in (p.func, *p.args, *p.keywords.values())):
+        raise NoDerivativeRule(
+            f"{registry.qualified_name(p.func)} is called through a functools.partial whose "
+            "bound arguments carry a derivative", loc,
+            "pass those values in the call itself, or use a nested def or lambda")
+    flat.kwargs = {**p.keywords, **flat.kwargs}
+    y, back = _function_pullback(p.func, flat, prefix=p.args)
+    skip = 1 + len(p.args)
+    return y, lambda g: (None, *back(g)[skip:])
 
 
 def call_method(obj, name, operands, spec, loc):
@@ -350,7 +410,7 @@ def call_method(obj, name, operands, spec, loc):
         y, back = _function_pullback(how.function, flat, prefix=(obj,))
         return y, lambda g: back(g)[1:]
     bound = getattr(obj, name)
-    if not is_active(obj) and not flat.any_active():
+    if not carries_derivative(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
     raise no_rule(bound, loc)
 

@@ -200,13 +200,17 @@ def accum(a, b):
 
 
 def check_scalar(y, loc):
-    """The seed cotangent 1.0 for a real scalar output; NonScalarOutput otherwise."""
+    """The seed cotangent 1.0 for a real scalar output (ones for a one-element real
+    array); NonScalarOutput otherwise."""
     if type(y) is float:
         return 1.0
     if isinstance(y, (np.floating, np.integer, int)) and not isinstance(y, bool):
         return 1.0
     if isinstance(y, _ndarray) and y.shape == () and y.dtype.kind in "fiu":
         return 1.0
+    if isinstance(y, _ndarray) and y.size == 1 and y.dtype.kind in "fiu":
+        # a one-element array (shape (1,), (1, 1)) is a scalar loss, as autograd takes it
+        return np.ones_like(y, dtype=y.dtype if y.dtype.kind == "f" else np.float64)
     from ..errors import NonScalarOutput
 
     if isinstance(y, (complex, np.complexfloating)) or (isinstance(y, _ndarray) and y.dtype.kind == "c"):

@@ -39,7 +39,7 @@ class CalleeRef:
 
 def bind_parameters(fn, op, loc: SourceLoc | None) -> list[list[int]]:
     """For each parameter of fn, the indices of the call op's operands bound to it."""
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)  # fn's own parameters, not a wrapped function's
     kw = op.attrs.get("kw", ())
     npos = len(op.operands) - len(kw)
     try:

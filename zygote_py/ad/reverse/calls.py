@@ -17,6 +17,7 @@ builder (adjoint.py) holds the state they share.
 
 from __future__ import annotations
 
+import functools
 import operator
 import types
 
@@ -58,10 +59,19 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             dynamic_call(builder, op, kind="call")
     elif how.kind == FUNCTION:
         user_call(builder, op)
-    elif how.kind in (METHOD, RECEIVER, CALLABLE):
+    elif how.kind in (METHOD, RECEIVER, CALLABLE) or _resolved_while_running(fn):
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
+
+
+def _resolved_while_running(fn) -> bool:
+    """Callables the run-time dispatcher sees through (runtime/dispatch.py: call): a
+    bound method of a Python function (a class method), a functools.partial, an
+    lru_cache wrapper."""
+    if isinstance(fn, types.MethodType):
+        return isinstance(fn.__func__, types.FunctionType)
+    return isinstance(fn, functools.partial) or type(fn) is dispatch.LRU_WRAPPER
 
 
 def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
