@@ -108,15 +108,17 @@ class Build:
         self.guards_stack: list[list] = []
         self.in_progress: dict = {}
 
-    def pullback_for(self, fn, active: tuple, implicit: bool = False):
-        """The pullback of a user function called from transformed code."""
-        key = (fn, active, implicit)
+    def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = ()):
+        """The pullback of a user function called from transformed code (kinds: which
+        parameters may receive complex values)."""
+        key = (fn, active, implicit, kinds)
         if key in self.in_progress:
             return self.in_progress[key]
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
-            entry = self.compiler.entry(fn, active, "pullback", implicit=implicit, build=self)
+            entry = self.compiler.entry(fn, active, "pullback", scalars=kinds, implicit=implicit,
+                                        build=self)
         finally:
             del self.in_progress[key]
         late.impl = entry.fn
@@ -219,7 +221,8 @@ class Compiler:
             program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
-            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit)
+            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit,
+                                                    callee.kinds)
                          for callee in program.callees}
         finally:
             build.guards_stack.pop()

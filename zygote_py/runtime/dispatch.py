@@ -33,6 +33,7 @@ from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import is_active, scalar_kinds
 from ..rules import registry
 from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
+from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
 from .objects import class_property
 
 
@@ -161,9 +162,15 @@ def _spread(origins, bars_by_param: dict, flat: _Flat):
     return arg_bars, kw_bars
 
 
-def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
-    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents."""
+def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
+    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents.
+    With a complex operand, the rule's complex form, or NoDerivativeRule if it has none."""
     call_args = ((self_obj,) if self_obj is not None else ()) + tuple(flat.args)
+    if any(is_complex(a) for a in call_args) or any(is_complex(v) for v in flat.kwargs.values()):
+        complex_rule = registry.for_complex(rule)
+        if complex_rule is None:
+            raise complex_error(rule.qualname, loc)
+        rule = complex_rule
     y = fn_call(*flat.args, **flat.kwargs)
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*call_args, **flat.kwargs)
@@ -277,8 +284,10 @@ def call(f, operands, spec, loc):
         return _custom(custom, flat)
     rule = _seen("function_rule", f, registry.function_rule(f))
     if rule is not None:
-        return _rule_pullback(rule, f, flat)
+        return _rule_pullback(rule, f, flat, loc)
     if _seen("nondiff", f, registry.is_nondifferentiable(f)):
+        if f in VARY_ON_COMPLEX and flat.any_active() and any(is_complex(a) for a in flat.args):
+            raise complex_error(registry.qualified_name(f), loc)
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if isinstance(f, types.FunctionType):
         return _function_pullback(f, flat)
@@ -308,7 +317,7 @@ def call_method(obj, name, operands, spec, loc):
     if rule is None and isinstance(obj, np.generic):
         rule = _seen("method_rule", (np.ndarray, name), registry.method_rule(np.ndarray, name))
     if rule is not None:
-        return _rule_pullback(rule, getattr(obj, name), flat, self_obj=obj)
+        return _rule_pullback(rule, getattr(obj, name), flat, loc, self_obj=obj)
     if _seen("nondiff", (cls, name), registry.method_is_nondifferentiable(cls, name)):
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
     static = inspect.getattr_static(cls, name, None)

@@ -70,6 +70,7 @@ class AdjointBuilder:
         self.fn = fn
         self.varied = varied  # ids of primal values that depend on the active inputs
         self.scalars = scalars  # ids of primal values known to be plain scalars
+        self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)

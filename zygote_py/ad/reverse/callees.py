@@ -19,11 +19,13 @@ from ...errors import SourceLoc, UnsupportedSyntax
 
 @dataclass(frozen=True)
 class CalleeRef:
-    """The pullback of fn for these active parameters (implicit: the Params variant)."""
+    """The pullback of fn for these active parameters (implicit: the Params variant);
+    kinds says which parameters may receive complex values (kinds.COMPLEX)."""
 
     fn: object
     active: tuple[bool, ...]
     implicit: bool = False
+    kinds: tuple = ()
 
     @property
     def expr(self) -> str:

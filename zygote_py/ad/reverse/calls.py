@@ -18,11 +18,14 @@ import types
 import numpy as np
 
 from ...analysis.activity import NONDIFF_ATTRS
+from ...analysis.complexity import is_complex_constant
 from ...errors import NoDerivativeRule
 from ...ir.core import Op, Value, is_inside, value_block
+from ...kinds import COMPLEX
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
+from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
@@ -52,6 +55,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             dynamic_call(builder, op, kind="call")
         return
     if registry.is_nondifferentiable(fn):
+        if fn in VARY_ON_COMPLEX:
+            guard_complex(builder, registry.qualified_name(fn), op.operands)
         return
     if isinstance(fn, types.FunctionType):
         user_call(builder, op)
@@ -96,6 +101,14 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
               and builder.varied_operand(bound[n])]
     if not needed:
         return
+    operands = _bound_values(bound)
+    if any(v.id in builder.maybe_complex for v in operands) or any(
+            is_complex_constant(v) for v in bound.values() if not isinstance(v, Value)):
+        complex_rule = registry.for_complex(rule)
+        if complex_rule is None:  # real-only: refuse a complex operand while running
+            guard_complex(builder, rule.qualname, operands)
+        else:
+            rule = complex_rule
     g = builder.bar(result)
     if g.id in builder.maybe_none:
         guarded(builder, g, lambda: _apply_rule(builder, rule, bound, result, needed, g))
@@ -125,6 +138,29 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         builder.accumulate(bound[name], value)
 
 
+def _bound_values(bound: dict) -> list[Value]:
+    """The IR values bound to a rule's parameters (inside *args tuples too)."""
+    out = []
+    for value in bound.values():
+        if isinstance(value, Value):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            out.extend(v for v in value if isinstance(v, Value))
+        elif isinstance(value, dict):
+            out.extend(v for v in value.values() if isinstance(v, Value))
+    return out
+
+
+def guard_complex(builder: AdjointBuilder, qualname: str, operands) -> None:
+    """`_zp_refuse_complex(name, loc, *operands)` in the backward, for the operands that
+    may be complex: a real-only rule (or a function registered as having no derivative,
+    which a complex value does vary) must not meet a complex value."""
+    suspects = [builder.fetch(v) for v in operands if v.id in builder.maybe_complex]
+    if suspects:
+        builder.call(refuse_complex, builder.const(qualname), builder.const(builder.current_loc),
+                     *suspects, expr="_zp_refuse_complex")
+
+
 def user_call(builder: AdjointBuilder, op: Op) -> None:
     """A call of a Python function with source: call its pullback instead."""
     fn = op.attrs["fn"]
@@ -139,7 +175,11 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a closure over parameters: its cells' cotangents
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-    callee = CalleeRef(fn, active, builder.reads.implicit)  # compiled by the driver, afterwards
+    kinds = tuple(COMPLEX if any(op.operands[i].id in builder.maybe_complex for i in idx) else False
+                  for idx in mapping)
+    if COMPLEX not in kinds:
+        kinds = ()  # the common all-real case keeps the key it always had
+    callee = CalleeRef(fn, active, builder.reads.implicit, kinds)  # compiled by the driver, afterwards
     if callee not in builder.callees:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",
