@@ -245,3 +245,42 @@ def test_every_complex_variant_is_registered_on_a_rule():
                  "numpy.ndarray.real", "numpy.ndarray.conj"):
         assert name in names, name
     assert all(r.complex_ok for r in variants)
+
+
+# --- a complex form is used wherever a value may be complex, real ones included
+
+
+def _norms_of_a_global_read(x):
+    return np.linalg.norm(x * SCALE, 1) + np.linalg.norm(x * SCALE, np.inf) \
+        + np.var(x * SCALE, mean=0.25) + np.std(x * SCALE, mean=0.5) + np.sum(np.abs(x * SCALE))
+
+
+SCALE = 1.5  # a global: the analysis cannot tell it is real, so the complex forms are used
+
+
+def test_complex_forms_are_right_for_real_values():
+    x = np.array([0.3, -1.2, 0.7, 0.1])
+    (g,) = zp.gradient(_norms_of_a_global_read, x)
+    (fd,) = numerical_gradient(_norms_of_a_global_read, (x,))
+    assert np.allclose(g, fd, atol=1e-6)
+
+
+def _var_about_a_given_mean(z):
+    return np.var(z, mean=0.1 + 0.2j) + z.std(mean=np.full(3, 0.3 - 0.1j))
+
+
+def test_complex_var_and_std_about_a_given_mean():
+    _rule_check(_var_about_a_given_mean, crand(3))
+
+
+def _power_of_a_global_base(p):
+    return np.sum(BASES ** p)
+
+
+BASES = np.array([0.0, 2.0, 0.5])
+
+
+def test_complex_power_keeps_the_real_rules_zero_base_convention():
+    """A global base may be complex to the analysis; for a real one, 0 where it is 0."""
+    (g,) = zp.gradient(_power_of_a_global_base, 1.5)
+    assert g == pytest.approx(2.0 ** 1.5 * np.log(2.0) + 0.5 ** 1.5 * np.log(0.5))

@@ -26,6 +26,8 @@ import operator
 import numpy as np
 
 from zygote_py.errors import ZygoteError
+from zygote_py.rules.linalg import _norm_cotangent
+from zygote_py.rules.operators import _pow_exponent_cotangent
 from zygote_py.rules.reductions import _unsupported
 from zygote_py.rules.registry import (
     complex_variant,
@@ -115,11 +117,10 @@ def complex_ndarray_imag(g, y, self):
 
 
 def _complex_moment(g, y, a, axis, ddof, keepdims, correction, mean, std):
-    if mean is not None:
-        _unsupported("var/std(..., mean=...) of a complex array")
+    """The real rules' formula with conj(a - mean) for a - mean (mean=: a constant)."""
     n = reduced_size(a, axis) - (ddof if correction is None else correction)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
-    centered = a - np.mean(a, axis=axis, keepdims=True)
+    centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
     if std:
         yk = y if keepdims or axis is None else np.expand_dims(y, axis)
         return np.conj(centered) * (gk / (n * yk))
@@ -162,14 +163,21 @@ def complex_ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, kee
 
 @complex_variant(np.linalg.norm)
 def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
-    """The default order only (2-norm, Frobenius): conj(x) Re(g) / norm."""
+    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm; other orders of a
+    real x as the real rule does, of a complex x refused."""
     if ord is not None:
-        raise ZygoteError(f"np.linalg.norm(..., ord={ord!r}) of a complex array has no derivative "
-                          "rule (only the default order has one)", None,
-                          "use the default order, or np.sum(np.abs(x) ** p) ** (1 / p)")
+        return _norm_other_order(g, y, x, ord, axis, keepdims)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     return np.conj(x) * (gk / yk)
+
+
+def _norm_other_order(g, y, x, ord, axis, keepdims):
+    if np.iscomplexobj(x):
+        raise ZygoteError(f"np.linalg.norm(..., ord={ord!r}) of a complex array has no derivative "
+                          "rule (only the default order has one)", None,
+                          "use the default order, or np.sum(np.abs(x) ** p) ** (1 / p)")
+    return _norm_cotangent(g, y, x, ord, axis, keepdims)
 
 
 # ---------------------------------------------------------------------------
@@ -196,12 +204,19 @@ def complex_astype(g, y, x, dtype, *, copy=True, device=None):
 
 @complex_variant(operator.pow, np.power, builtins.pow)
 def complex_power(g, y, a, b, out=None, **kwargs):
-    """a ** b, holomorphic in both: b a^(b-1) and a^b log(a) (the principal log)."""
+    """a ** b, holomorphic in both: b a^(b-1) and a^b log(a) (the principal log; for a
+    real base, the real rule's: 0 where a <= 0)."""
     if isinstance(b, int):
         return g * b * a ** (b - 1), None
     ga = unbroadcast(g * b * a ** (b - 1), a)
-    gb = unbroadcast(g * y * np.log(a + 0j), b)
+    gb = unbroadcast(_complex_pow_exponent_cotangent(g, y, a), b)
     return ga, gb
+
+
+def _complex_pow_exponent_cotangent(g, y, a):
+    if np.iscomplexobj(a):
+        return g * y * np.log(a)
+    return _pow_exponent_cotangent(g, y, a)
 
 
 # ---------------------------------------------------------------------------

@@ -242,7 +242,7 @@ def ndarray_mT(g, y, self):
 
 @vjp_attr(np.ndarray, "real")
 def ndarray_real(g, y, self):
-    """Real arrays only: x.real is x."""
+    """Real arrays: x.real is x (complex ones: complex_rules.py)."""
     return g
 
 
