@@ -152,3 +152,13 @@ CASES = [
     Case(complex_loop, (rfloat(24), 3)),
     Case(helper_makes_complex, (rfloat(25),)),
 ]
+
+
+def complex_items_of_a_real_array(x, idx):
+    s = 0.0
+    for i in range(3):
+        s = s + np.abs(x[i] * np.exp(1j * x[i]) + 1.0) + np.real(np.sum(x[idx] * 1j * x[i]))
+    return s
+
+
+CASES.append(Case(complex_items_of_a_real_array, (rand(4, seed=26), np.array([0, 2, 2]))))
