@@ -63,6 +63,20 @@ HOLOMORPHIC = [
      (crand(3), crand(3))),
     ("getitem", lambda a: a[1:, ::-1] * a[0, 1] + a[[0, 0, 1]].sum(), (crand(3, 3),)),
     ("inv", lambda a: np.linalg.inv(a), (crand(3, 3) + 3 * np.eye(3),)),
+    ("det", lambda a: np.linalg.det(a), (crand(3, 3) + 2 * np.eye(3),)),
+    ("inverse-trig", lambda a: np.arcsin(a) + np.arccos(a) + np.arctan(a), (0.5 * crand(3),)),
+    ("inverse-hyperbolic", lambda a: np.arcsinh(a) + np.arctanh(0.5 * a) + np.arccosh(a + 2.0),
+     (0.5 * crand(3),)),
+    ("kron-tensordot", lambda a, b: np.kron(a, b)[:3, :3] + np.tensordot(a, b, axes=1)
+     + np.einsum("ij,jk->ik", a, b) + np.inner(a, b), (crand(3, 3), crand(3, 3))),
+    ("tile-repeat-roll", lambda a: np.tile(a, (2, 1))[1:4] + np.repeat(a, 2, axis=0)[:3]
+     + np.roll(a, 1, axis=1), (crand(3, 3),)),
+    ("prod", lambda a: np.prod(a, axis=0) + a.prod() + np.prod(a * np.array([1, 0, 1])),
+     (crand(2, 3),)),
+    ("max-min", lambda a: np.max(a, axis=0) * np.min(a) + a.max(axis=1).sum() + a.min()
+     + np.amax(a) + np.amin(a, axis=1).sum(), (crand(3, 3),)),
+    ("axes-triangles", lambda a: np.swapaxes(a, 0, 1) + np.moveaxis(a, 0, -1) + np.triu(a)
+     + np.tril(a, -1) + np.diagonal(a)[None, :], (crand(3, 3),)),
     ("transpose-methods", lambda a: a.transpose() @ a.mT + a.copy(), (crand(3, 3),)),
 ]
 
@@ -97,8 +111,8 @@ def test_the_table_covers_the_declared_functions():
         spelled = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
                    operator.neg: "-a", operator.pos: "+a", operator.matmul: "@",
                    operator.getitem: "a[", np.divide: "np.divide"}.get(fn, f"np.{name}(")
-        if fn is np.linalg.inv:
-            spelled = "np.linalg.inv("
+        if fn in (np.linalg.inv, np.linalg.det):
+            spelled = f"np.linalg.{name}("
         if spelled not in text:
             untested.append(name)
     assert not untested

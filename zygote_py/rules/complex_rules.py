@@ -230,9 +230,14 @@ HOLOMORPHIC_FUNCTIONS = (
     np.log2, np.log10, np.sum, np.mean, np.cumsum, np.trace, np.outer, np.reshape,
     np.transpose, np.ravel, np.squeeze, np.expand_dims, np.broadcast_to, np.flip,
     np.concatenate, np.stack, np.where, np.diag, operator.getitem, np.linalg.inv,
+    np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh, np.kron, np.tensordot,
+    np.einsum, np.inner, np.tile, np.repeat, np.roll, np.swapaxes, np.moveaxis, np.triu, np.tril,
+    np.diagonal, np.linalg.det, np.prod,
+    # selections: the element numpy picks (complex order is lexicographic) gets g
+    np.max, np.amax, np.min, np.amin,
 )
 HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose", "squeeze",
-                       "copy", "cumsum", "trace", "dot")
+                       "copy", "cumsum", "trace", "dot", "prod", "max", "min")
 
 declare_complex_ok(*HOLOMORPHIC_FUNCTIONS)
 declare_complex_ok(*((np.ndarray, name) for name in HOLOMORPHIC_METHODS))
