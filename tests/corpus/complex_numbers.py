@@ -162,3 +162,11 @@ def complex_items_of_a_real_array(x, idx):
 
 
 CASES.append(Case(complex_items_of_a_real_array, (rand(4, seed=26), np.array([0, 2, 2]))))
+
+
+def array_literal_with_a_complex_entry(x):
+    v = np.array([x, 1j, x * x]) * np.exp(1j * x)
+    return np.sum(np.abs(v) ** 2 + np.imag(v))
+
+
+CASES.append(Case(array_literal_with_a_complex_entry, (rfloat(27),)))

@@ -75,6 +75,9 @@ HOLOMORPHIC = [
      (crand(2, 3),)),
     ("max-min", lambda a: np.max(a, axis=0) * np.min(a) + a.max(axis=1).sum() + a.min()
      + np.amax(a) + np.amin(a, axis=1).sum(), (crand(3, 3),)),
+    ("build-arrays", lambda a, b: np.array([a[0], b[1], 1j]) + np.asarray(a) * np.copy(b)
+     + np.hstack([a, b])[1:4] + np.vstack([a, b])[1] + np.atleast_1d(a[2])
+     + np.column_stack([a, b])[:, 1], (crand(3), crand(3))),
     ("axes-triangles", lambda a: np.swapaxes(a, 0, 1) + np.moveaxis(a, 0, -1) + np.triu(a)
      + np.tril(a, -1) + np.diagonal(a)[None, :], (crand(3, 3),)),
     ("transpose-methods", lambda a: a.transpose() @ a.mT + a.copy(), (crand(3, 3),)),
