@@ -51,8 +51,10 @@ def _conj_unit(a, magnitude):
 
 @complex_variant(operator.abs, builtins.abs, np.absolute)
 def complex_absolute(g, y, a, out=None, **kwargs):
-    """|z|: Re(g) conj(z) / |z| (0 at z == 0)."""
-    return np.real(g) * _conj_unit(a, y)
+    """|z|: Re(g) conj(z) / |z| (0 at z == 0); a real a takes the real rule's g sign(a)."""
+    if np.iscomplexobj(a):
+        return np.real(g) * _conj_unit(a, y)
+    return g * np.sign(a)
 
 
 @vjp(np.angle, diff=("z",))
@@ -206,7 +208,13 @@ def complex_astype(g, y, x, dtype, *, copy=True, device=None):
 def complex_power(g, y, a, b, out=None, **kwargs):
     """a ** b, holomorphic in both: b a^(b-1) and a^b log(a) (the principal log; for a
     real base, the real rule's: 0 where a <= 0)."""
-    if isinstance(b, int):
+    if isinstance(b, int):  # the real rule's cheap cases, which hold for complex a too
+        if b == 2:
+            return g * 2 * a, None
+        if b == 1:
+            return g, None
+        if b == 0:
+            return None, None
         return g * b * a ** (b - 1), None
     ga = unbroadcast(g * b * a ** (b - 1), a)
     gb = unbroadcast(_complex_pow_exponent_cotangent(g, y, a), b)
