@@ -9,6 +9,7 @@ cotangent reaching the rule is a general complex covector.
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -78,6 +79,7 @@ HOLOMORPHIC = [
     ("build-arrays", lambda a, b: np.array([a[0], b[1], 1j]) + np.asarray(a) * np.copy(b)
      + np.hstack([a, b])[1:4] + np.vstack([a, b])[1] + np.atleast_1d(a[2])
      + np.column_stack([a, b])[:, 1], (crand(3), crand(3))),
+    ("builtin-sum", lambda a, b: sum([a, b * 2.0, a * b]) + sum(a), (crand(3), crand(3))),
     ("axes-triangles", lambda a: np.swapaxes(a, 0, 1) + np.moveaxis(a, 0, -1) + np.triu(a)
      + np.tril(a, -1) + np.diagonal(a)[None, :], (crand(3, 3),)),
     ("transpose-methods", lambda a: a.transpose() @ a.mT + a.copy(), (crand(3, 3),)),
@@ -113,7 +115,8 @@ def test_the_table_covers_the_declared_functions():
         name = getattr(fn, "__name__", "")
         spelled = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
                    operator.neg: "-a", operator.pos: "+a", operator.matmul: "@",
-                   operator.getitem: "a[", np.divide: "np.divide"}.get(fn, f"np.{name}(")
+                   operator.getitem: "a[", np.divide: "np.divide", builtins.sum: " sum("}.get(
+                       fn, f"np.{name}(")
         if fn in (np.linalg.inv, np.linalg.det):
             spelled = f"np.linalg.{name}("
         if spelled not in text:

@@ -241,7 +241,7 @@ HOLOMORPHIC_FUNCTIONS = (
     np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh, np.kron, np.tensordot,
     np.einsum, np.inner, np.tile, np.repeat, np.roll, np.swapaxes, np.moveaxis, np.triu, np.tril,
     np.diagonal, np.linalg.det, np.prod, np.array, np.asarray, np.hstack, np.vstack, np.copy,
-    np.atleast_1d, np.column_stack,
+    np.atleast_1d, np.column_stack, builtins.sum,
     # selections: the element numpy picks (complex order is lexicographic) gets g
     np.max, np.amax, np.min, np.amin,
 )
