@@ -129,7 +129,7 @@ def test_receiver_methods_resolve_by_the_object():
 def test_attributes_resolve_by_the_object():
     assert rs.resolve_attribute(np.ndarray, "T", registry).kind == rs.RULE
     assert rs.resolve_attribute(np.float64, "T", registry).kind == rs.RULE  # as a 0-d array
-    assert rs.resolve_attribute(np.ndarray, "imag", registry).kind == rs.NONDIFF
+    assert rs.resolve_attribute(np.ndarray, "imag", registry).kind == rs.RULE  # complex arrays
     assert rs.resolve_attribute(np.ndarray, "shape", registry).kind == rs.NONDIFF
     prop = rs.resolve_attribute(Scaled, "doubled", registry)
     assert prop.kind == rs.PROPERTY and prop.function is Scaled.doubled.fget

@@ -8,7 +8,7 @@ import pytest
 import zygote_py as zp
 from zygote_py.analysis.receivers import array_values, assumed_array_params
 from zygote_py.compiler import COMPILER
-from zygote_py.kinds import scalar_kinds
+from zygote_py.kinds import COMPLEX, HOLDS_COMPLEX, scalar_kinds
 
 
 class Box:
@@ -30,8 +30,10 @@ def reads(x, obj):
 
 
 def test_kinds_say_scalar_array_or_other_object():
-    args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s")
-    assert scalar_kinds(args) == (True, True, True, False, False, False, None, None, None)
+    args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s",
+            np.ones(2, complex), [1j], Box(2j))
+    assert scalar_kinds(args) == (True, True, True, False, False, COMPLEX, None, None, None,
+                                  COMPLEX, HOLDS_COMPLEX, HOLDS_COMPLEX)
 
 
 def test_array_values_follow_parameters_numpy_calls_indexing_and_loops():

@@ -5,6 +5,9 @@
 
     float                  -> float
     float ndarray          -> ndarray of the same shape (one difference per element)
+    complex, complex array -> the same, from two differences per element (the real and
+                              the imaginary direction), combined as dL/dx - i dL/dy: the
+                              covector convention of autograd and JAX (docs/complex.md)
     tuple / list           -> tuple / list, element by element
     dict                   -> dict, key by key
     user object (__dict__) -> dict: attribute name -> gradient
@@ -61,7 +64,11 @@ def kind_of(value: Any) -> str:
         return "inactive"
     if isinstance(value, float):
         return "float"
+    if isinstance(value, (complex, np.complexfloating)):
+        return "complex"
     if isinstance(value, np.ndarray):
+        if np.issubdtype(value.dtype, np.complexfloating):
+            return "complex array"
         return "array" if np.issubdtype(value.dtype, np.floating) else "inactive"
     if type(value) is tuple:
         return "tuple"
@@ -93,6 +100,15 @@ def _central(g: Callable[[float], Any], v: float, rel_step: float) -> float:
     return (to_scalar(g(vp)) - to_scalar(g(vm))) / (vp - vm)
 
 
+def _central_complex(g: Callable[[complex], Any], v: complex, rel_step: float) -> complex:
+    """dL/dx - i dL/dy at v = x + iy, by central differences in both directions."""
+    v = complex(v)
+    h = rel_step * max(1.0, abs(v))
+    along_real = (to_scalar(g(v + h)) - to_scalar(g(v - h))) / (2 * h)
+    along_imag = (to_scalar(g(v + 1j * h)) - to_scalar(g(v - 1j * h))) / (2 * h)
+    return complex(along_real, -along_imag)
+
+
 def _with_attr(obj: Any, name: str, new: Any) -> Any:
     clone = copy.copy(obj)
     setattr(clone, name, new)
@@ -106,6 +122,19 @@ def _fd(value: Any, rebuild: Callable[[Any], tuple], f: Callable, rel_step: floa
         return None
     if kind == "float":
         return _central(lambda v: f(*rebuild(v)), value, rel_step)
+    if kind == "complex":
+        return _central_complex(lambda v: f(*rebuild(type(value)(v))), value, rel_step)
+    if kind == "complex array":
+        grad = np.zeros(value.shape, dtype=np.complex128)
+        for idx in np.ndindex(*value.shape):
+
+            def at_complex(v, idx=idx):
+                arr = value.copy()
+                arr[idx] = v
+                return f(*rebuild(arr))
+
+            grad[idx] = _central_complex(at_complex, value[idx], rel_step)
+        return grad
     if kind == "array":
         grad = np.zeros(value.shape, dtype=np.float64)
         for idx in np.ndindex(*value.shape):
@@ -177,7 +206,7 @@ def _leaves(tree: Any) -> list[np.ndarray]:
         return [leaf for item in tree for leaf in _leaves(item)]
     if isinstance(tree, dict):
         return [leaf for item in tree.values() for leaf in _leaves(item)]
-    return [np.asarray(tree, dtype=np.float64)]
+    return [np.asarray(tree, dtype=np.complex128 if np.iscomplexobj(tree) else np.float64)]
 
 
 def assert_gradient_matches(
@@ -206,14 +235,24 @@ def assert_gradient_matches(
                 f"{path}: gradient {got!r} != finite differences {fd!r}"
             )
         return
-    if kind == "array":
+    if kind == "complex":
+        assert type(got) is type(arg), (
+            f"{path}: the gradient of a {type(arg).__name__} must be one, got {type(got).__name__}"
+        )
+        if fd is not SKIP:
+            assert np.isclose(got, fd, rtol=rtol, atol=atol), (
+                f"{path}: gradient {got!r} != finite differences {fd!r} (dL/dx - i dL/dy)"
+            )
+        return
+    if kind in ("array", "complex array"):
         assert isinstance(got, np.ndarray), (
             f"{path}: the gradient of an array must be an ndarray, got {type(got).__name__}"
         )
         assert got.shape == arg.shape, (
             f"{path}: gradient shape {got.shape} != arg shape {arg.shape}"
         )
-        assert np.issubdtype(got.dtype, np.floating), f"{path}: gradient dtype {got.dtype}"
+        assert got.dtype == arg.dtype if kind == "complex array" else \
+            np.issubdtype(got.dtype, np.floating), f"{path}: gradient dtype {got.dtype}"
         if fd is not SKIP:
             bad = ~np.isclose(got, fd, rtol=rtol, atol=atol)
             assert not bad.any(), (

@@ -119,7 +119,7 @@ def test_complex_convention_accepts_autograds_rule_for_abs_and_rejects_the_uncon
     def modulus_unconjugated(z):
         return np.abs(z)
 
-    extend.defvjp(modulus_unconjugated, lambda ans, z: lambda g: g * z / ans)  # what zygote_py returns
+    extend.defvjp(modulus_unconjugated, lambda ans, z: lambda g: g * z / ans)  # what zygote_py returned before docs/complex.md
     with pytest.raises(AssertionError, match="VJP"):
         test_util.check_grads(modulus_unconjugated, modes=["rev"], order=1)(0.6 + 0.3j)
 

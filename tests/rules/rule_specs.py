@@ -480,6 +480,8 @@ add(
     F(np.nan_to_num, CUSTOM(_with_nonfinite, "nonfinite"), posinf=5.0, neginf=-5.0), F(np.nan_to_num, R(5), nan=1.0),
     F(np.real, R(3, 4)), F(np.real, S()), F(np.real, [S(), S()]),
     M(nd, "conj", R(3, 4)), M(nd, "conjugate", R(5)),
+    # of real arrays: constants (complex arguments: tests/rules/test_complex_rules.py)
+    F(np.imag, R(3, 4)), F(np.angle, NZ(3, 4)), F(np.angle, NZ(3), deg=True), A(nd, "imag", R(3)),
 )
 
 # ---------------------------------------------------------------------------

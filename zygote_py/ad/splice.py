@@ -101,6 +101,8 @@ class Splice:
                 vmap[param.id] = builder.const(known)
         for op in ir.body.ops[:-1]:
             builder.insert(clone_op(op, vmap))
+        # the rule's statement calls (`_unsupported(...)`), by their copies' result ids
+        self.statements = {vmap[i].id for i in _statement_results(ir) if i in vmap}
         self.scalar = scalar
         returned = vmap.get(ir.body.ops[-1].operands[0].id, ir.body.ops[-1].operands[0])
         self.outputs: dict[str, Value] = {}
@@ -155,7 +157,7 @@ class Splice:
         live = {v.id for v in self.outputs.values()}
         kept = []
         for op in reversed(self.ops):
-            if any(r.id in live for r in op.results):
+            if any(r.id in live for r in op.results) or _refuses(op, self.statements):
                 kept.append(op)
                 for v in op.operands:
                     live.add(v.id)
@@ -185,6 +187,34 @@ class Splice:
 
     def placeholders_by_name(self) -> dict[str, Value]:
         return {self.param_of[v.id]: v for v in self.placeholders.values()}
+
+
+def _ops_within(op: Op):
+    """op and every op in its regions."""
+    yield op
+    for region in op.regions:
+        yield from region.walk()
+
+
+def _statement_results(ir) -> set[int]:
+    """Result ids of the calls a rule's body makes as statements, their value unused.
+    Rule bodies are pure, so such a call is there for its effect: to refuse
+    (`_unsupported(...)`)."""
+    ops = [op for top in ir.body.ops for op in _ops_within(top)]
+    used = {v.id for op in ops for v in op.operands}
+    return {op.result.id for op in ops
+            if op.opcode == "call" and len(op.results) == 1 and op.result.id not in used}
+
+
+def _refuses(op: Op, statements: set[int]) -> bool:
+    """Whether op is, or holds, a refusal: `raise`, or a statement call of the rule's.
+    Dropping it as dead code would turn a refusal into a wrong number."""
+    for inner in _ops_within(op):
+        if inner.opcode == "raise":
+            return True
+        if inner.opcode == "call" and any(r.id in statements for r in inner.results):
+            return True
+    return False
 
 
 def _substitute(op: Op, mapping: dict[int, Value]) -> None:

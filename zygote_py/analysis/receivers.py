@@ -29,6 +29,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
+from ..kinds import is_object_kind
 from ..resolve import FUNCTION, resolve
 from ..rules import registry
 
@@ -131,7 +132,7 @@ def _forward(fn: Function, kinds, assumed: set) -> tuple[set[int], set]:
     kept: set = set()
     variadic = _variadic_params(fn)
     for i, param in enumerate(fn.params):
-        if (i >= len(kinds) or kinds[i] is not None) and i not in variadic:
+        if (i >= len(kinds) or not is_object_kind(kinds[i])) and i not in variadic:
             known.add(param.id)
 
     def is_known(v) -> bool:

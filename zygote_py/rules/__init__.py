@@ -25,6 +25,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     statistics,
     structure,
 )
+from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 
 
 def supported() -> list[str]:

@@ -112,12 +112,11 @@ nondifferentiable_methods(str, "join", "format", "split", "strip", "lower", "upp
                           "endswith", "replace")
 
 # --- more index-, count- and set-valued functions; real-only parts ----------
-# np.imag and np.angle of a real array are constant (0, and 0 or pi).
 nondifferentiable(
     np.unique, getattr(np, "unique_values", None), getattr(np, "unique_counts", None),
     getattr(np, "unique_inverse", None), getattr(np, "unique_all", None), np.isin,
     np.histogram, np.histogram_bin_edges, np.histogram2d, np.histogramdd,
-    np.spacing, np.nextafter, np.isnat, np.iscomplex, np.imag, np.angle,
+    np.spacing, np.nextafter, np.isnat, np.iscomplex,
     np.tril_indices_from, np.triu_indices_from, np.diag_indices_from, np.mask_indices,
     np.packbits, np.unpackbits, getattr(np, "bitwise_count", None),
     np.issubdtype, getattr(np, "isdtype", None), np.iterable, np.linalg.matrix_rank,
@@ -125,7 +124,6 @@ nondifferentiable(
 )
 nondifferentiable(math.nextafter, math.ulp)
 nondifferentiable_methods(np.ndarray, "tobytes", "tofile", "nonzero")
-nondifferentiable_attrs(np.ndarray, "imag")
 nondifferentiable(getattr(np.random, "get_bit_generator", None),
                   getattr(np.random, "set_bit_generator", None))
 nondifferentiable_attrs(np.random.Generator, "bit_generator")

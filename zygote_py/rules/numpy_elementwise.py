@@ -156,7 +156,7 @@ def rad2deg(g, y, x, out=None, **kwargs):
 
 @vjp(np.conjugate)
 def conjugate(g, y, x, out=None, **kwargs):
-    """Real arrays only: conj is the identity."""
+    """Real arrays: conj is the identity (complex ones: complex_rules.py)."""
     return g
 
 
@@ -292,11 +292,11 @@ def nan_to_num(g, y, x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 @vjp(np.real, diff=("val",))
 def real(g, y, val):
-    """Real inputs only: np.real is the identity."""
+    """Real inputs: np.real is the identity (complex ones: complex_rules.py)."""
     return like_input(g, val)
 
 
 @vjp_method(np.ndarray, "conj", "conjugate")
 def ndarray_conj(g, y, self):
-    """Real arrays only: conj is the identity."""
+    """Real arrays: conj is the identity (complex ones: complex_rules.py)."""
     return g

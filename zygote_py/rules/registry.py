@@ -24,6 +24,15 @@ Methods and attributes of a type are registered by name (`vjp_method`,
 `vjp_attr`); functions whose results never carry a derivative (argmax, floor,
 shape, ...) are registered with `nondifferentiable`, and produce no adjoint.
 Each rule has a `jvp` slot for its forward-mode rule.
+
+Complex values (docs/complex.md).  A rule is written for real values; it is
+also used on complex ones only where that is declared: `complex_ok=True` (or
+`declare_complex_ok`) for a rule whose body is right as it stands under the
+covector convention (holomorphic functions: g * f'(z), transposes, never
+conjugates), or `complex_variant(primal)` for a separate body with the
+explicit non-holomorphic formula (abs, angle, conj, real, imag, var, norm).
+`for_complex(rule)` gives the rule to splice where a value may be complex, or
+None: the caller then refuses complex values (rules/complex_rules.py).
 """
 
 from __future__ import annotations
@@ -45,6 +54,11 @@ class Rule:
     diff: tuple[str, ...]  # differentiable parameter names, in the order the rule returns them
     jvp: Callable | None = None
     meta: dict = field(default_factory=dict)
+
+    @property
+    def complex_ok(self) -> bool:
+        """Whether the rule is declared right for complex values (as is or by a variant)."""
+        return bool(self.meta.get("complex_ok")) or "complex_vjp" in self.meta
 
     def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """Map call-site arguments (any objects) to the rule's primal parameters.
@@ -162,6 +176,47 @@ def jvp(primal: Any) -> Callable:
         return fn
 
     return register
+
+
+def _rules_of(primal: Any) -> list[Rule]:
+    """The registered rules of a function, `(cls, name)` method or `("attr", cls, name)`."""
+    if isinstance(primal, tuple) and len(primal) == 3 and primal[0] == "attr":
+        return [_ATTR_RULES[primal[1:]]]
+    if isinstance(primal, tuple):
+        return [_METHOD_RULES[primal]]
+    return [_FUNCTION_RULES[primal]]
+
+
+def declare_complex_ok(*primals: Any) -> None:
+    """Declare registered rules right for complex values as written (checked by
+    tests/rules/test_complex_rules.py against finite differences in both directions)."""
+    for primal in primals:
+        if primal is not None:
+            for rule in _rules_of(primal):
+                rule.meta["complex_ok"] = True
+
+
+def complex_variant(*primals: Any) -> Callable:
+    """Register the decorated function as the complex-value body of registered rules
+    (same parameters as the real one); it must also be right for real values."""
+
+    def register(fn: Callable) -> Callable:
+        for primal in primals:
+            if primal is not None:
+                for rule in _rules_of(primal):
+                    rule.meta["complex_vjp"] = fn
+        return fn
+
+    return register
+
+
+def for_complex(rule: Rule) -> Rule | None:
+    """The rule to use where a value may be complex: rule itself, its complex
+    variant, or None (not declared: complex values are refused)."""
+    variant = rule.meta.get("complex_vjp")
+    if variant is not None:
+        return Rule(rule.primal, rule.qualname, variant, rule.params, rule.diff, rule.jvp, rule.meta)
+    return rule if rule.meta.get("complex_ok") else None
 
 
 def nondifferentiable(*primals: Any) -> None:

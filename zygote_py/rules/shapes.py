@@ -33,7 +33,7 @@ def like_input(ga, a):
     if isinstance(a, tuple):
         return tuple(like_input(ga[i], x) for i, x in enumerate(a))
     if kind is float or kind is int or kind is bool:
-        return float(ga)
+        return float(ga.real)  # a real number's cotangent is real (docs/complex.md)
     if isinstance(a, np.generic):
         return ga[()] if isinstance(ga, np.ndarray) else ga
     return ga
@@ -50,7 +50,7 @@ def _array_cotangent(g, obj):
     if isinstance(obj, tuple):
         return tuple(_array_cotangent(g[i], x) for i, x in enumerate(obj))
     if kind is float or kind is int or kind is bool:
-        return float(g)
+        return float(g.real)  # a real number's cotangent is real (docs/complex.md)
     if isinstance(obj, np.generic):
         return obj.dtype.type(g) if obj.dtype.kind in "fc" else float(g)
     return g
@@ -242,7 +242,7 @@ def ndarray_mT(g, y, self):
 
 @vjp_attr(np.ndarray, "real")
 def ndarray_real(g, y, self):
-    """Real arrays only: x.real is x."""
+    """Real arrays: x.real is x (complex ones: complex_rules.py)."""
     return g
 
 

@@ -33,6 +33,7 @@ _TITLES = {
     "linalg": "Products and np.linalg",
     "products": "More products and matrix functions",
     "factorizations": "Matrix factorizations",
+    "complex_rules": "Complex values (see docs/complex.md)",
     "cotangents": "Runtime helpers that generated code calls (for gradients of gradients)",
     "rule_helpers": "Helpers that rule bodies call (for gradients of gradients)",
 }

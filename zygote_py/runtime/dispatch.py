@@ -38,6 +38,7 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NON
                        RECEIVER, RULE, STATIC, no_rule, resolve, resolve_attribute, resolve_method)
 from ..rules import registry
 from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
+from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -200,9 +201,15 @@ def _spread(origins, bars_by_param: dict, flat: _Flat):
     return arg_bars, kw_bars
 
 
-def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
-    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents."""
+def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
+    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents.
+    With a complex operand, the rule's complex form, or NoDerivativeRule if it has none."""
     call_args = ((self_obj,) if self_obj is not None else ()) + tuple(flat.args)
+    if any(is_complex(a) for a in call_args) or any(is_complex(v) for v in flat.kwargs.values()):
+        complex_rule = registry.for_complex(rule)
+        if complex_rule is None:
+            raise complex_error(rule.qualname, loc)
+        rule = complex_rule
     y = fn_call(*flat.args, **flat.kwargs)
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*call_args, **flat.kwargs)
@@ -347,8 +354,10 @@ def call(f, operands, spec, loc):
     if kind == CUSTOM:
         return _custom(how.rule, flat)
     if kind == RULE:
-        return _rule_pullback(how.rule, f, flat)
+        return _rule_pullback(how.rule, f, flat, loc)
     if kind == NONDIFF:
+        if f in VARY_ON_COMPLEX and flat.any_active() and any(is_complex(a) for a in flat.args):
+            raise complex_error(registry.qualified_name(f), loc)
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == FUNCTION:
         return _function_pullback(f, flat)
@@ -388,7 +397,7 @@ def call_method(obj, name, operands, spec, loc):
     how = resolve_method(obj, name, _ObservedRegistry)
     kind = how.kind
     if kind == RULE:
-        return _rule_pullback(how.rule, getattr(obj, name), flat, self_obj=obj)
+        return _rule_pullback(how.rule, getattr(obj, name), flat, loc, self_obj=obj)
     if kind == NONDIFF:
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == ATTRIBUTE:

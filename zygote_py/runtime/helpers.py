@@ -162,6 +162,8 @@ def accum_index(acc, seq, i, g, reverse=False):
     if isinstance(seq, _ndarray):
         if acc is None:
             acc = np.zeros(seq.shape, dtype=np.result_type(seq.dtype, np.float64))
+        if acc.dtype.kind == "f" and (type(g) is complex or getattr(g, "dtype", acc.dtype).kind == "c"):
+            g = np.real(g)  # a real array's cotangent is the real part (docs/complex.md)
         if _is_basic_index(i):
             acc[i] += g
         else:  # integer arrays and masks: repeated indices must add up

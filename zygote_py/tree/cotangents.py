@@ -160,8 +160,10 @@ def _finalize_array(g, x):
     g = np.asarray(g)
     if g.shape != x.shape:
         g = np.broadcast_to(g, x.shape)
-    if g.dtype != x.dtype and x.dtype.kind == "f":
-        return g.astype(x.dtype)
+    if g.dtype.kind == "c" and x.dtype.kind == "f":
+        g = g.real  # a real array's cotangent is the real part (docs/complex.md)
+    if g.dtype != x.dtype and x.dtype.kind in "fc":
+        return g.astype(x.dtype)  # a complex array's gradient is complex, if only its real part varies
     if g.base is not None or not g.flags.writeable:
         return g.copy()  # the user owns the gradient: never a view of a seed or a primal
     return g

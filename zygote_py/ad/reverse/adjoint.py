@@ -74,6 +74,7 @@ class AdjointBuilder:
         # ids of primal values known to be arrays or numbers: only their methods and
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
+        self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)

@@ -24,7 +24,8 @@ from ...errors import SourceLoc, UnsupportedSyntax
 @dataclass(frozen=True)
 class CalleeRef:
     """The pullback of fn for these active parameters (implicit: the Params variant),
-    specialised on what the caller knows of its arguments (kinds)."""
+    specialised on what the caller knows of its arguments (kinds, as
+    `kinds.scalar_kinds` says: known arrays or numbers, and which may be complex)."""
 
     fn: object
     active: tuple[bool, ...]

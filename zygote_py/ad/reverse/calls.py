@@ -24,11 +24,15 @@ import types
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable
+from ...analysis.complexity import is_complex_constant
 from ...ir.core import Op, Value, is_inside, value_block
-from ...resolve import CALLABLE, CUSTOM, FUNCTION, METHOD, RECEIVER, RULE, UNKNOWN, no_rule, resolve
+from ...kinds import COMPLEX, HOLDS_COMPLEX
+from ...resolve import (CALLABLE, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, UNKNOWN,
+                        no_rule, resolve)
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
+from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
@@ -57,6 +61,9 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             apply_rule(builder, rule, op, bound, op.result)
         else:  # *args rules, or a call spreading *args: bound while running
             dynamic_call(builder, op, kind="call")
+    elif how.kind == NONDIFF:
+        if fn in VARY_ON_COMPLEX:  # np.sign(z) of a complex z does vary: refuse it there
+            guard_complex(builder, registry.qualified_name(fn), op.operands)
     elif how.kind == FUNCTION:
         user_call(builder, op)
     elif how.kind in (METHOD, RECEIVER, CALLABLE) or _resolved_while_running(fn):
@@ -111,6 +118,14 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
               and builder.varied_operand(bound[n])]
     if not needed:
         return
+    operands = _bound_values(bound)
+    if any(v.id in builder.maybe_complex for v in operands) or any(
+            is_complex_constant(v) for v in bound.values() if not isinstance(v, Value)):
+        complex_rule = registry.for_complex(rule)
+        if complex_rule is None:  # real-only: refuse a complex operand while running
+            guard_complex(builder, rule.qualname, operands)
+        else:
+            rule = complex_rule
     g = builder.bar(result)
     if g.id in builder.maybe_none:
         guarded(builder, g, lambda: _apply_rule(builder, rule, bound, result, needed, g))
@@ -140,6 +155,36 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         builder.accumulate(bound[name], value)
 
 
+def _callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
+    array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
+    if any(op.operands[i].id in builder.maybe_complex for i in idx):
+        return COMPLEX if array else HOLDS_COMPLEX
+    return False if array else None
+
+
+def _bound_values(bound: dict) -> list[Value]:
+    """The IR values bound to a rule's parameters (inside *args tuples too)."""
+    out = []
+    for value in bound.values():
+        if isinstance(value, Value):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            out.extend(v for v in value if isinstance(v, Value))
+        elif isinstance(value, dict):
+            out.extend(v for v in value.values() if isinstance(v, Value))
+    return out
+
+
+def guard_complex(builder: AdjointBuilder, qualname: str, operands) -> None:
+    """`_zp_refuse_complex(name, loc, *operands)` in the backward, for the operands that
+    may be complex: a real-only rule (or a function registered as having no derivative,
+    which a complex value does vary) must not meet a complex value."""
+    suspects = [builder.fetch(v) for v in operands if v.id in builder.maybe_complex]
+    if suspects:
+        builder.call(refuse_complex, builder.const(qualname), builder.const(builder.current_loc),
+                     *suspects, expr="_zp_refuse_complex")
+
+
 def user_call(builder: AdjointBuilder, op: Op) -> None:
     """A call of a Python function with source: call its pullback instead."""
     fn = op.attrs["fn"]
@@ -154,11 +199,10 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a closure over parameters: its cells' cotangents
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-    # the callee's parameters that are known arrays or numbers (False), or not (None)
-    kinds = tuple(False if idx and all(op.operands[i].id in builder.arrays for i in idx) else None
-                  for idx in mapping)
-    # compiled by the driver, afterwards
-    callee = CalleeRef(fn, active, builder.reads.implicit, kinds)
+    # per callee parameter: a known array or number (False) or not (None), and whether it
+    # may receive complex values (COMPLEX, HOLDS_COMPLEX)
+    kinds = tuple(_callee_kind(builder, op, idx) for idx in mapping)
+    callee = CalleeRef(fn, active, builder.reads.implicit, kinds)  # compiled by the driver, afterwards
     if callee not in builder.callees:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",

@@ -17,13 +17,31 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
+from ...analysis.complexity import complex_values
 from ...analysis.receivers import array_values
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
+from ...kinds import is_complex_kind
+from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
 from .augment import augment
 from .reads import ConstantReads
+
+
+def _varying_on_complex(fn: Function, varied: set[int], maybe_complex: set[int]) -> list[int]:
+    """Results of calls registered as having no derivative that a complex argument varies
+    (VARY_ON_COMPLEX), where a varied operand may be complex."""
+    return [op.result.id for op in fn.walk()
+            if op.opcode == "call" and _in(op.attrs["fn"], VARY_ON_COMPLEX)
+            and any(v.id in varied and v.id in maybe_complex for v in op.operands)]
+
+
+def _in(fn, names: frozenset) -> bool:
+    try:
+        return fn in names
+    except TypeError:  # an unhashable callee
+        return False
 
 
 class AdjointProgram:
@@ -63,8 +81,15 @@ class ReverseTransform:
         arrays = array_values(fn, scalar_params)
         varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                arrays=arrays)
+        # arguments that held complex values (no kinds: real, as grad_source without args shows)
+        maybe_complex = complex_values(fn, [is_complex_kind(k) for k in scalar_params])
+        varying = _varying_on_complex(fn, varied, maybe_complex)
+        if varying:  # np.sign(z) of a complex z does vary: a cotangent must reach its refusal
+            varied = varied_values(fn, active, extra_roots=roots + varying,
+                                   implicit=reads.implicit, arrays=arrays)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays)
+        self.builder.maybe_complex = maybe_complex
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn

@@ -1,0 +1,53 @@
+"""Splicing rule bodies: a refusal in a rule's body survives dead-code removal.
+
+A rule body refuses a case it has no formula for with a statement
+(`_unsupported("np.var(..., where=...)")`, `raise ...`).  Nothing uses its
+value, so removing dead code from the spliced copy used to drop it, and the
+gradient of np.var(x, where=mask) came back as the unmasked one: a number,
+and a wrong one.
+"""
+
+import numpy as np
+import pytest
+
+import zygote_py as zp
+
+MASK = np.array([True, False, True, True])
+X = np.array([1.0, 2.0, 4.0, -0.5])
+
+
+def masked_var(x):
+    return np.var(x, where=MASK)
+
+
+def masked_std_method(x):
+    return x.std(where=MASK)
+
+
+def masked_max(x):
+    return np.max(x, where=MASK, initial=-10.0)
+
+
+def masked_prod(x):
+    return np.prod(x, where=MASK)
+
+
+@pytest.mark.parametrize("f", [masked_var, masked_std_method, masked_max, masked_prod])
+def test_a_rule_refusing_where_refuses_when_spliced(f):
+    with pytest.raises(NotImplementedError, match="where="):
+        zp.gradient(f, X)
+
+
+def test_the_refusal_costs_nothing_when_the_argument_is_left_out():
+    """where=None folds the refusing branch away: the gradient is computed."""
+    (g,) = zp.gradient(lambda x: np.var(x), X)
+    assert np.allclose(g, 2 * (X - X.mean()) / X.size)
+
+
+def norm_of_complex(z):
+    return np.linalg.norm(z, 1)
+
+
+def test_a_raise_statement_in_a_rule_body_survives():
+    with pytest.raises(zp.ZygoteError, match="ord=1"):
+        zp.gradient(norm_of_complex, np.array([0.3 + 0.2j, -0.5 + 1j]))

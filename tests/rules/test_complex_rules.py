@@ -1,0 +1,306 @@
+"""Rules on complex values (docs/complex.md): every rule declared right for complex
+values against finite differences in the real and the imaginary direction, and
+every other rule refusing a complex value instead of returning a number.
+
+The gradient of a real loss L at z = x + iy is dL/dx - i dL/dy.  Each declared
+rule f is checked through L(z) = Re(sum(f(z) * w)) with a complex w, so the
+cotangent reaching the rule is a general complex covector.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+import pytest
+from corpus.finite_diff import assert_gradient_matches, numerical_gradient
+
+import zygote_py as zp
+from zygote_py.rules import complex_rules, registry
+
+RNG = np.random.default_rng(7)
+
+
+def crand(*shape):
+    return RNG.uniform(-1, 1, shape) + 1j * RNG.uniform(-1, 1, shape)
+
+
+def away(*shape):
+    """Complex entries with real part in [1, 2): clear of the branch cuts of log and sqrt."""
+    return RNG.uniform(1, 2, shape) + 1j * RNG.uniform(-1, 1, shape)
+
+
+# (name, function of the complex arguments, arguments): each function of the table below
+# returns a complex array, turned into a real loss by _real_loss
+HOLOMORPHIC = [
+    ("add", lambda a, b: a + b, (crand(3), crand(3))),
+    ("add-broadcast", lambda a, b: np.add(a, b), (crand(2, 3), crand(3))),
+    ("sub", lambda a, b: a - np.subtract(b, a), (crand(3), crand(3))),
+    ("mul", lambda a, b: a * np.multiply(b, a), (crand(3), crand(3))),
+    ("truediv", lambda a, b: a / b + np.divide(b, a), (away(3), away(3))),
+    ("neg-pos", lambda a: -a + np.negative(a) * 2 + (+a) + np.positive(a), (crand(3),)),
+    ("matmul", lambda a, b: a @ b + np.matmul(b, a), (crand(3, 3), crand(3, 3))),
+    ("dot", lambda a, b: np.dot(a, b) + a.dot(b), (crand(3, 3), crand(3))),
+    ("exp-log", lambda a: np.exp(a) + np.log(a), (away(3),)),
+    ("trig", lambda a: np.sin(a) + np.cos(a) * np.tan(a), (crand(3),)),
+    ("hyperbolic", lambda a: np.tanh(a) + np.sinh(a) * np.cosh(a), (crand(3),)),
+    ("sqrt-square", lambda a: np.sqrt(a) + np.square(a) + np.reciprocal(a), (away(3),)),
+    ("expm1-log1p", lambda a: np.expm1(a) + np.log1p(a), (away(3),)),
+    ("exp2-log2-log10", lambda a: np.exp2(a) + np.log2(a) + np.log10(a), (away(3),)),
+    ("power-int", lambda a: a ** 3 + np.power(a, 2) + a ** -1, (away(3),)),
+    ("power-complex", lambda a, b: a ** b + np.power(a, 1.5), (away(3), crand(3))),
+    ("sum-mean", lambda a: np.sum(a, axis=0) * np.mean(a) + a.sum(axis=1).mean(), (crand(3, 3),)),
+    ("cumsum-trace", lambda a: np.cumsum(a)[:3] * np.trace(a) + a.cumsum(axis=0)[0] * a.trace(),
+     (crand(3, 3),)),
+    ("outer", lambda a, b: np.outer(a, b), (crand(3), crand(2))),
+    ("shapes", lambda a: np.reshape(a, (3, 2)).T @ np.transpose(a) + a.reshape(6)[:2].sum()
+     + np.ravel(a)[1] + a.ravel()[2] + a.flatten()[3], (crand(2, 3),)),
+    ("squeeze-expand", lambda a: np.squeeze(np.expand_dims(a, 0)) * a.squeeze()
+     + np.broadcast_to(a, (2, 3)), (crand(3),)),
+    ("flip-diag", lambda a: np.flip(a) + np.diag(a) + np.diag(np.diag(a)), (crand(3, 3),)),
+    ("join-where", lambda a, b: np.concatenate([a, b]) + np.concatenate([np.stack([a, b]).sum(axis=0)] * 2)
+     + np.where(np.arange(6) > 2, np.concatenate([a, b]), 2.0 * np.concatenate([b, a])),
+     (crand(3), crand(3))),
+    ("getitem", lambda a: a[1:, ::-1] * a[0, 1] + a[[0, 0, 1]].sum(), (crand(3, 3),)),
+    ("inv", lambda a: np.linalg.inv(a), (crand(3, 3) + 3 * np.eye(3),)),
+    ("det", lambda a: np.linalg.det(a), (crand(3, 3) + 2 * np.eye(3),)),
+    ("inverse-trig", lambda a: np.arcsin(a) + np.arccos(a) + np.arctan(a), (0.5 * crand(3),)),
+    ("inverse-hyperbolic", lambda a: np.arcsinh(a) + np.arctanh(0.5 * a) + np.arccosh(a + 2.0),
+     (0.5 * crand(3),)),
+    ("kron-tensordot", lambda a, b: np.kron(a, b)[:3, :3] + np.tensordot(a, b, axes=1)
+     + np.einsum("ij,jk->ik", a, b) + np.inner(a, b), (crand(3, 3), crand(3, 3))),
+    ("tile-repeat-roll", lambda a: np.tile(a, (2, 1))[1:4] + np.repeat(a, 2, axis=0)[:3]
+     + np.roll(a, 1, axis=1), (crand(3, 3),)),
+    ("prod", lambda a: np.prod(a, axis=0) + a.prod() + np.prod(a * np.array([1, 0, 1])),
+     (crand(2, 3),)),
+    ("max-min", lambda a: np.max(a, axis=0) * np.min(a) + a.max(axis=1).sum() + a.min()
+     + np.amax(a) + np.amin(a, axis=1).sum(), (crand(3, 3),)),
+    ("build-arrays", lambda a, b: np.array([a[0], b[1], 1j]) + np.asarray(a) * np.copy(b)
+     + np.hstack([a, b])[1:4] + np.vstack([a, b])[1] + np.atleast_1d(a[2])
+     + np.column_stack([a, b])[:, 1], (crand(3), crand(3))),
+    ("builtin-sum", lambda a, b: sum([a, b * 2.0, a * b]) + sum(a), (crand(3), crand(3))),
+    ("axes-triangles", lambda a: np.swapaxes(a, 0, 1) + np.moveaxis(a, 0, -1) + np.triu(a)
+     + np.tril(a, -1) + np.diagonal(a)[None, :], (crand(3, 3),)),
+    ("transpose-methods", lambda a: a.transpose() @ a.mT + a.copy(), (crand(3, 3),)),
+]
+
+
+def _loss_fixed(f, args):
+    """Re(sum(f(*args) * w)) with w fixed (drawn once, in the output's shape).  One or two
+    named parameters: a `*args` loss is another feature (the API's call styles)."""
+    out = np.asarray(f(*args))
+    w = RNG.uniform(-1, 1, out.shape) + 1j * RNG.uniform(-1, 1, out.shape)
+    if len(args) == 1:
+        return lambda a: np.real(np.sum(f(a) * w))
+    return lambda a, b: np.real(np.sum(f(a, b) * w))
+
+
+@pytest.mark.parametrize("name,f,args", HOLOMORPHIC, ids=[c[0] for c in HOLOMORPHIC])
+def test_declared_rule_matches_finite_differences_in_both_directions(name, f, args):
+    loss = _loss_fixed(f, args)
+    grads = zp.gradient(loss, *args)
+    want = numerical_gradient(loss, args)
+    for i, (g, fd, a) in enumerate(zip(grads, want, args)):
+        assert_gradient_matches(g, fd, a, f"{name} arg{i}", atol=1e-6, rtol=1e-5)
+
+
+def test_the_table_covers_the_declared_functions():
+    """Every function declared complex-ok as written appears in a row above."""
+    import inspect
+
+    text = inspect.getsource(inspect.getmodule(test_the_table_covers_the_declared_functions))
+    untested = []
+    for fn in complex_rules.HOLOMORPHIC_FUNCTIONS:
+        name = getattr(fn, "__name__", "")
+        spelled = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+                   operator.neg: "-a", operator.pos: "+a", operator.matmul: "@",
+                   operator.getitem: "a[", np.divide: "np.divide", builtins.sum: " sum("}.get(
+                       fn, f"np.{name}(")
+        if fn in (np.linalg.inv, np.linalg.det):
+            spelled = f"np.linalg.{name}("
+        if spelled not in text:
+            untested.append(name)
+    assert not untested
+
+
+# --- the explicit formulas of the non-holomorphic rules, rule by rule
+
+
+def _rule_check(f, z):
+    loss = _loss_fixed(f, (z,)) if np.iscomplexobj(f(z)) else (lambda v: np.sum(f(v)))
+    (got,) = zp.gradient(loss, z)
+    (fd,) = numerical_gradient(loss, (z,))
+    assert_gradient_matches(got, fd, z, "z", atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("f", [
+    np.abs, np.absolute, abs, np.angle, lambda z: np.angle(z, deg=True), np.conj, np.conjugate,
+    np.real, np.imag, lambda z: z.real, lambda z: z.imag, lambda z: z.conj(),
+    lambda z: z.conjugate(), np.var, np.std, lambda z: z.var(axis=0), lambda z: z.std(ddof=1),
+    lambda z: np.var(z, axis=1, keepdims=True), np.linalg.norm,
+    lambda z: np.linalg.norm(z, axis=0), lambda z: np.real(z).astype(complex) * z.astype(np.complex128),
+], ids=["abs", "absolute", "builtin-abs", "angle", "angle-deg", "conj", "conjugate", "real",
+        "imag", ".real", ".imag", ".conj", ".conjugate", "var", "std", ".var-axis", ".std-ddof",
+        "var-keepdims", "norm", "norm-axis", "astype"])
+def test_non_holomorphic_rule_matches_finite_differences(f):
+    _rule_check(f, crand(3, 2))
+
+
+def test_abs_at_zero_is_zero_like_the_real_rule():
+    (g,) = zp.gradient(lambda z: np.sum(np.abs(z)), np.array([0j, 3 + 4j]))
+    assert np.allclose(g, [0j, 0.6 - 0.8j], rtol=0, atol=1e-15) and g[0] == 0
+
+
+def test_the_convention_pinned_by_autograds_abs_rule():
+    """autograd's own abs rule is g * conj(z) / |z| (tests/peers/test_autograd_shim.py)."""
+    (g,) = zp.gradient(lambda z: np.abs(z), 0.6 + 0.3j)
+    assert type(g) is complex and np.isclose(g, (0.6 - 0.3j) / abs(0.6 + 0.3j))
+
+
+# --- refusals: a rule not declared for complex values never returns a number
+
+
+def _max_of_complex(z):
+    return np.real(np.sum(np.maximum(z, 0.1)))
+
+
+def _sort_of_complex(z):
+    return np.real(np.sort(z)[0] * 2.0)
+
+
+def _svd_of_complex(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False))
+
+
+def _eigh_of_complex(a):
+    return np.sum(np.linalg.eigh(a + np.conj(a.T))[0] ** 2)
+
+
+def _norm_order_one(z):
+    return np.linalg.norm(z, 1)
+
+
+def _sign_of_complex(z):
+    return np.real(np.sum(np.sign(z) * z))
+
+
+def _fft(x):
+    return np.sum(np.abs(np.fft.fft(x)))
+
+
+def _complex_intermediate_into_maximum(x):
+    return np.real(np.sum(np.maximum(x * np.exp(0.5j), 0.0)))
+
+
+def _vdot_conjugates_its_first_operand(x):
+    return np.real(np.vdot(np.exp(1j * np.arange(3.0)), x))
+
+
+@pytest.mark.parametrize("f,arg,callee", [
+    (_max_of_complex, crand(3), "numpy.maximum"),
+    (_sort_of_complex, crand(3), "numpy.sort"),
+    (_svd_of_complex, crand(3, 3), "numpy.linalg.svd"),
+    (_eigh_of_complex, crand(3, 3), "numpy.linalg.eigh"),
+    (_norm_order_one, crand(3), "ord=1"),
+    (_sign_of_complex, crand(3), "numpy.sign"),
+    (_fft, RNG.uniform(-1, 1, 4), "fft"),
+    (_complex_intermediate_into_maximum, RNG.uniform(-1, 1, 3), "numpy.maximum"),
+    (_vdot_conjugates_its_first_operand, RNG.uniform(-1, 1, 3), "numpy.vdot"),
+], ids=["maximum", "sort", "svd", "eigh", "norm-ord-1", "sign", "fft", "intermediate", "vdot"])
+def test_undeclared_rule_refuses_a_complex_value(f, arg, callee):
+    with pytest.raises(zp.ZygoteError, match=callee):
+        zp.gradient(f, arg)
+
+
+def test_refusal_names_the_call_site_with_a_caret_and_a_hint():
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(_max_of_complex, crand(3))
+    text = str(info.value)
+    assert "test_complex_rules.py" in text and "np.maximum(z, 0.1)" in text and "^" in text
+    assert "complex" in text and "hint" in text
+
+
+def test_a_real_call_of_the_same_function_still_differentiates():
+    """The refusal depends on the argument's kind (part of the compiled entry's key)."""
+    x = RNG.uniform(0.2, 1, 3)
+    assert np.allclose(zp.gradient(_max_of_complex, x)[0], 1.0)
+    with pytest.raises(zp.NoDerivativeRule):
+        zp.gradient(_max_of_complex, crand(3))
+    assert np.allclose(zp.gradient(_max_of_complex, x)[0], 1.0)
+
+
+def _apply(fn, z):
+    return np.real(np.sum(fn(z, 0.1)))
+
+
+def test_a_rule_resolved_while_running_refuses_a_complex_value():
+    """fn is a value: the rule is applied by the run-time dispatcher, which sees z."""
+    with pytest.raises(zp.NoDerivativeRule, match="numpy.maximum"):
+        zp.gradient(_apply, np.maximum, crand(3))
+    (g,) = zp.gradient(lambda z: _apply(np.add, z), crand(3))
+    assert np.allclose(g, 1.0)
+
+
+def _helper_abs(z):
+    return np.abs(z)
+
+
+def _calls_a_helper_with_a_complex_value(x):
+    return np.sum(_helper_abs(x * np.exp(0.3j)))
+
+
+def test_a_callee_compiled_for_a_complex_argument_uses_the_complex_rule():
+    x = RNG.uniform(-1, 1, 3)
+    (g,) = zp.gradient(_calls_a_helper_with_a_complex_value, x)
+    (fd,) = numerical_gradient(_calls_a_helper_with_a_complex_value, (x,))
+    assert np.allclose(g, fd, atol=1e-6)
+
+
+def test_every_complex_variant_is_registered_on_a_rule():
+    variants = [r for r in registry.all_rules() if "complex_vjp" in r.meta]
+    names = {r.qualname for r in variants}
+    for name in ("numpy.absolute", "numpy.angle", "numpy.conjugate", "numpy.real", "numpy.imag",
+                 "numpy.var", "numpy.std", "numpy.linalg.norm", "numpy.ndarray.imag",
+                 "numpy.ndarray.real", "numpy.ndarray.conj"):
+        assert name in names, name
+    assert all(r.complex_ok for r in variants)
+
+
+# --- a complex form is used wherever a value may be complex, real ones included
+
+
+def _norms_of_a_global_read(x):
+    return np.linalg.norm(x * SCALE, 1) + np.linalg.norm(x * SCALE, np.inf) \
+        + np.var(x * SCALE, mean=0.25) + np.std(x * SCALE, mean=0.5) + np.sum(np.abs(x * SCALE))
+
+
+SCALE = 1.5  # a global: the analysis cannot tell it is real, so the complex forms are used
+
+
+def test_complex_forms_are_right_for_real_values():
+    x = np.array([0.3, -1.2, 0.7, 0.1])
+    (g,) = zp.gradient(_norms_of_a_global_read, x)
+    (fd,) = numerical_gradient(_norms_of_a_global_read, (x,))
+    assert np.allclose(g, fd, atol=1e-6)
+
+
+def _var_about_a_given_mean(z):
+    return np.var(z, mean=0.1 + 0.2j) + z.std(mean=np.full(3, 0.3 - 0.1j))
+
+
+def test_complex_var_and_std_about_a_given_mean():
+    _rule_check(_var_about_a_given_mean, crand(3))
+
+
+def _power_of_a_global_base(p):
+    return np.sum(BASES ** p)
+
+
+BASES = np.array([0.0, 2.0, 0.5])
+
+
+def test_complex_power_keeps_the_real_rules_zero_base_convention():
+    """A global base may be complex to the analysis; for a real one, 0 where it is 0."""
+    (g,) = zp.gradient(_power_of_a_global_base, 1.5)
+    assert g == pytest.approx(2.0 ** 1.5 * np.log(2.0) + 0.5 ** 1.5 * np.log(0.5))

@@ -1,0 +1,253 @@
+"""Rules on complex values: the covector convention (docs/complex.md).
+
+The cotangent of a complex value z = u + iv is the covector dL/du - i dL/dv
+(autograd's and JAX's convention), so a holomorphic f pulls back g to
+g * f'(z) -- the real-valued rules' bodies, transposes and all, unchanged --
+and the gradient of a real loss is the conjugate of the steepest-ascent
+direction.  Here:
+
+- the rules whose bodies are right for complex values as written, declared
+  (`HOLOMORPHIC_*` below; each is checked against finite differences in the
+  real and the imaginary direction by tests/rules/test_complex_rules.py);
+- the explicit formulas of the non-holomorphic functions (abs, angle, conj,
+  real, imag, var, std, linalg.norm), as complex variants of their rules:
+  they are used where a value may be complex and are right for real values
+  too.  A real-valued output's cotangent is real: these take np.real(g),
+  since a complex g reaching a real value carries a meaningless imaginary part.
+
+Every other rule refuses a complex value (ad/reverse/calls.py, runtime/dispatch.py).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from zygote_py.errors import ZygoteError
+from zygote_py.rules.linalg import _norm_cotangent
+from zygote_py.rules.operators import _pow_exponent_cotangent
+from zygote_py.rules.reductions import _unsupported
+from zygote_py.rules.registry import (
+    complex_variant,
+    declare_complex_ok,
+    vjp,
+    vjp_attr,
+)
+from zygote_py.rules.shapes import like_input
+from zygote_py.runtime import reduced_size, unbroadcast
+
+
+def _conj_unit(a, magnitude):
+    """conj(a) / |a|, taken as 0 where a == 0 (the real rule's sign(0) = 0)."""
+    zero = magnitude == 0
+    return np.where(zero, 0.0, np.conj(a) / np.where(zero, 1.0, magnitude))
+
+
+# ---------------------------------------------------------------------------
+# abs, angle, conj, real, imag
+
+
+@complex_variant(operator.abs, builtins.abs, np.absolute)
+def complex_absolute(g, y, a, out=None, **kwargs):
+    """|z|: Re(g) conj(z) / |z| (0 at z == 0); a real a takes the real rule's g sign(a)."""
+    if np.iscomplexobj(a):
+        return np.real(g) * _conj_unit(a, y)
+    return g * np.sign(a)
+
+
+@vjp(np.angle, diff=("z",))
+def angle(g, y, z, deg=False):
+    """A real array's angle is piecewise constant (0 or pi): no derivative."""
+    return None
+
+
+@complex_variant(np.angle)
+def complex_angle(g, y, z, deg=False):
+    """atan2(v, u): Re(g) (-i conj(z)) / |z|^2 (0 at z == 0); deg scales by 180/pi."""
+    magnitude = np.abs(z)
+    scale = np.real(g) * (180.0 / np.pi if deg else 1.0)
+    return scale * (-1j) * _conj_unit(z, magnitude) / np.where(magnitude == 0, 1.0, magnitude)
+
+
+@complex_variant(np.conjugate)
+def complex_conjugate(g, y, x, out=None, **kwargs):
+    """conj is antilinear: the covector of conj(z) pulls back to conj(g)."""
+    return np.conj(g)
+
+
+@complex_variant((np.ndarray, "conj"), (np.ndarray, "conjugate"))
+def complex_ndarray_conj(g, y, self):
+    return np.conj(g)
+
+
+@complex_variant(np.real)
+def complex_real(g, y, val):
+    return like_input(np.real(g), val)
+
+
+@complex_variant(("attr", np.ndarray, "real"))
+def complex_real_attr(g, y, self):
+    return np.real(g)
+
+
+@vjp(np.imag, diff=("val",))
+def imag(g, y, val):
+    """A real array's imaginary part is the constant 0."""
+    return None
+
+
+@complex_variant(np.imag)
+def complex_imag(g, y, val):
+    """Im(z) = v: the covector dL/du - i dL/dv is -i Re(g)."""
+    return -1j * np.real(g)
+
+
+@vjp_attr(np.ndarray, "imag")
+def ndarray_imag(g, y, self):
+    return None
+
+
+@complex_variant(("attr", np.ndarray, "imag"))
+def complex_ndarray_imag(g, y, self):
+    return -1j * np.real(g)
+
+
+# ---------------------------------------------------------------------------
+# var, std, linalg.norm: |.|^2 and |.| of complex entries
+
+
+def _complex_moment(g, y, a, axis, ddof, keepdims, correction, mean, std):
+    """The real rules' formula with conj(a - mean) for a - mean (mean=: a constant)."""
+    n = reduced_size(a, axis) - (ddof if correction is None else correction)
+    gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
+    centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
+    if std:
+        yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+        return np.conj(centered) * (gk / (n * yk))
+    return np.conj(centered) * (gk * (2.0 / n))
+
+
+@complex_variant(np.var)
+def complex_var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+                mean=None, correction=None):
+    """mean(|a - mean(a)|^2): 2 conj(a - mean(a)) Re(g) / n."""
+    if where is not None:
+        _unsupported("np.var(..., where=...)")
+    return like_input(_complex_moment(g, y, a, axis, ddof, keepdims, correction, mean, False), a)
+
+
+@complex_variant((np.ndarray, "var"))
+def complex_ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+                        where=None, mean=None, correction=None):
+    if where is not None:
+        _unsupported("ndarray.var(..., where=...)")
+    return _complex_moment(g, y, self, axis, ddof, keepdims, correction, mean, False)
+
+
+@complex_variant(np.std)
+def complex_std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+                mean=None, correction=None):
+    """sqrt(var): conj(a - mean(a)) Re(g) / (n std)."""
+    if where is not None:
+        _unsupported("np.std(..., where=...)")
+    return like_input(_complex_moment(g, y, a, axis, ddof, keepdims, correction, mean, True), a)
+
+
+@complex_variant((np.ndarray, "std"))
+def complex_ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+                        where=None, mean=None, correction=None):
+    if where is not None:
+        _unsupported("ndarray.std(..., where=...)")
+    return _complex_moment(g, y, self, axis, ddof, keepdims, correction, mean, True)
+
+
+@complex_variant(np.linalg.norm)
+def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
+    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm; other orders of a
+    real x as the real rule does, of a complex x refused."""
+    if ord is not None:
+        return _norm_other_order(g, y, x, ord, axis, keepdims)
+    gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    return np.conj(x) * (gk / yk)
+
+
+def _norm_other_order(g, y, x, ord, axis, keepdims):
+    if np.iscomplexobj(x):
+        raise ZygoteError(f"np.linalg.norm(..., ord={ord!r}) of a complex array has no derivative "
+                          "rule (only the default order has one)", None,
+                          "use the default order, or np.sum(np.abs(x) ** p) ** (1 / p)")
+    return _norm_cotangent(g, y, x, ord, axis, keepdims)
+
+
+# ---------------------------------------------------------------------------
+# casts: complex -> real keeps the real part; real -> complex takes Re(g)
+
+
+def _cast_back(g, dtype):
+    return np.asarray(g if dtype.kind == "c" else np.real(g), dtype=dtype)
+
+
+@complex_variant((np.ndarray, "astype"))
+def complex_ndarray_astype(g, y, self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return _cast_back(g, self.dtype)
+
+
+@complex_variant(getattr(np, "astype", None))
+def complex_astype(g, y, x, dtype, *, copy=True, device=None):
+    return _cast_back(g, x.dtype)
+
+
+# ---------------------------------------------------------------------------
+# power: the exponent's cotangent needs the complex log
+
+
+@complex_variant(operator.pow, np.power, builtins.pow)
+def complex_power(g, y, a, b, out=None, **kwargs):
+    """a ** b, holomorphic in both: b a^(b-1) and a^b log(a) (the principal log; for a
+    real base, the real rule's: 0 where a <= 0)."""
+    if isinstance(b, int):  # the real rule's cheap cases, which hold for complex a too
+        if b == 2:
+            return g * 2 * a, None
+        if b == 1:
+            return g, None
+        if b == 0:
+            return None, None
+        return g * b * a ** (b - 1), None
+    ga = unbroadcast(g * b * a ** (b - 1), a)
+    gb = unbroadcast(_complex_pow_exponent_cotangent(g, y, a), b)
+    return ga, gb
+
+
+def _complex_pow_exponent_cotangent(g, y, a):
+    if np.iscomplexobj(a):
+        return g * y * np.log(a)
+    return _pow_exponent_cotangent(g, y, a)
+
+
+# ---------------------------------------------------------------------------
+# rules right as written (holomorphic, or linear with real coefficients)
+
+HOLOMORPHIC_FUNCTIONS = (
+    operator.add, np.add, operator.sub, np.subtract, operator.mul, np.multiply,
+    operator.truediv, np.divide, operator.neg, np.negative, operator.pos, np.positive,
+    operator.matmul, np.matmul, np.dot, np.exp, np.log, np.sin, np.cos, np.tan, np.tanh,
+    np.sinh, np.cosh, np.sqrt, np.square, np.reciprocal, np.expm1, np.log1p, np.exp2,
+    np.log2, np.log10, np.sum, np.mean, np.cumsum, np.trace, np.outer, np.reshape,
+    np.transpose, np.ravel, np.squeeze, np.expand_dims, np.broadcast_to, np.flip,
+    np.concatenate, np.stack, np.where, np.diag, operator.getitem, np.linalg.inv,
+    np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh, np.kron, np.tensordot,
+    np.einsum, np.inner, np.tile, np.repeat, np.roll, np.swapaxes, np.moveaxis, np.triu, np.tril,
+    np.diagonal, np.linalg.det, np.prod, np.array, np.asarray, np.hstack, np.vstack, np.copy,
+    np.atleast_1d, np.column_stack, builtins.sum,
+    # selections: the element numpy picks (complex order is lexicographic) gets g
+    np.max, np.amax, np.min, np.amin,
+)
+HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose", "squeeze",
+                       "copy", "cumsum", "trace", "dot", "prod", "max", "min")
+
+declare_complex_ok(*HOLOMORPHIC_FUNCTIONS)
+declare_complex_ok(*((np.ndarray, name) for name in HOLOMORPHIC_METHODS))
+declare_complex_ok(("attr", np.ndarray, "T"), ("attr", np.ndarray, "mT"))
