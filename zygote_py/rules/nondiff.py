@@ -29,12 +29,12 @@ nondifferentiable(
 )
 
 # --- builtins --------------------------------------------------------------
-# zip, enumerate and reversed are listed so that iterating over them is never
-# differentiated as a call; the compiler lowers loops over them itself.
+# zip, enumerate, reversed and the other iterator builtins have rules: lowering
+# replaces them by the forms in runtime/iterators.py (rules/iterators.py).
 nondifferentiable(
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.round,
-    builtins.isinstance, builtins.issubclass, builtins.type, builtins.zip,
-    builtins.enumerate, builtins.reversed, builtins.print, builtins.id, builtins.hash,
+    builtins.isinstance, builtins.issubclass, builtins.type,
+    builtins.print, builtins.id, builtins.hash,
     builtins.str, builtins.repr, builtins.format, builtins.callable, builtins.hasattr,
     builtins.any, builtins.all, builtins.divmod, builtins.ord, builtins.chr,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree import accumulate, zeros_like
+from .iterators import Items, read_start
 
 _ndarray = np.ndarray
 
@@ -157,6 +158,9 @@ def accum_index(acc, seq, i, g, reverse=False):
     """
     if g is None:
         return acc
+    if type(seq) is Items:  # a loop over an iterator it did not make: from where it was read
+        i += read_start(seq)
+        seq = seq.items
     if reverse:
         i = len(seq) - 1 - i
     if isinstance(seq, _ndarray):

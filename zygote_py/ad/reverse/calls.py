@@ -118,11 +118,22 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
     outputs = splice.place(builder.block, values, builder.current_loc)
     for name, value in outputs.items():
         if value.defining_op is not None and value.defining_op.opcode in ("if", "callv", "call") \
-                and value.defining_op.opcode != "call":
+                and value.defining_op.opcode != "call" or _part_of_a_helper_result(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)
         builder.accumulate(bound[name], value)
+
+
+def _part_of_a_helper_result(value: Value) -> bool:
+    """`helper(...)[i]`: one cotangent of several that a rule's helper returned, which
+    may be None (zero) at run time, as helpers return a zero part."""
+    op = value.defining_op
+    if op is None or op.opcode != "call" or op.attrs.get("fn") is not operator.getitem:
+        return False
+    source = op.operands[0].defining_op
+    return source is not None and source.opcode == "call" and \
+        getattr(source.attrs.get("fn"), "__module__", "").startswith("zygote_py.rules.")
 
 
 def user_call(builder: AdjointBuilder, op: Op) -> None:

@@ -1,0 +1,97 @@
+"""Functional forms of the list and dict methods that modify their receiver.
+
+Lowering rewrites `p.insert(0, v)` on a list the function created into
+`p = list_insert(p, 0, v)`: a new list, so that the SSA value the adjoint
+reads before the update is still the old one (the same scheme as `append`).
+Each function returns the new container, and the method's own result where
+Python returns something (`pop`, `setdefault`), as a pair.  Their derivative
+rules are in zygote_py/rules/containers.py.
+"""
+
+from __future__ import annotations
+
+
+def list_insert(items, index, value):
+    new = list(items)
+    new.insert(index, value)
+    return new
+
+
+def list_reverse(items):
+    return items[::-1]
+
+
+def list_pop(items, index=-1):
+    """(the list without items[index], items[index]), as `items.pop(index)` leaves them."""
+    new = list(items)
+    value = new.pop(index)
+    return new, value
+
+
+def list_remove(items, value):
+    """The list without the first item equal to value (ValueError if none is, as in Python)."""
+    new = list(items)
+    new.remove(value)
+    return new
+
+
+def sort_order(items, key=None, reverse=False):
+    """The positions of items in sorted order (stable, as list.sort and sorted are)."""
+    if key is None:
+        return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    keys = [key(item) for item in items]
+    return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+
+
+def list_sort(items, key=None, reverse=False):
+    return [items[i] for i in sort_order(items, key, reverse)]
+
+
+def list_clear(items):
+    return []
+
+
+def list_setitem(items, index, value):
+    """`items[index] = value` (a slice too, which may change the length), on a copy."""
+    new = list(items)
+    new[index] = value
+    return new
+
+
+def list_delitem(items, index):
+    new = list(items)
+    del new[index]
+    return new
+
+
+def dict_update(mapping, other=(), **kwargs):
+    new = dict(mapping)
+    new.update(other, **kwargs)
+    return new
+
+
+def dict_setdefault(mapping, key, default=None):
+    """(the dict with key set if it was missing, mapping[key] afterwards)."""
+    new = dict(mapping)
+    value = new.setdefault(key, default)
+    return new, value
+
+
+_NO_DEFAULT = object()
+
+
+def dict_pop(mapping, key, default=_NO_DEFAULT):
+    """(the dict without key, the value popped or default), KeyError as in Python."""
+    new = dict(mapping)
+    value = new.pop(key) if default is _NO_DEFAULT else new.pop(key, default)
+    return new, value
+
+
+def dict_delitem(mapping, key):
+    new = dict(mapping)
+    del new[key]
+    return new
+
+
+def dict_clear(mapping):
+    return {}
