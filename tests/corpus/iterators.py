@@ -154,6 +154,32 @@ def accumulate_running_total(x):
     return acc[2] * acc[1]
 
 
+def unused_list_still_reads_the_iterator(x):
+    z = zip(x, x * 3.0)
+    rest = list(z)  # noqa: F841 -- unused, but it reads z to the end
+    s = 0.0
+    for a, b in z:  # nothing left
+        s = s + a * b
+    return s + np.sum(x * x)
+
+
+def builtin_under_another_name(x):
+    backwards = reversed  # the object decides, not the name
+    count = enumerate
+    s = 0.0
+    for i, v in count(backwards([x[0], x[1] * 2.0, x[2]])):
+        s = s + (i + 1.0) * v
+    return s
+
+
+def zip_of_an_array_and_a_dict_view(x):
+    d = {"a": x[0] * 2.0, "b": x[1]}
+    s = 0.0
+    for row, v in zip(x, d.values()):
+        s = s + row * v
+    return s
+
+
 CASES = [
     Case(zip_of_starred_pairs, (rand(3, seed=1201),)),
     Case(zip_bound_to_a_name, (rand(3, seed=1202),)),
@@ -176,4 +202,7 @@ CASES = [
     Case(chain_of_lists, (rand(3, seed=1217),)),
     Case(product_of_small_lists, (rand(3, seed=1218),)),
     Case(accumulate_running_total, (rand(3, seed=1219),)),
+    Case(unused_list_still_reads_the_iterator, (rand(3, seed=1220),)),
+    Case(builtin_under_another_name, (rand(3, seed=1221),)),
+    Case(zip_of_an_array_and_a_dict_view, (rand(3, seed=1222),)),
 ]

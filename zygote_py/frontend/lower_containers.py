@@ -86,10 +86,18 @@ class ContainerLowering:
         kind = self.kind_of(value)
         return (func.value.id, value, kind) if kind is not None else None
 
-    def container_method(self, func, operands, star, kw, node):
+    def container_method(self, func, base, operands, star, kw, node):
         """Lower `name.method(...)` on a list or dict made here, or return None."""
         found = self.local_container(func)
         if found is None:
+            if func.attr not in ("append", "extend") and \
+                    any(func.attr in names for names in forms.MUTATING_METHODS.values()):
+                # decided by the receiver when it runs: a list or dict is refused, any other
+                # object's method of that name runs as usual
+                self.emit("call", [base, self.const(func.attr, node),
+                                   self.const(self.loc(node), node)], nresults=1, node=node,
+                          attrs={"fn": forms.refuse_container_update, "expr": "refuse_container_update",
+                                 "kw": (), "star": ()})
             return None
         name, current, kind = found
         method = func.attr

@@ -335,7 +335,7 @@ class ExprLowering:
     def method_call(self, base: Value, func, node):
         name = func.attr
         operands, star, kw = self.call_arguments(node)
-        lowered = self.container_method(func, operands, star, kw, node)
+        lowered = self.container_method(func, base, operands, star, kw, node)
         if lowered is not None:
             return lowered
         if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star \

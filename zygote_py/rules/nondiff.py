@@ -13,6 +13,8 @@ import operator
 
 import numpy as np
 
+from zygote_py.runtime import containers
+
 from zygote_py.rules.registry import (
     nondifferentiable,
     nondifferentiable_attrs,
@@ -38,6 +40,9 @@ nondifferentiable(
     builtins.str, builtins.repr, builtins.format, builtins.callable, builtins.hasattr,
     builtins.any, builtins.all, builtins.divmod, builtins.ord, builtins.chr,
 )
+
+# a check that raises for an update of a list or dict the function did not create
+nondifferentiable(containers.refuse_container_update)
 
 # --- math ------------------------------------------------------------------
 nondifferentiable(

@@ -10,6 +10,25 @@ rules are in zygote_py/rules/containers.py.
 
 from __future__ import annotations
 
+from ..errors import MutationError
+
+# the methods of list and dict that modify the receiver
+MUTATING_METHODS = {
+    list: frozenset({"append", "extend", "insert", "reverse", "pop", "remove", "sort", "clear"}),
+    dict: frozenset({"update", "setdefault", "pop", "popitem", "clear"}),
+}
+
+
+def refuse_container_update(obj, name, loc):
+    """Raise MutationError when obj.name(...) would modify a list or dict in place: one the
+    function did not create (an argument, say), whose update the adjoint could not see."""
+    for kind, names in MUTATING_METHODS.items():
+        if isinstance(obj, kind) and name in names:
+            raise MutationError(f"{kind.__name__}.{name}() modifies a {kind.__name__} this function "
+                                "did not create", loc,
+                                f"copy it first ({'xs = list(xs)' if kind is list else 'd = dict(d)'}), "
+                                "or build a new one")
+
 
 def list_insert(items, index, value):
     new = list(items)
