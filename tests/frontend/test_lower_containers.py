@@ -127,3 +127,29 @@ def loop_over_a_list_insert_result(x):
 def test_updates_inside_a_loop_follow_the_list_through_iterations():
     (g,) = zp.gradient(loop_over_a_list_insert_result, X)
     np.testing.assert_allclose(g, [5.0, 0.0, 0.0])
+
+
+def append_while_iterating(x):
+    p = [x[0]]
+    for v in p:  # Python's loop would see the items appended below
+        if len(p) < 3:
+            p.append(v * 2.0)
+    return sum(p)
+
+
+def insert_while_iterating_a_copy(x):
+    p = [x[0], x[1]]
+    for v in list(p):
+        p.insert(0, v * 2.0)
+    return p[0] + p[-1]
+
+
+def test_updating_the_list_a_loop_iterates_is_refused():
+    # the gradient was a silent 3.0 where 1 + 2 + 4 = 7 is right
+    with pytest.raises(zp.MutationError, match="modified while a for loop iterates"):
+        zp.gradient(append_while_iterating, X)
+
+
+def test_updating_a_list_while_iterating_its_copy_is_fine():
+    (g,) = zp.gradient(insert_while_iterating_a_copy, X)
+    np.testing.assert_allclose(g, [0.0, 3.0, 0.0])  # p ends [2*x1, 2*x0, x0, x1]

@@ -39,6 +39,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.consumed: set[int] = parent.consumed if parent else set()
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
+        self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
@@ -135,6 +136,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
                 self.list_store(base_node.id, current, self.expr(target.slice), value, node, augment)
                 return
             if isinstance(current, Value) and current.id in self.fresh and self.is_dict(current):
+                self.refuse_update_while_iterated(current, base_node.id, node)
                 key = self.expr(target.slice)
                 if augment is not None:
                     fn, rhs = augment

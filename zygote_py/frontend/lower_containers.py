@@ -20,6 +20,7 @@ import gast
 
 from ..ir.core import Value
 from ..runtime import containers as forms
+from ..runtime.iterators import for_pass
 
 # method name -> (functional form, whether it returns (new container, result))
 LIST_METHODS = {
@@ -72,6 +73,25 @@ class ContainerLowering:
             if kind is not None:
                 self.kinds[target.id] = kind
 
+    def start_iterating(self, iterables) -> set[int]:
+        """Mark the containers a for loop iterates (through for_pass too) until it ends."""
+        added = set()
+        for value in iterables:
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                value = op.operands[0]
+            if value.id not in self.iterated:
+                added.add(value.id)
+        self.iterated.update(added)
+        return added
+
+    def refuse_update_while_iterated(self, old: Value, name: str, node) -> None:
+        """Python's loop would see the update of the list it iterates; the lowered loop
+        reads the version it started with: refused rather than computed differently."""
+        if old.id in self.iterated:
+            raise self.mutation_error(node, f"{name!r} is modified while a for loop iterates over it",
+                                      f"iterate over a copy (for v in list({name})) or build a new container")
+
     def rebind(self, name: str, old: Value, new: Value, kind: str) -> None:
         self.consumed.add(old.id)
         self.fresh.add(new.id)
@@ -104,6 +124,7 @@ class ContainerLowering:
         if method == "copy" and not operands:
             return self.call_static(builtins.list if kind == "list" else builtins.dict, (current,), node)
         if method in ("append", "extend") and kind == "list" and not kw and not star:
+            self.refuse_update_while_iterated(current, name, node)
             return self.container_update(func.value, method, current, operands, node)
         table = LIST_METHODS if kind == "list" else DICT_METHODS
         if method not in table:
@@ -115,6 +136,7 @@ class ContainerLowering:
             raise self.unsupported(node, f"*args or **kwargs in a call of {kind}.{method}()",
                                    "pass the arguments one by one")
         form, returns_pair = table[method]
+        self.refuse_update_while_iterated(current, name, node)
         if method == "update":
             return self.dict_update(name, current, operands, kw, node)
         call = self.emit("call", [current, *operands], node=node, hint=name,
@@ -164,6 +186,7 @@ class ContainerLowering:
 
     def list_store(self, name, current, key, value, node, augment=None) -> None:
         """`p[i] = v` (or `p[i] += v`) on a list made here."""
+        self.refuse_update_while_iterated(current, name, node)
         if augment is not None:
             fn, rhs = augment
             old = self.call_static(operator.getitem, (current, key), node)
@@ -179,6 +202,7 @@ class ContainerLowering:
                 current = self.env.get(name) if name in self.local_names else None
                 kind = self.kind_of(current)
                 if kind is not None:
+                    self.refuse_update_while_iterated(current, name, node)
                     form = forms.list_delitem if kind == "list" else forms.dict_delitem
                     new = self.call_static(form, (current, self.expr(target.slice)), node)
                     new.hint = name

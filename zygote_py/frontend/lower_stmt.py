@@ -198,6 +198,8 @@ class StmtLowering:
         """A container created here stays so around a loop; modifying it inside the
         loop consumes the value it had before, as far as other names are concerned."""
         for init, arg, result in zip(inits, args, results):
+            if init.id in self.iterated:  # the loop's body sees the container being iterated
+                self.iterated.add(arg.id)
             if init.id in self.fresh:
                 self.fresh.update((arg.id, result.id))
                 self.carry_kinds((init, init), (arg, result))
@@ -239,6 +241,7 @@ class StmtLowering:
 
     def stmt_For(self, node):
         kind, iterables, ntargets = self.for_iteration(node.iter)
+        added = self.start_iterating(iterables)
         has_break, saved_flags, carried, inits = self.enter_loop(node)
         body = Block()
         targets = [body.add_arg() for _ in range(ntargets)]
@@ -263,6 +266,7 @@ class StmtLowering:
                        attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
                        hints=[_hint(n) for n in carried])
         self.track_carried(inits, args, op.results)
+        self.iterated.difference_update(added | {a.id for a in args})
         self.env = before
         self.env.update(zip(carried, op.results))
         self.finish_loop(node, has_break, saved_flags)
