@@ -142,6 +142,18 @@ def list_updated_in_a_loop(x):
     return p[0] + 2.0 * p[2]
 
 
+def dict_del_and_clear(x):
+    d = {"a": x[0], "b": x[1] * 2.0, "c": x[2]}
+    del d["a"]
+    e = dict(d)
+    e.clear()
+    e["z"] = x[0] * 5.0
+    p = [x[2], x[1]]
+    p.clear()
+    p.append(x[1] * 7.0)
+    return d["b"] * d["c"] + e["z"] + p[0]
+
+
 CASES = [
     Case(dict_update_with_a_literal, (rand(3, seed=1301),)),
     Case(dict_update_with_keywords, (rand(3, seed=1302),)),
@@ -163,4 +175,5 @@ CASES = [
     Case(list_sort_in_place, (np.array([0.3, 0.7, 0.05]),)),
     Case(list_item_and_slice_assignment, (rand(3, seed=1318),)),
     Case(list_updated_in_a_loop, (rand(3, seed=1319),)),
+    Case(dict_del_and_clear, (rand(3, seed=1320),)),
 ]

@@ -180,6 +180,49 @@ def zip_of_an_array_and_a_dict_view(x):
     return s
 
 
+def dict_of_zip(x):
+    d = dict(zip(["a", "b"], [x[0], x[1] * 2.0]))
+    return d["a"] * d["b"]
+
+
+def dict_of_enumerate(x):
+    d = dict(enumerate(x))
+    return d[1] * 3.0 + d[2] * d[0]
+
+
+def enumerate_of_zip_after_next(x):
+    z = zip(x, x * 2.0)
+    first = next(z)
+    s = first[0]
+    for i, (a, b) in enumerate(z):
+        s = s + (i + 1) * a * b
+    return s
+
+
+def zip_header_over_a_started_iterator(x):
+    it = iter(x)
+    next(it)
+    s = 0.0
+    for a, b in zip(it, [1.0, 2.0]):
+        s = s + a * b
+    return s
+
+
+def tuple_of_map(x):
+    t = tuple(map(lambda v: v * v, x))
+    return t[2] + t[0]
+
+
+def sorted_dict_items(x):
+    d = {"b": x[0], "a": x[1]}
+    pairs = sorted(d.items())
+    return pairs[0][1] * 2.0 + pairs[1][1]
+
+
+def min_of_zip_with_a_key(x):
+    return min(zip(x, [3.0, 1.0, 2.0]), key=lambda t: t[1])[0]
+
+
 CASES = [
     Case(zip_of_starred_pairs, (rand(3, seed=1201),)),
     Case(zip_bound_to_a_name, (rand(3, seed=1202),)),
@@ -205,4 +248,11 @@ CASES = [
     Case(unused_list_still_reads_the_iterator, (rand(3, seed=1220),)),
     Case(builtin_under_another_name, (rand(3, seed=1221),)),
     Case(zip_of_an_array_and_a_dict_view, (rand(3, seed=1222),)),
+    Case(dict_of_zip, (rand(3, seed=1223),)),
+    Case(dict_of_enumerate, (rand(3, seed=1224),)),
+    Case(enumerate_of_zip_after_next, (rand(3, seed=1225),)),
+    Case(zip_header_over_a_started_iterator, (rand(3, seed=1226),)),
+    Case(tuple_of_map, (rand(3, seed=1227),)),
+    Case(sorted_dict_items, (rand(3, seed=1228),)),
+    Case(min_of_zip_with_a_key, (rand(3, seed=1229),)),
 ]

@@ -135,7 +135,8 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
             if self.kind_of(current) == "list":
                 self.list_store(base_node.id, current, self.expr(target.slice), value, node, augment)
                 return
-            if isinstance(current, Value) and current.id in self.fresh and self.is_dict(current):
+            if self.kind_of(current) == "dict" or (isinstance(current, Value) and current.id in self.fresh
+                                                      and self.is_dict(current)):
                 self.refuse_update_while_iterated(current, base_node.id, node)
                 key = self.expr(target.slice)
                 if augment is not None:

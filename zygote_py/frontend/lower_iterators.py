@@ -19,6 +19,7 @@ import itertools
 
 import gast
 
+from ..ir.core import Value
 from ..runtime import iterators as forms
 
 # builtin -> its form returning an Items iterator
@@ -139,6 +140,4 @@ class IteratorLowering:
 
 
 def _is_value(callee) -> bool:
-    from ..ir.core import Value
-
     return isinstance(callee, Value)

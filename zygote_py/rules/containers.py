@@ -15,10 +15,12 @@ import builtins
 
 import numpy as np
 
+from zygote_py.rules.iterators import read_cotangent
 from zygote_py.rules.registry import vjp
 from zygote_py.runtime import containers as forms
 from zygote_py.runtime.containers import sort_order
 from zygote_py.runtime.helpers import accum
+from zygote_py.runtime.iterators import Items, read_start
 
 
 def _items(g, n):
@@ -121,10 +123,12 @@ def _mapping_cotangent(g, source):
     if isinstance(source, dict):
         out = {k: g[k] for k in source if g.get(k) is not None}
         return out or None
-    pairs = list(source)
+    pairs = source.items[read_start(source):] if type(source) is Items else list(source)
     last = {k: i for i, (k, _) in enumerate(pairs)}
     parts = [None if last[k] != i or g.get(k) is None else (None, g[k]) for i, (k, _) in enumerate(pairs)]
-    return _like_sequence(parts, source)
+    if all(p is None for p in parts):
+        return None
+    return read_cotangent(parts, source)
 
 
 def _without_keys(g, keys):
