@@ -46,6 +46,10 @@ DUMPED = [
     ("containers", "append_then_stack"), ("containers", "dict_items_loop"),
     ("comprehensions", "list_comprehension_sum"), ("comprehensions", "max_of_generator"),
     ("arithmetic", "builtin_min_max"), ("models", "rnn"), ("models", "mlp_batch_cross_entropy"),
+    # iterators as values and updates of created containers (their forms are copied in)
+    ("iterators", "map_of_a_lambda_over_two_lists"), ("iterators", "next_then_loop_over_the_rest"),
+    ("iterators", "dict_of_zip"), ("container_methods", "dict_pop_used"),
+    ("container_methods", "list_sort_in_place"),
 ]
 
 

@@ -96,13 +96,14 @@ def dict_setdefault(mapping, key, default=None):
     return new, value
 
 
-_NO_DEFAULT = object()
+class _NoDefault:
+    """The default of a parameter left out (a class: standalone modules can copy it)."""
 
 
-def dict_pop(mapping, key, default=_NO_DEFAULT):
+def dict_pop(mapping, key, default=_NoDefault):
     """(the dict without key, the value popped or default), KeyError as in Python."""
     new = dict(mapping)
-    value = new.pop(key) if default is _NO_DEFAULT else new.pop(key, default)
+    value = new.pop(key) if default is _NoDefault else new.pop(key, default)
     return new, value
 
 

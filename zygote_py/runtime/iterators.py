@@ -91,16 +91,17 @@ def iter_items(iterable):
     return Items(iterable)
 
 
-_NO_DEFAULT = object()
+class _NoDefault:
+    """The default of a parameter left out (a class: standalone modules can copy it)."""
 
 
-def next_item(iterator, default=_NO_DEFAULT):
+def next_item(iterator, default=_NoDefault):
     """(the item next(iterator) returns, the position it had), StopIteration as in Python."""
     if type(iterator) is not Items:
         raise TypeError(f"{type(iterator).__name__!r} object is not an iterator")
     position = iterator.cursor
     if position >= len(iterator.items):
-        if default is _NO_DEFAULT:
+        if default is _NoDefault:
             raise StopIteration
         return default, -1
     iterator.cursor += 1
@@ -110,7 +111,7 @@ def next_item(iterator, default=_NO_DEFAULT):
 def _sources(iterables):
     """The iterables as the builtin will read them (an Items one through its __next__ only,
     so that it does not count as a read by a builtin), and where each Items cursor stood."""
-    sources = [iter(it.__next__, _NO_DEFAULT) if type(it) is Items else it for it in iterables]
+    sources = [iter(it.__next__, _NoDefault) if type(it) is Items else it for it in iterables]
     return sources, tuple(it.cursor if type(it) is Items else 0 for it in iterables)
 
 
