@@ -154,6 +154,16 @@ def dict_del_and_clear(x):
     return d["b"] * d["c"] + e["z"] + p[0]
 
 
+def updates_from_iterators(x):
+    d = {"a": x[0], "b": x[1]}
+    d.update(zip(["a"], [x[2] * 3.0]))  # replaces a: x[0] no longer counts
+    p = [x[0], x[1], x[2]]
+    p[0:2] = map(lambda v: v * 2.0, [x[1], x[2]])
+    q = [x[0]]
+    q.extend(map(lambda v: v * 2.0, [x[1], x[2]]))
+    return d["a"] + d["b"] + p[0] + 10.0 * p[1] + 100.0 * p[2] + q[0] * q[2]
+
+
 CASES = [
     Case(dict_update_with_a_literal, (rand(3, seed=1301),)),
     Case(dict_update_with_keywords, (rand(3, seed=1302),)),
@@ -176,4 +186,5 @@ CASES = [
     Case(list_item_and_slice_assignment, (rand(3, seed=1318),)),
     Case(list_updated_in_a_loop, (rand(3, seed=1319),)),
     Case(dict_del_and_clear, (rand(3, seed=1320),)),
+    Case(updates_from_iterators, (rand(3, seed=1321),)),
 ]

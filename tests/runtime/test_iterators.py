@@ -76,3 +76,11 @@ def test_two_readers_of_one_iterator_cannot_be_told_apart():
     list(source)
     with pytest.raises(zp.ZygoteError, match="read by more than one call"):
         it.read_start(source)
+
+
+def test_repeated_iter_calls_at_one_position_are_one_read():
+    source = it.iter_items([1.0, 2.0])
+    p = [0.0, 0.0, 0.0]
+    p[0:2] = source  # CPython calls iter() on it twice here
+    assert p == [1.0, 2.0, 0.0]
+    assert it.read_start(source) == 0

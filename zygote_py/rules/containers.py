@@ -15,12 +15,12 @@ import builtins
 
 import numpy as np
 
-from zygote_py.rules.iterators import read_cotangent
+from zygote_py.rules.iterators import items_read, read_cotangent
 from zygote_py.rules.registry import vjp
 from zygote_py.runtime import containers as forms
 from zygote_py.runtime.containers import sort_order
 from zygote_py.runtime.helpers import accum
-from zygote_py.runtime.iterators import Items, read_start
+from zygote_py.runtime.iterators import Items
 
 
 def _items(g, n):
@@ -85,6 +85,13 @@ def _like_sequence(parts, value):
     return tuple(parts) if type(value) is tuple else list(parts)
 
 
+def _value_cotangent(parts, value):
+    """The cotangent of the sequence (or iterator) assigned to a slice, from its items'."""
+    if type(value) is Items:
+        return None if all(p is None for p in parts) else read_cotangent(parts, value)
+    return _like_sequence(parts, value)
+
+
 def _setitem_cotangents(g, items, index, value):
     n = len(items)
     if type(index) is not slice:
@@ -94,18 +101,18 @@ def _setitem_cotangents(g, items, index, value):
         parts[at] = None
         return _list_or_none(parts), g_value
     start, stop, step = index.indices(n)
-    m = len(value)
+    m = len(items_read(value))
     if step == 1:  # a plain slice may change the list's length
         stop = max(stop, start)
         parts = _items(g, n - (stop - start) + m)
         rest = parts[:start] + [None] * (stop - start) + parts[start + m:]
-        return _list_or_none(rest), _like_sequence(parts[start:start + m], value)
+        return _list_or_none(rest), _value_cotangent(parts[start:start + m], value)
     positions = list(range(n)[index])
     parts = _items(g, n)
     taken = [parts[p] for p in positions]
     for p in positions:
         parts[p] = None
-    return _list_or_none(parts), _like_sequence(taken, value)
+    return _list_or_none(parts), _value_cotangent(taken, value)
 
 
 def _delitem_cotangent(g, items, index):
@@ -123,7 +130,7 @@ def _mapping_cotangent(g, source):
     if isinstance(source, dict):
         out = {k: g[k] for k in source if g.get(k) is not None}
         return out or None
-    pairs = source.items[read_start(source):] if type(source) is Items else list(source)
+    pairs = items_read(source)
     last = {k: i for i, (k, _) in enumerate(pairs)}
     parts = [None if last[k] != i or g.get(k) is None else (None, g[k]) for i, (k, _) in enumerate(pairs)]
     if all(p is None for p in parts):
@@ -139,7 +146,7 @@ def _without_keys(g, keys):
 
 
 def _update_cotangents(g, mapping, other):
-    keys = set(other.keys()) if isinstance(other, dict) else {k for k, _ in other}
+    keys = set(other.keys()) if isinstance(other, dict) else {k for k, _ in items_read(other)}
     return _without_keys(g, keys), _mapping_cotangent(g, other)
 
 

@@ -45,6 +45,14 @@ def items_cotangent(source, parts, start=0):
                       "read item by item", None, "make a list of it first (list(...))")
 
 
+def items_read(source) -> list:
+    """The items one builtin read from source (an Items from where that read began),
+    without reading an Items again (that would count as another read)."""
+    if type(source) is Items:
+        return source.items[read_start(source):]
+    return list(source)
+
+
 def read_cotangent(g, source):
     """The cotangent of source from g, the item cotangents of one builtin's reading of all
     its items (list(it), sum(it), ...): an Items is read from where that reading began."""

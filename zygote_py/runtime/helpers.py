@@ -133,6 +133,11 @@ def split_tail(g, items):
     """(cotangent of the list before extend, cotangent of the items it was extended by)."""
     if g is None:
         return None, None
+    if type(items) is Items:  # the items extend read, from where it began reading
+        start = read_start(items)
+        n = len(items.items) - start
+        head, tail = g[:len(g) - n], list(g[len(g) - n:])
+        return head, [None] * start + tail
     n = len(items)
     head, tail = g[:len(g) - n], g[len(g) - n:]
     if isinstance(items, _ndarray):

@@ -160,7 +160,9 @@ def list_of_items(items):
 def read_start(iterator: Items) -> int:
     """Where the one builtin that read iterator (sum, list, a loop over a parameter, ...)
     began; an error when several did, since which items each read is then unknown."""
-    if len(iterator.reads) != 1:
+    # CPython may call iter() twice at one position for one reader (a slice assignment
+    # does): equal starts are one read
+    if len(set(iterator.reads)) != 1:
         raise ZygoteError("an iterator that carries a derivative was read by more than one call "
                           "(sum, list, max, a loop over a function's parameter, ...), so which items "
                           "each read cannot be told apart", None,
