@@ -153,3 +153,19 @@ def test_updating_the_list_a_loop_iterates_is_refused():
 def test_updating_a_list_while_iterating_its_copy_is_fine():
     (g,) = zp.gradient(insert_while_iterating_a_copy, X)
     np.testing.assert_allclose(g, [0.0, 3.0, 0.0])  # p ends [2*x1, 2*x0, x0, x1]
+
+
+def append_in_a_nested_function(x):
+    p = [x[0]]
+
+    def add(v):
+        p.append(v)
+
+    add(x[1] * 2.0)
+    return p[-1]
+
+
+def test_a_nested_function_appending_to_an_enclosing_list_is_refused():
+    # the gradient was a silent None where d/dx1 = 2
+    with pytest.raises(zp.MutationError, match="nested function modifies a list"):
+        zp.gradient(append_in_a_nested_function, X)

@@ -92,6 +92,17 @@ class ContainerLowering:
             raise self.mutation_error(node, f"{name!r} is modified while a for loop iterates over it",
                                       f"iterate over a copy (for v in list({name})) or build a new container")
 
+    def enclosing_local(self, name: str) -> bool:
+        """Whether name, free here, is a local of a function this one is inlined into."""
+        if name in self.local_names:
+            return False
+        outer = self.parent
+        while outer is not None:
+            if name in outer.local_names:
+                return True
+            outer = outer.parent
+        return False
+
     def rebind(self, name: str, old: Value, new: Value, kind: str) -> None:
         self.consumed.add(old.id)
         self.fresh.add(new.id)

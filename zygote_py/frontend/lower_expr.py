@@ -341,6 +341,14 @@ class ExprLowering:
         if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star \
                 and func.value.id in self.local_names:
             return self.container_update(func.value, name, base, operands, node)
+        if name in ("append", "extend") and isinstance(func.value, gast.Name) \
+                and self.enclosing_local(func.value.id):
+            # a nested function (inlined here) would modify a list of the function being
+            # differentiated behind the name's back: its adjoint would never see the items
+            raise self.mutation_error(
+                node, f"{func.value.id}.{name}() in a nested function modifies a list of the "
+                "enclosing function", "return the new items from the nested function and "
+                f"{name} them in the enclosing function")
         # a global or captured list updated as a side effect (logging, say): it just runs
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
