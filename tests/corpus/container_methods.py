@@ -29,7 +29,7 @@ def dict_update_with_another_dict(x):
 
 
 def dict_of_keywords(x):
-    d = dict(a=x[0], b=x[1])
+    d = dict(a=x[0], b=x[1])  # noqa: C408 -- dict(k=v) is what is tested
     e = dict(d, c=x[2])
     return d["a"] * d["b"] + e["c"] * e["a"]
 
@@ -158,9 +158,9 @@ def updates_from_iterators(x):
     d = {"a": x[0], "b": x[1]}
     d.update(zip(["a"], [x[2] * 3.0]))  # replaces a: x[0] no longer counts
     p = [x[0], x[1], x[2]]
-    p[0:2] = map(lambda v: v * 2.0, [x[1], x[2]])
+    p[0:2] = map(lambda v: v * 2.0, [x[1], x[2]])  # noqa: C417 -- map itself is what is tested
     q = [x[0]]
-    q.extend(map(lambda v: v * 2.0, [x[1], x[2]]))
+    q.extend(map(lambda v: v * 2.0, [x[1], x[2]]))  # noqa: C417 -- map itself is what is tested
     return d["a"] + d["b"] + p[0] + 10.0 * p[1] + 100.0 * p[2] + q[0] * q[2]
 
 

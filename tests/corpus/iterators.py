@@ -209,7 +209,7 @@ def zip_header_over_a_started_iterator(x):
 
 
 def tuple_of_map(x):
-    t = tuple(map(lambda v: v * v, x))
+    t = tuple(map(lambda v: v * v, x))  # noqa: C417 -- map itself is what is tested
     return t[2] + t[0]
 
 
@@ -221,6 +221,23 @@ def sorted_dict_items(x):
 
 def min_of_zip_with_a_key(x):
     return min(zip(x, [3.0, 1.0, 2.0]), key=lambda t: t[1])[0]
+
+
+def next_with_none_in_a_while_loop(x):
+    it = iter([x[0], x[1] * 2.0, x[2]])
+    v = next(it, None)
+    s = 0.0
+    while v is not None:
+        s = s + v * v
+        v = next(it, None)
+    return s
+
+
+def comprehensions_over_one_iterator(x):
+    z = map(lambda v: v * 3.0, x)  # noqa: C417 -- map itself is what is tested
+    first = [v for v in z]
+    second = [v for v in z]  # z is used up: empty
+    return sum(first) + len(second)
 
 
 CASES = [
@@ -255,4 +272,6 @@ CASES = [
     Case(tuple_of_map, (rand(3, seed=1227),)),
     Case(sorted_dict_items, (rand(3, seed=1228),)),
     Case(min_of_zip_with_a_key, (rand(3, seed=1229),)),
+    Case(next_with_none_in_a_while_loop, (rand(3, seed=1230),)),
+    Case(comprehensions_over_one_iterator, (rand(3, seed=1231),)),
 ]

@@ -13,9 +13,6 @@ import math
 import operator
 
 import numpy as np
-
-from zygote_py.runtime import containers as forms
-from zygote_py.runtime import iterators as it
 from rule_harness import (
     A0,
     CUSTOM,
@@ -31,6 +28,9 @@ from rule_harness import (
     R,
     S,
 )
+
+from zygote_py.runtime import containers as forms
+from zygote_py.runtime import iterators as it
 
 nd = np.ndarray
 SPECS = []

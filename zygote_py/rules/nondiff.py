@@ -13,13 +13,12 @@ import operator
 
 import numpy as np
 
-from zygote_py.runtime import containers
-
 from zygote_py.rules.registry import (
     nondifferentiable,
     nondifferentiable_attrs,
     nondifferentiable_methods,
 )
+from zygote_py.runtime import containers
 
 # --- Python operators ------------------------------------------------------
 nondifferentiable(
