@@ -240,6 +240,14 @@ def comprehensions_over_one_iterator(x):
     return sum(first) + len(second)
 
 
+def pairs_from_one_iterator(x):
+    it = iter([x[0], x[1] * 2.0, x[2], x[0] * x[1]])
+    s = 0.0
+    for a, b in list(zip(it, it)):  # consecutive items pair up
+        s = s + a * b * b
+    return s
+
+
 CASES = [
     Case(zip_of_starred_pairs, (rand(3, seed=1201),)),
     Case(zip_bound_to_a_name, (rand(3, seed=1202),)),
@@ -274,4 +282,5 @@ CASES = [
     Case(min_of_zip_with_a_key, (rand(3, seed=1229),)),
     Case(next_with_none_in_a_while_loop, (rand(3, seed=1230),)),
     Case(comprehensions_over_one_iterator, (rand(3, seed=1231),)),
+    Case(pairs_from_one_iterator, (rand(3, seed=1232),)),
 ]

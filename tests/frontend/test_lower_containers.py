@@ -169,3 +169,17 @@ def test_a_nested_function_appending_to_an_enclosing_list_is_refused():
     # the gradient was a silent None where d/dx1 = 2
     with pytest.raises(zp.MutationError, match="nested function modifies a list"):
         zp.gradient(append_in_a_nested_function, X)
+
+
+def loop_over_zip_of_one_iterator_twice(x):
+    it = iter([x[0], x[1], x[2], x[0]])
+    s = 0.0
+    for a, b in zip(it, it):  # a loop reading it twice by position: which item is which is lost
+        s = s + a * b * b
+    return s
+
+
+def test_a_loop_zipping_one_iterator_with_itself_raises_rather_than_guess():
+    assert loop_over_zip_of_one_iterator_twice(X) == pytest.approx(X[0] * X[1] ** 2 + X[2] * X[0] ** 2)
+    with pytest.raises(zp.ZygoteError, match="read by more than one call"):
+        zp.gradient(loop_over_zip_of_one_iterator_twice, X)

@@ -49,7 +49,7 @@ def test_an_iterator_argument_is_read_from_its_cursor_and_its_start_recorded():
     it.next_item(source)
     z = it.zip_items(source, [7.0, 8.0, 9.0])
     assert list(z) == [(2.0, 7.0), (3.0, 8.0)]
-    assert z.starts == (1, 0)
+    assert z.positions == ([1, 2], None)
     assert source.reads == []  # the form read it item by item, not as a builtin reader
 
 
@@ -78,9 +78,17 @@ def test_two_readers_of_one_iterator_cannot_be_told_apart():
         it.read_start(source)
 
 
-def test_repeated_iter_calls_at_one_position_are_one_read():
+def test_an_iterator_read_twice_by_zip_notes_the_alternating_positions():
+    source = it.iter_items([1.0, 2.0, 3.0, 4.0])
+    pairs = it.zip_items(source, source)
+    assert list(pairs) == [(1.0, 2.0), (3.0, 4.0)]
+    assert pairs.positions == ([0, 2], [1, 3])
+
+
+def test_a_slice_assigned_from_an_iterator_reads_it_once():
     source = it.iter_items([1.0, 2.0])
     p = [0.0, 0.0, 0.0]
-    p[0:2] = source  # CPython calls iter() on it twice here
-    assert p == [1.0, 2.0, 0.0]
+    from zygote_py.runtime.containers import list_setitem
+
+    assert list_setitem(p, slice(0, 2), source) == [1.0, 2.0, 0.0]
     assert it.read_start(source) == 0

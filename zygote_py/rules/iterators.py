@@ -45,6 +45,19 @@ def items_cotangent(source, parts, start=0):
                       "read item by item", None, "make a list of it first (list(...))")
 
 
+def placed_cotangent(source, parts, positions):
+    """The cotangent of source from its items', item k read from positions[k] (None:
+    from the first item on, a sequence's way)."""
+    if positions is None:
+        return items_cotangent(source, parts)
+    if all(p is None for p in parts):
+        return None
+    out = [None] * len(source.items)
+    for position, part in zip(positions, parts):
+        out[position] = accum(out[position], part)
+    return out
+
+
 def items_read(source) -> list:
     """The items one builtin read from source (an Items from where that read began),
     without reading an Items again (that would count as another read)."""
@@ -62,24 +75,24 @@ def read_cotangent(g, source):
     return items_cotangent(source, g, start)
 
 
-def _zip_cotangents(g, iterables, starts):
+def _zip_cotangents(g, iterables, positions):
     out = []
     for j, source in enumerate(iterables):
         parts = [None if gk is None else gk[j] for gk in (g or ())]
-        out.append(items_cotangent(source, parts, starts[j]))
+        out.append(placed_cotangent(source, parts, positions[j]))
     return tuple(out)
 
 
-def _enumerate_cotangent(g, iterable, starts):
+def _enumerate_cotangent(g, iterable, positions):
     parts = [None if gk is None else gk[1] for gk in (g or ())]
-    return items_cotangent(iterable, parts, starts[0])
+    return placed_cotangent(iterable, parts, positions[0])
 
 
 def _chain_cotangents(g, iterables, y):
     parts = list(g or [None] * len(y.items))
     out, offset = [], 0
-    for source, start, count in zip(iterables, y.starts, y.counts):
-        out.append(items_cotangent(source, parts[offset:offset + count], start))
+    for source, positions, count in zip(iterables, y.positions, y.counts):
+        out.append(placed_cotangent(source, parts[offset:offset + count], positions))
         offset += count
     return tuple(out)
 
@@ -93,8 +106,8 @@ def _product_cotangents(g, iterables, repeat, y):
         for slot, index in enumerate(np.unravel_index(k, pools) if pools else ()):
             j = slot % len(y.counts)
             parts[j][index] = accum(parts[j][index], gk[slot])
-    return tuple(items_cotangent(source, part, start)
-                 for source, part, start in zip(iterables, parts, y.starts))
+    return tuple(placed_cotangent(source, part, positions)
+                 for source, part, positions in zip(iterables, parts, y.positions))
 
 
 def _accumulate_cotangents(g, iterable, initial, y):
@@ -106,8 +119,8 @@ def _accumulate_cotangents(g, iterable, initial, y):
         out.append(total)
     out.reverse()
     if initial is None:
-        return items_cotangent(iterable, out, y.starts[0]), None
-    return items_cotangent(iterable, out[1:], y.starts[0]), (out[0] if out else None)
+        return placed_cotangent(iterable, out, y.positions[0]), None
+    return placed_cotangent(iterable, out[1:], y.positions[0]), (out[0] if out else None)
 
 
 def _pass_cotangent(g, y):
@@ -140,12 +153,12 @@ def _sorted_cotangent(g, iterable, y, key, reverse):
 @vjp(it.zip_items, diff=("iterables",))
 def zip_(g, y, *iterables, strict=False):
     """Item k of each iterable gets its part of the k-th tuple's cotangent."""
-    return _zip_cotangents(g, iterables, y.starts)
+    return _zip_cotangents(g, iterables, y.positions)
 
 
 @vjp(it.enumerate_items, diff=("iterable",))
 def enumerate_(g, y, iterable, start=0):
-    return _enumerate_cotangent(g, iterable, y.starts)
+    return _enumerate_cotangent(g, iterable, y.positions)
 
 
 @vjp(it.reversed_items, diff=("sequence",))

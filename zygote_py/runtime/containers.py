@@ -73,7 +73,9 @@ def list_clear(items):
 def list_setitem(items, index, value):
     """`items[index] = value` (a slice too, which may change the length), on a copy."""
     new = list(items)
-    new[index] = value
+    # one read of an iterator (CPython would call iter() on it twice, as two reads)
+    sliced = type(index) is slice and not isinstance(value, (list, tuple))
+    new[index] = list(value) if sliced else value
     return new
 
 

@@ -26,12 +26,14 @@ from ..errors import ZygoteError
 class Items:
     """A one-shot iterator over items computed in advance."""
 
-    __slots__ = ("counts", "cursor", "items", "reads", "starts")
+    __slots__ = ("counts", "cursor", "items", "positions", "reads")
 
-    def __init__(self, items, starts=()):
-        self.items = list(items)
+    def __init__(self, items, sources=()):
+        self.items = list(items)  # reads the sources, when they are _Readers, to the end
         self.cursor = 0
-        self.starts = starts  # where each Items argument's cursor stood when this was made
+        # per argument of the builtin that made it: the positions of the items it took
+        # from an Items argument (None for a sequence, read from its first item on)
+        self.positions = tuple(s.positions if type(s) is _Reader else None for s in sources)
         self.counts = ()
         self.reads = []  # the cursor at each iter(self) by a builtin that reads it (sum, list, ...)
 
@@ -60,7 +62,7 @@ class Pass:
 
     __slots__ = ("source", "start")
 
-    def __init__(self, source: Items):
+    def __init__(self, source):
         self.source = source
         self.start = source.cursor
 
@@ -108,21 +110,40 @@ def next_item(iterator, default=_NoDefault):
     return iterator.items[position], position
 
 
+class _Reader:
+    """Reads an Items iterator item by item, noting each item's position: a builtin
+    that reads the same iterator twice (zip(it, it)) takes its items alternately."""
+
+    __slots__ = ("positions", "source")
+
+    def __init__(self, source):
+        self.source = source
+        self.positions = []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        position = self.source.cursor
+        item = self.source.__next__()
+        self.positions.append(position)
+        return item
+
+
 def _sources(iterables):
-    """The iterables as the builtin will read them (an Items one through its __next__ only,
-    so that it does not count as a read by a builtin), and where each Items cursor stood."""
-    sources = [iter(it.__next__, _NoDefault) if type(it) is Items else it for it in iterables]
-    return sources, tuple(it.cursor if type(it) is Items else 0 for it in iterables)
+    """The iterables as the builtin will read them: an Items one through a _Reader (not
+    counted as a read by a builtin, and its positions noted)."""
+    return [_Reader(it) if type(it) is Items else it for it in iterables]
 
 
 def zip_items(*iterables, strict=False):
-    sources, starts = _sources(iterables)
-    return Items(zip(*sources, strict=strict), starts)
+    sources = _sources(iterables)
+    return Items(zip(*sources, strict=strict), sources)
 
 
 def enumerate_items(iterable, start=0):
-    sources, starts = _sources((iterable,))
-    return Items(enumerate(sources[0], start), starts)
+    sources = _sources((iterable,))
+    return Items(enumerate(sources[0], start), sources)
 
 
 def reversed_items(sequence):
@@ -131,25 +152,25 @@ def reversed_items(sequence):
 
 def chain_items(*iterables):
     """itertools.chain: each iterable's items in turn (the counts are kept for the rule)."""
-    sources, starts = _sources(iterables)
+    sources = _sources(iterables)
     taken = [take_all(it) for it in sources]
-    out = Items(itertools.chain(*taken), starts)
+    out = Items(itertools.chain(*taken), sources)
     out.counts = tuple(len(t) for t in taken)
     return out
 
 
 def product_items(*iterables, repeat=1):
-    sources, starts = _sources(iterables)
+    sources = _sources(iterables)
     pools = [take_all(it) for it in sources]
-    out = Items(itertools.product(*pools, repeat=repeat), starts)
+    out = Items(itertools.product(*pools, repeat=repeat), sources)
     out.counts = tuple(len(p) for p in pools)
     return out
 
 
 def accumulate_items(iterable, initial=None):
     """itertools.accumulate with addition (its default function)."""
-    sources, starts = _sources((iterable,))
-    return Items(itertools.accumulate(sources[0], initial=initial), starts)
+    sources = _sources((iterable,))
+    return Items(itertools.accumulate(sources[0], initial=initial), sources)
 
 
 def list_of_items(items):
@@ -160,9 +181,7 @@ def list_of_items(items):
 def read_start(iterator: Items) -> int:
     """Where the one builtin that read iterator (sum, list, a loop over a parameter, ...)
     began; an error when several did, since which items each read is then unknown."""
-    # CPython may call iter() twice at one position for one reader (a slice assignment
-    # does): equal starts are one read
-    if len(set(iterator.reads)) != 1:
+    if len(iterator.reads) != 1:
         raise ZygoteError("an iterator that carries a derivative was read by more than one call "
                           "(sum, list, max, a loop over a function's parameter, ...), so which items "
                           "each read cannot be told apart", None,
