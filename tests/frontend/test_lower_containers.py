@@ -183,3 +183,21 @@ def test_a_loop_zipping_one_iterator_with_itself_raises_rather_than_guess():
     assert loop_over_zip_of_one_iterator_twice(X) == pytest.approx(X[0] * X[1] ** 2 + X[2] * X[0] ** 2)
     with pytest.raises(zp.ZygoteError, match="read by more than one call"):
         zp.gradient(loop_over_zip_of_one_iterator_twice, X)
+
+
+def append_in_a_closure_called_as_a_value(x):
+    p = [x[0]]
+
+    def add(v):
+        p.append(v)
+        return v * 1.0
+
+    fns = [add]  # not inlined: transformed on its own, where p is a closure cell
+    s = fns[0](x[1] * 2.0)
+    return p[-1] + s
+
+
+def test_a_closure_appending_to_a_captured_list_is_refused():
+    # the appended item's derivative was lost: 2.0 where 4.0 is right
+    with pytest.raises(zp.MutationError, match="nested function modifies a list"):
+        zp.gradient(append_in_a_closure_called_as_a_value, X)

@@ -21,6 +21,7 @@ import gast
 from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime.iterators import for_pass
+from .scope import resolve_free
 
 # method name -> (functional form, whether it returns (new container, result))
 LIST_METHODS = {
@@ -102,6 +103,16 @@ class ContainerLowering:
                 return True
             outer = outer.parent
         return False
+
+    def captured_cell(self, name: str) -> bool:
+        """Whether name is a variable this function captured from an enclosing function
+        (a closure cell), as opposed to a module global."""
+        outer = self
+        while outer.parent is not None:
+            if name in outer.local_names:
+                return False
+            outer = outer.parent
+        return name not in outer.local_names and resolve_free(name, outer.pyfn)[0] == "cell"
 
     def rebind(self, name: str, old: Value, new: Value, kind: str) -> None:
         self.consumed.add(old.id)

@@ -342,7 +342,7 @@ class ExprLowering:
                 and func.value.id in self.local_names:
             return self.container_update(func.value, name, base, operands, node)
         if name in ("append", "extend") and isinstance(func.value, gast.Name) \
-                and self.enclosing_local(func.value.id):
+                and (self.enclosing_local(func.value.id) or self.captured_cell(func.value.id)):
             # a nested function (inlined here) would modify a list of the function being
             # differentiated behind the name's back: its adjoint would never see the items
             raise self.mutation_error(
