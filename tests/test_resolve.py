@@ -82,7 +82,7 @@ CALLEES = [
     ("builtin bound method", np.ones(2).sum, rs.RECEIVER),
     ("generator method", GENERATOR.normal, rs.RECEIVER),
     ("class", NoSource, rs.UNKNOWN),
-    ("builtin without rule", sorted, rs.UNKNOWN),
+    ("builtin without rule", vars, rs.UNKNOWN),
 ]
 
 

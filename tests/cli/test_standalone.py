@@ -49,6 +49,10 @@ DUMPED = [
     ("classes", "held_activation"),  # a callable held by the instance: review A3(b)
     ("classes", "array_named_methods"), ("classes", "array_named_methods_in_helper"),
     ("classes", "transposed_attribute"),  # ndarray attribute rules resolved while running
+    # iterators as values and updates of created containers (their forms are copied in)
+    ("iterators", "map_of_a_lambda_over_two_lists"), ("iterators", "next_then_loop_over_the_rest"),
+    ("iterators", "dict_of_zip"), ("container_methods", "dict_pop_used"),
+    ("container_methods", "list_sort_in_place"),
 ]
 
 

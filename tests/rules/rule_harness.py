@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from zygote_py.rules import registry
+from zygote_py.runtime.iterators import Items
 
 EPS = 1e-6
 RTOL = 1e-5
@@ -246,7 +247,11 @@ def lookup(ct, path, primal):
 
 
 def random_like(y, rng):
-    """A random cotangent with y's structure (floats for floats)."""
+    """A random cotangent with y's structure (floats for floats); an iterator's is a list."""
+    if type(y) is Items:
+        y = y.items
+    if type(y) is int:  # an index or count: no cotangent
+        return None
     if type(y) is float:
         return float(rng.standard_normal())
     if isinstance(y, np.floating):
@@ -267,6 +272,8 @@ def inner(g, y):
         return 0.0
     if isinstance(y, (ItemsView, ValuesView)):
         y = list(y)
+    if type(y) is Items:
+        y = y.items
     if isinstance(y, (list, tuple)):
         return sum(inner(gi, yi) for gi, yi in zip(g, y))
     if isinstance(y, dict):

@@ -29,6 +29,9 @@ from rule_harness import (
     S,
 )
 
+from zygote_py.runtime import containers as forms
+from zygote_py.runtime import iterators as it
+
 nd = np.ndarray
 SPECS = []
 
@@ -96,6 +99,66 @@ add(
     M(dict, "get", {"a": S()}, "a", 1.0),
     M(dict, "copy", {"a": S(), "b": R(2)}),
     M(list, "copy", [S(), R(2)]),
+)
+
+# ---------------------------------------------------------------------------
+# iterators as values (runtime/iterators.py) and sorted
+
+add(
+    F(it.zip_items, [S(), S()], (S(), R(2))),
+    F(it.zip_items, R(3, 2), [S(), S(), S()]),
+    F(it.zip_items, [S(), S(), S()], [S()], note="shortest wins"),
+    F(it.enumerate_items, [S(), R(2)]),
+    F(it.enumerate_items, R(3), start=1),
+    F(it.reversed_items, [S(), R(2), S()]),
+    F(it.reversed_items, R(3)),
+    F(it.chain_items, [S(), S()], (R(2),)),
+    F(it.product_items, [S(), S()], [S(), S(), S()]),
+    F(it.product_items, [S(), S()], repeat=2),
+    F(it.accumulate_items, [S(), S(), S()]),
+    F(it.accumulate_items, [R(2), R(2)], initial=R(2)),
+    F(it.iter_items, [S(), R(2)]),
+    F(it.next_item, CUSTOM(lambda rng: it.Items([]), "empty"), S(),
+      g=lambda y, rng: (0.7, None), note="default"),
+    F(it.for_pass, [S(), R(2)]),
+    F(it.list_of_items, [S(), R(2)]),
+    F(builtins.sorted, [S(), S(), S()]),
+    F(builtins.sorted, (S(), S(), S()), key=abs, reverse=True),
+    F(builtins.sorted, R(4)),
+)
+
+# ---------------------------------------------------------------------------
+# functional forms of list and dict updates (runtime/containers.py), dict()
+
+add(
+    F(forms.list_insert, [S(), R(2)], 1, S()),
+    F(forms.list_insert, [S()], -5, S()),
+    F(forms.list_insert, [S(), S()], 10, R(2)),
+    F(forms.list_reverse, [S(), R(2), S()]),
+    F(forms.list_pop, [S(), R(2), S()]),
+    F(forms.list_pop, [S(), R(2), S()], 0),
+    F(forms.list_pop, [S(), R(2), S()], -2),
+    F(forms.list_remove, [S(), 2, S(), 2], 2),
+    F(forms.list_sort, [S(), S(), S()]),
+    F(forms.list_sort, [S(), S(), S()], key=abs, reverse=True),
+    F(forms.list_clear, [S(), S()]),
+    F(forms.list_setitem, [S(), S(), S()], 1, R(2)),
+    F(forms.list_setitem, [S(), S(), S()], -1, S()),
+    F(forms.list_setitem, [S(), S(), S()], slice(0, 2), [S()], note="shrinks"),
+    F(forms.list_setitem, [S(), S(), S(), S()], slice(None, None, 2), (S(), S())),
+    F(forms.list_setitem, [S(), S()], slice(1, 1), R(2, 2), note="array rows"),
+    F(forms.list_delitem, [S(), S(), S()], 1),
+    F(forms.list_delitem, [S(), S(), S()], slice(0, 2)),
+    F(builtins.dict, {"a": S(), "b": R(2)}),
+    F(builtins.dict, [("a", S()), ("b", S()), ("a", S())], note="last wins"),
+    F(forms.dict_update, {"a": S(), "b": S()}, {"b": S(), "c": R(2)}),
+    F(forms.dict_update, {"a": S()}, [("a", S()), ("d", S())]),
+    F(forms.dict_setdefault, {"a": S()}, "a", S()),
+    F(forms.dict_setdefault, {"a": S()}, "b", S()),
+    F(forms.dict_pop, {"a": S(), "b": S()}, "a"),
+    F(forms.dict_pop, {"a": S()}, "z", S()),
+    F(forms.dict_delitem, {"a": S(), "b": R(2)}, "a"),
+    F(forms.dict_clear, {"a": S()}),
 )
 
 # ---------------------------------------------------------------------------

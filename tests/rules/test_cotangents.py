@@ -210,9 +210,9 @@ def test_gradient_of_a_golden_gradient_matches_finite_differences(name):
         assert_gradient_matches(g, fd, a, f"{name} arg{i}")
 
 
-def test_generated_loop_gradient_stops_at_its_tapes():
-    # where nested gradients stop today: a loop's adjoint pops saved values off
-    # Python-list tapes, and list.pop has no rule (the tapes are not yet IR ops)
+def test_generated_loop_gradient_differentiates_through_its_tapes():
+    # a loop's adjoint pops saved values off Python-list tapes; the tape is a list
+    # the generated code made, so its pop is lowered to list_pop, which has a rule
     def loop(x):
         s = 0.0
         for v in x:
@@ -220,5 +220,13 @@ def test_generated_loop_gradient_stops_at_its_tapes():
         return s
 
     f_grad = _generated_grad(loop, 1)
-    with pytest.raises(zp.NoDerivativeRule, match="list.pop"):
-        zp.gradient(lambda x: np.sum(f_grad(x)[1][0]), _r(3))
+    weights = np.array([1.0, -2.0, 0.5])
+
+    def weighted(x):
+        return np.sum(f_grad(x)[1][0] * weights)
+
+    x = _r(3)
+    (got,) = zp.gradient(weighted, x)
+    (fd,) = numerical_gradient(weighted, (x,))
+    assert_gradient_matches(got, fd, x, "loop arg0")
+    np.testing.assert_allclose(got, 2.0 * weights)

@@ -6,11 +6,12 @@ the callee, branches and loops by their contents."""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
 from ..ir.intrinsics import is_pure_intrinsic
-from ..ir.ops import opdef
+from ..ir.ops import loop_layout, opdef
 from ..rules import registry
 
 _PURE_BUILTINS = {builtins.len, builtins.range, builtins.zip, builtins.enumerate, builtins.reversed,
@@ -42,6 +43,42 @@ def is_pure_callable(fn) -> bool:
     return False
 
 
+# builtins that read an iterable argument through: given an iterator, they consume it
+_ITERABLE_READERS = {builtins.list, builtins.tuple, builtins.sum, builtins.min, builtins.max,
+                     builtins.sorted, builtins.dict, builtins.set, builtins.frozenset, builtins.any,
+                     builtins.all, math.fsum}
+
+
+def _reads_an_iterable(fn) -> bool:
+    try:
+        return fn in _ITERABLE_READERS
+    except TypeError:
+        return False
+
+
+def _may_be_iterator(value, depth: int = 0) -> bool:
+    """Whether value may be an iterator at run time (anything not known to be built here
+    as a container, a constant or an array: a parameter, a call's or a method's result)."""
+    op = value.defining_op
+    if op is None or depth > 8:
+        return True
+    if op.opcode in ("const", "list", "tuple", "dict", "append", "extend", "setitem", "getitem",
+                     "undef", "closure"):
+        return False
+    if op.opcode == "if":
+        k = op.results.index(value)
+        return any(_may_be_iterator(region.ops[-1].operands[k], depth + 1) for region in op.regions)
+    if op.opcode in ("for", "while"):
+        return _may_be_iterator(loop_layout(op).inits[op.results.index(value)], depth + 1)
+    if op.opcode == "call":
+        fn = op.attrs["fn"]
+        module = getattr(fn, "__module__", None) or ""
+        if module.startswith("zygote_py.runtime.iterators"):
+            return True
+        return not (is_pure_callable(fn) and not module.startswith("zygote_py."))
+    return True
+
+
 def _is_random(fn) -> bool:
     module = getattr(fn, "__module__", "") or ""
     return "random" in module or isinstance(getattr(fn, "__self__", None), np.random.Generator)
@@ -54,7 +91,10 @@ def is_pure(op) -> bool:
     if declared is not None:
         return declared
     if op.opcode == "call":
-        return is_pure_callable(op.attrs["fn"])
+        fn = op.attrs["fn"]
+        if _reads_an_iterable(fn) and any(_may_be_iterator(v) for v in op.operands):
+            return False  # reading an iterator consumes it: the call must run, and where it is
+        return is_pure_callable(fn)
     return all(is_pure(inner) for region in op.regions for inner in region.ops)
 
 

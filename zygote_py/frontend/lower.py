@@ -18,13 +18,15 @@ import gast
 from ..errors import MutationError, SourceLoc, UnsupportedSyntax
 from ..ir.builder import IRBuilder
 from ..ir.core import Block, Function, Value
+from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
+from .lower_iterators import IteratorLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
 
 
-class Lowerer(ExprLowering, StmtLowering):
+class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -36,6 +38,8 @@ class Lowerer(ExprLowering, StmtLowering):
         self.guards: list = parent.guards if parent else []
         self.consumed: set[int] = parent.consumed if parent else set()
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
+        self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
+        self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
@@ -128,7 +132,12 @@ class Lowerer(ExprLowering, StmtLowering):
         base_node = target.value
         if isinstance(base_node, gast.Name) and base_node.id in self.local_names:
             current = self.env.get(base_node.id)
-            if isinstance(current, Value) and current.id in self.fresh and self.is_dict(current):
+            if self.kind_of(current) == "list":
+                self.list_store(base_node.id, current, self.expr(target.slice), value, node, augment)
+                return
+            if self.kind_of(current) == "dict" or (isinstance(current, Value) and current.id in self.fresh
+                                                      and self.is_dict(current)):
+                self.refuse_update_while_iterated(current, base_node.id, node)
                 key = self.expr(target.slice)
                 if augment is not None:
                     fn, rhs = augment
@@ -167,8 +176,8 @@ class Lowerer(ExprLowering, StmtLowering):
     def emit(self, opcode, operands=(), nresults=1, attrs=None, node=None, hint="", regions=(), hints=()):
         op = self.builder.emit(opcode, operands, nresults, attrs, regions,
                                hints=[hint] if hint else hints, loc=self.loc(node))
-        if opcode in ("list", "dict") or (opcode == "call" and attrs and attrs.get("fn") in
-                                           (builtins.list, builtins.dict)):
+        self.note_kind(op)
+        if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)
         return op
 

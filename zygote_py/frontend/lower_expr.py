@@ -316,11 +316,22 @@ class ExprLowering:
             base = self.expr_or_function(func.value)
             if isinstance(base, Value) and self.constant_of(base, _MISSING) is _MISSING:
                 return self.method_call(base, func, node)
-        callee = self.expr_or_function(func)
+        return self.lower_call(node, self.expr_or_function(func))
+
+    def lower_call(self, node, callee):
+        """A call of callee (already lowered: a value, or a nested function to inline)."""
         if isinstance(callee, LocalFunction):
             return self.inline_call(callee, node)
-        operands, star, kw = self.call_arguments(node)
         obj = self.constant_of(callee, _MISSING)
+        if obj is builtins.map or obj is builtins.filter:
+            return self.map_or_filter(obj, node)
+        operands, star, kw = self.call_arguments(node)
+        if obj is not _MISSING:
+            lowered = self.iterator_call(obj, operands, star, kw, node)
+            if lowered is None and obj is builtins.dict:
+                lowered = self.dict_call(operands, star, kw, node)
+            if lowered is not None:
+                return lowered
         known = obj if obj is not _MISSING else self._attribute_of_constant(callee)
         if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
             raise self.mutation_error(
@@ -351,9 +362,20 @@ class ExprLowering:
     def method_call(self, base: Value, func, node):
         name = func.attr
         operands, star, kw = self.call_arguments(node)
+        lowered = self.container_method(func, base, operands, star, kw, node)
+        if lowered is not None:
+            return lowered
         if name in ("append", "extend") and isinstance(func.value, gast.Name) and not kw and not star \
                 and func.value.id in self.local_names:
             return self.container_update(func.value, name, base, operands, node)
+        if name in ("append", "extend") and isinstance(func.value, gast.Name) \
+                and (self.enclosing_local(func.value.id) or self.captured_cell(func.value.id)):
+            # a nested function (inlined here) would modify a list of the function being
+            # differentiated behind the name's back: its adjoint would never see the items
+            raise self.mutation_error(
+                node, f"{func.value.id}.{name}() in a nested function modifies a list of the "
+                "enclosing function", "return the new items from the nested function and "
+                f"{name} them in the enclosing function")
         # a global or captured list updated as a side effect (logging, say): it just runs
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(

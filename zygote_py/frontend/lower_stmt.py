@@ -10,8 +10,6 @@ a statement that may have set one, the rest of the block is guarded by
 
 from __future__ import annotations
 
-import builtins
-
 import gast
 
 from ..ir.core import Block, Value
@@ -35,7 +33,6 @@ _UNSUPPORTED_STATEMENTS = {
                "return the new value instead of rebinding a global"),
     "Nonlocal": ("nonlocal statements are not supported",
                  "return the new value instead of rebinding an enclosing variable"),
-    "Delete": ("del is not supported", "let the variable go out of scope instead"),
     "ClassDef": ("a class defined inside a differentiated function is not supported",
                  "define the class at module level"),
     "Import": ("import inside a differentiated function is not supported",
@@ -199,13 +196,19 @@ class StmtLowering:
             self.env[name] = result
             if all(values[index].id in self.fresh for values in yields):
                 self.fresh.add(result.id)
+                kinds = {self.kinds.get(values[index].id) for values in yields}
+                if len(kinds) == 1:
+                    self.carry_kinds((yields[0][index],), (result,))
 
     def track_carried(self, inits, args, results) -> None:
         """A container created here stays so around a loop; modifying it inside the
         loop consumes the value it had before, as far as other names are concerned."""
         for init, arg, result in zip(inits, args, results):
+            if init.id in self.iterated:  # the loop's body sees the container being iterated
+                self.iterated.add(arg.id)
             if init.id in self.fresh:
                 self.fresh.update((arg.id, result.id))
+                self.carry_kinds((init, init), (arg, result))
             if arg.id in self.consumed:
                 self.consumed.add(init.id)
 
@@ -244,6 +247,7 @@ class StmtLowering:
 
     def stmt_For(self, node):
         kind, iterables, ntargets = self.for_iteration(node.iter)
+        added = self.start_iterating(iterables)
         has_break, saved_flags, carried, inits = self.enter_loop(node)
         body = Block()
         targets = [body.add_arg() for _ in range(ntargets)]
@@ -268,6 +272,7 @@ class StmtLowering:
                        attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
                        hints=[_hint(n) for n in carried])
         self.track_carried(inits, args, op.results)
+        self.iterated.difference_update(added | {a.id for a in args})
         self.env = before
         self.env.update(zip(carried, op.results))
         self.finish_loop(node, has_break, saved_flags)
@@ -305,29 +310,6 @@ class StmtLowering:
                 self.env.pop(flag, None)
             else:
                 self.env[flag] = value
-
-    def for_iteration(self, iter_node):
-        """(kind, iterable values, number of targets) for a for loop's iterator."""
-        if isinstance(iter_node, gast.Call) and isinstance(iter_node.func, gast.Name) \
-                and not iter_node.keywords and not any(isinstance(a, gast.Starred) for a in iter_node.args):
-            name = iter_node.func.id
-            builtin = getattr(builtins, name, None)
-            if name not in self.local_names and self.resolves_to(name, builtin):
-                args = [self.expr(a) for a in iter_node.args]
-                if name == "range":
-                    return "range", args, 1
-                if name == "zip" and args:
-                    return "zip", args, len(args)
-                if name == "enumerate" and len(args) in (1, 2):
-                    if len(args) == 1:
-                        args.append(self.const(0, iter_node))
-                    return "enumerate", args, 2
-                if name == "reversed" and len(args) == 1:
-                    return "reversed", args, 1
-                call = self.emit("call", args, attrs={"fn": builtin, "expr": name, "kw": (), "star": ()},
-                                 node=iter_node).result
-                return "iter", [call], 1
-        return "iter", [self.expr(iter_node)], 1
 
     def stmt_While(self, node):
         has_break, saved_flags, carried, inits = self.enter_loop(node)

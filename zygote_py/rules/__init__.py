@@ -8,9 +8,11 @@ registration call `nondifferentiable(*primals)` live in `zygote_py.rules.registr
 """
 
 from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
+    containers,
     cotangents,
     factorizations,
     indexing,
+    iterators,
     linalg,
     math_rules,
     nondiff,

@@ -18,6 +18,7 @@ from zygote_py.rules.registry import (
     nondifferentiable_attrs,
     nondifferentiable_methods,
 )
+from zygote_py.runtime import containers
 
 # --- Python operators ------------------------------------------------------
 nondifferentiable(
@@ -29,15 +30,18 @@ nondifferentiable(
 )
 
 # --- builtins --------------------------------------------------------------
-# zip, enumerate and reversed are listed so that iterating over them is never
-# differentiated as a call; the compiler lowers loops over them itself.
+# zip, enumerate, reversed and the other iterator builtins have rules: lowering
+# replaces them by the forms in runtime/iterators.py (rules/iterators.py).
 nondifferentiable(
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.round,
-    builtins.isinstance, builtins.issubclass, builtins.type, builtins.zip,
-    builtins.enumerate, builtins.reversed, builtins.print, builtins.id, builtins.hash,
+    builtins.isinstance, builtins.issubclass, builtins.type,
+    builtins.print, builtins.id, builtins.hash,
     builtins.str, builtins.repr, builtins.format, builtins.callable, builtins.hasattr,
     builtins.any, builtins.all, builtins.divmod, builtins.ord, builtins.chr,
 )
+
+# a check that raises for an update of a list or dict the function did not create
+nondifferentiable(containers.refuse_container_update)
 
 # --- math ------------------------------------------------------------------
 nondifferentiable(

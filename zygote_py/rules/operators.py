@@ -15,8 +15,10 @@ import operator
 
 import numpy as np
 
+from zygote_py.rules.iterators import read_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.runtime import accum, unbroadcast
+from zygote_py.runtime.iterators import Items, read_start
 
 # ---------------------------------------------------------------------------
 # + - * / and unary operators
@@ -171,13 +173,20 @@ def _sum_cotangent(g, items):
         return tuple(unbroadcast(g, x) for x in items)
     if isinstance(items, np.ndarray):
         return np.broadcast_to(g, items.shape)
-    return None
+    return read_cotangent([unbroadcast(g, x) for x in _items_read(items)], items)
 
 
 @vjp(builtins.sum, math.fsum, diff=("iterable", "start"))
 def sum_(g, y, iterable, start=0):
     """sum(xs) over a list/tuple gives a list/tuple cotangent; over an array, g per row."""
     return _sum_cotangent(g, iterable), None if isinstance(start, int) else unbroadcast(g, start)
+
+
+def _items_read(items):
+    """The items a builtin read from a dict view or an iterator (from where it began)."""
+    if type(items) is Items:
+        return items.items[read_start(items):]
+    return list(items)
 
 
 def _position_of(items, y):
@@ -200,7 +209,12 @@ def _choice_cotangent(g, y, args):
             z[int(np.argmax(items == y))] = g
             return (z,)
         if type(items) not in (list, tuple):
-            return (None,)
+            read = _items_read(items)
+            out = [None] * len(read)
+            i = _position_of(read, y)
+            if i is not None:
+                out[i] = g
+            return (read_cotangent(out, items),)
         out = [None] * len(items)
         i = _position_of(items, y)
         if i is not None:
@@ -245,7 +259,7 @@ def _sequence_cotangent(g, iterable):
     if isinstance(iterable, np.ndarray):
         sub = iterable.shape[1:]
         return np.stack([np.zeros(sub) if gi is None else np.broadcast_to(gi, sub) for gi in g])
-    return None
+    return None if g is None else read_cotangent(list(g), iterable)
 
 
 @vjp(builtins.list, builtins.tuple, diff=("iterable",))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree import accumulate, zeros_like
+from .iterators import Items, read_start
 
 _ndarray = np.ndarray
 
@@ -132,6 +133,11 @@ def split_tail(g, items):
     """(cotangent of the list before extend, cotangent of the items it was extended by)."""
     if g is None:
         return None, None
+    if type(items) is Items:  # the items extend read, from where it began reading
+        start = read_start(items)
+        n = len(items.items) - start
+        head, tail = g[:len(g) - n], list(g[len(g) - n:])
+        return head, [None] * start + tail
     n = len(items)
     head, tail = g[:len(g) - n], g[len(g) - n:]
     if isinstance(items, _ndarray):
@@ -157,6 +163,9 @@ def accum_index(acc, seq, i, g, reverse=False):
     """
     if g is None:
         return acc
+    if type(seq) is Items:  # a loop over an iterator it did not make: from where it was read
+        i += read_start(seq)
+        seq = seq.items
     if reverse:
         i = len(seq) - 1 - i
     if isinstance(seq, _ndarray):

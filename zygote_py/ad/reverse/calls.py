@@ -148,7 +148,7 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
     outputs = splice.place(builder.block, values, builder.current_loc)
     for name, value in outputs.items():
         if value.defining_op is not None and value.defining_op.opcode in ("if", "callv", "call") \
-                and value.defining_op.opcode != "call":
+                and value.defining_op.opcode != "call" or _part_of_a_helper_result(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)
@@ -183,6 +183,17 @@ def guard_complex(builder: AdjointBuilder, qualname: str, operands) -> None:
     if suspects:
         builder.call(refuse_complex, builder.const(qualname), builder.const(builder.current_loc),
                      *suspects, expr="_zp_refuse_complex")
+
+
+def _part_of_a_helper_result(value: Value) -> bool:
+    """`helper(...)[i]`: one cotangent of several that a rule's helper returned, which
+    may be None (zero) at run time, as helpers return a zero part."""
+    op = value.defining_op
+    if op is None or op.opcode != "call" or op.attrs.get("fn") is not operator.getitem:
+        return False
+    source = op.operands[0].defining_op
+    return source is not None and source.opcode == "call" and \
+        getattr(source.attrs.get("fn"), "__module__", "").startswith("zygote_py.rules.")
 
 
 def user_call(builder: AdjointBuilder, op: Op) -> None:

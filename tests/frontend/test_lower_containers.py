@@ -1,0 +1,203 @@
+"""Updates of lists and dicts, and iterator builtins, that cannot be made exact
+are refused with an error naming the line, never answered with a number; an
+object's own method that merely shares a list method's name still runs."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import zygote_py as zp
+
+X = np.array([0.3, 0.7, 1.1])
+
+
+def insert_into_argument(x, p):
+    p.insert(0, x[0])
+    return p[0]
+
+
+def update_argument(x, d):
+    d.update({"a": x[0]})
+    return d["a"]
+
+
+def pop_from_argument(x, p):
+    v = p.pop()
+    return v * x[0]
+
+
+def setdefault_on_argument(x, d):
+    return d.setdefault("b", x[1])
+
+
+@pytest.mark.parametrize("func, container", [
+    (insert_into_argument, [1.0]), (update_argument, {"a": 1.0}), (pop_from_argument, [1.0, 2.0]),
+    (setdefault_on_argument, {"a": 1.0}),
+], ids=["list.insert", "dict.update", "list.pop", "dict.setdefault"])
+def test_update_of_a_container_the_function_did_not_create_is_refused(func, container):
+    before = type(container)(container)
+    with pytest.raises(zp.MutationError, match="did not create") as info:
+        zp.gradient(func, X, container)
+    assert info.value.loc.line == func.__code__.co_firstlineno + 1
+    assert container == before  # refused before it was modified
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def update(self, v):  # a method named like dict.update, on another object
+        return v * 3.0
+
+
+def object_method_named_update(x):
+    acc = Accumulator()
+    return acc.update(x[0]) + x[1]
+
+
+def test_an_objects_own_update_method_still_runs():
+    (g,) = zp.gradient(object_method_named_update, X)
+    np.testing.assert_allclose(g, [3.0, 1.0, 0.0])
+
+
+def popitem_on_a_created_dict(x):
+    d = {"a": x[0]}
+    _, v = d.popitem()
+    return v
+
+
+def del_of_a_name(x):
+    y = x * 2.0
+    del y
+    return np.sum(x)
+
+
+def del_of_an_argument_item(x, p):
+    del p[0]
+    return x[0]
+
+
+def accumulate_with_a_function(x):
+    return sum(itertools.accumulate([x[0], x[1]], max))
+
+
+def iter_with_a_sentinel(x):
+    return sum(iter(lambda: x[0], 1.0))
+
+
+def test_popitem_is_refused():
+    with pytest.raises(zp.MutationError, match="popitem"):
+        zp.gradient(popitem_on_a_created_dict, X)
+
+
+def test_del_of_a_name_is_unsupported_and_of_an_argument_item_a_mutation():
+    with pytest.raises(zp.UnsupportedSyntax, match="del is only supported"):
+        zp.gradient(del_of_a_name, X)
+    with pytest.raises(zp.MutationError, match="did not create"):
+        zp.gradient(del_of_an_argument_item, X, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("func", [accumulate_with_a_function, iter_with_a_sentinel])
+def test_iterator_forms_that_are_not_supported_are_refused(func):
+    with pytest.raises(zp.UnsupportedSyntax):
+        zp.gradient(func, X)
+
+
+def read_by_two_sums(x):
+    squares = map(lambda a: a * a, x)  # noqa: C417 -- map itself is what is tested
+    return sum(squares) + sum(squares)
+
+
+def test_an_iterator_read_by_two_builtins_raises_rather_than_guess():
+    assert read_by_two_sums(X) == pytest.approx(float(np.sum(X * X)))  # the second sum is 0
+    with pytest.raises(zp.ZygoteError, match="read by more than one call"):
+        zp.gradient(read_by_two_sums, X)
+
+
+def loop_over_a_list_insert_result(x):
+    p = [x[0]]
+    for _ in range(2):
+        p.insert(0, p[0] * 2.0)
+    return p[0] + p[-1]
+
+
+def test_updates_inside_a_loop_follow_the_list_through_iterations():
+    (g,) = zp.gradient(loop_over_a_list_insert_result, X)
+    np.testing.assert_allclose(g, [5.0, 0.0, 0.0])
+
+
+def append_while_iterating(x):
+    p = [x[0]]
+    for v in p:  # Python's loop would see the items appended below
+        if len(p) < 3:
+            p.append(v * 2.0)
+    return sum(p)
+
+
+def insert_while_iterating_a_copy(x):
+    p = [x[0], x[1]]
+    for v in list(p):
+        p.insert(0, v * 2.0)
+    return p[0] + p[-1]
+
+
+def test_updating_the_list_a_loop_iterates_is_refused():
+    # the gradient was a silent 3.0 where 1 + 2 + 4 = 7 is right
+    with pytest.raises(zp.MutationError, match="modified while a for loop iterates"):
+        zp.gradient(append_while_iterating, X)
+
+
+def test_updating_a_list_while_iterating_its_copy_is_fine():
+    (g,) = zp.gradient(insert_while_iterating_a_copy, X)
+    np.testing.assert_allclose(g, [0.0, 3.0, 0.0])  # p ends [2*x1, 2*x0, x0, x1]
+
+
+def append_in_a_nested_function(x):
+    p = [x[0]]
+
+    def add(v):
+        p.append(v)
+
+    add(x[1] * 2.0)
+    return p[-1]
+
+
+def test_a_nested_function_appending_to_an_enclosing_list_is_refused():
+    # the gradient was a silent None where d/dx1 = 2
+    with pytest.raises(zp.MutationError, match="nested function modifies a list"):
+        zp.gradient(append_in_a_nested_function, X)
+
+
+def loop_over_zip_of_one_iterator_twice(x):
+    it = iter([x[0], x[1], x[2], x[0]])
+    s = 0.0
+    for a, b in zip(it, it):  # a loop reading it twice by position: which item is which is lost
+        s = s + a * b * b
+    return s
+
+
+def test_a_loop_zipping_one_iterator_with_itself_raises_rather_than_guess():
+    assert loop_over_zip_of_one_iterator_twice(X) == pytest.approx(X[0] * X[1] ** 2 + X[2] * X[0] ** 2)
+    with pytest.raises(zp.ZygoteError, match="read by more than one call"):
+        zp.gradient(loop_over_zip_of_one_iterator_twice, X)
+
+
+def append_in_a_closure_called_as_a_value(x):
+    p = [x[0]]
+
+    def add(v):
+        p.append(v)
+        return v * 1.0
+
+    fns = [add]  # not inlined: transformed on its own, where p is a closure cell
+    s = fns[0](x[1] * 2.0)
+    return p[-1] + s
+
+
+def test_a_closure_appending_to_a_captured_list_is_refused():
+    # the appended item's derivative was lost: 2.0 where 4.0 is right
+    with pytest.raises(zp.MutationError, match="nested function modifies a list"):
+        zp.gradient(append_in_a_closure_called_as_a_value, X)

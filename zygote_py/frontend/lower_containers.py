@@ -1,0 +1,237 @@
+"""Lowering of updates to the lists and dicts a function creates itself.
+
+A list or dict built by the function (a literal, `list(...)`, `dict(...)`, a
+comprehension, `.copy()`) is known to be one when the code is lowered: the
+kind is recorded per SSA value (`Lowerer.kinds`) and carried through `if`
+and loops like `Lowerer.fresh`.  Its methods that modify it (`p.insert(0, v)`,
+`d.update(o)`), item assignment and `del p[i]` become calls of the
+functional forms in runtime/containers.py that return a new container, and
+the name is rebound to it: the adjoint then sees each version as its own
+value, with its own rule.  The same updates of a container whose kind is not
+known here (an argument, a global) are refused, as before.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import gast
+
+from ..ir.core import Value
+from ..runtime import containers as forms
+from ..runtime.iterators import for_pass
+from .scope import resolve_free
+
+# method name -> (functional form, whether it returns (new container, result))
+LIST_METHODS = {
+    "insert": (forms.list_insert, False), "reverse": (forms.list_reverse, False),
+    "pop": (forms.list_pop, True), "remove": (forms.list_remove, False),
+    "sort": (forms.list_sort, False), "clear": (forms.list_clear, False),
+}
+DICT_METHODS = {
+    "update": (forms.dict_update, False), "setdefault": (forms.dict_setdefault, True),
+    "pop": (forms.dict_pop, True), "clear": (forms.dict_clear, False),
+}
+# the methods of list and dict that modify the receiver (Python's own list)
+MUTATING = {"list": {"append", "extend", "insert", "reverse", "pop", "remove", "sort", "clear",
+                     "__setitem__", "__delitem__", "__iadd__", "__imul__"},
+            "dict": {"update", "setdefault", "pop", "popitem", "clear", "__setitem__",
+                     "__delitem__", "__ior__"}}
+_FORM_KINDS = {**{f: "list" for f, _ in LIST_METHODS.values()},
+               **{f: "dict" for f, _ in DICT_METHODS.values()},
+               forms.list_setitem: "list", forms.list_delitem: "list", forms.dict_delitem: "dict",
+               builtins.list: "list", builtins.dict: "dict", builtins.sorted: "list"}
+
+
+class ContainerLowering:
+    """Mixin of the Lowerer: in-place updates of containers the function created."""
+
+    def note_kind(self, op) -> None:
+        """Record the container kind of a freshly emitted op's result, if it makes one."""
+        kind = None
+        if op.opcode in ("list", "append", "extend"):
+            kind = "list"
+        elif op.opcode in ("dict", "setitem"):
+            kind = "dict"
+        elif op.opcode == "call":
+            try:
+                kind = _FORM_KINDS.get(op.attrs.get("fn"))
+            except TypeError:  # an unhashable callee
+                kind = None
+        if kind is not None:
+            self.kinds[op.results[0].id] = kind
+
+    def kind_of(self, value) -> str | None:
+        """'list' or 'dict' for a container this function created, else None."""
+        if not isinstance(value, Value) or value.id not in self.fresh:
+            return None
+        return self.kinds.get(value.id)
+
+    def carry_kinds(self, sources, targets) -> None:
+        for source, target in zip(sources, targets):
+            kind = self.kinds.get(source.id)
+            if kind is not None:
+                self.kinds[target.id] = kind
+
+    def start_iterating(self, iterables) -> set[int]:
+        """Mark the containers a for loop iterates (through for_pass too) until it ends."""
+        added = set()
+        for value in iterables:
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                value = op.operands[0]
+            if value.id not in self.iterated:
+                added.add(value.id)
+        self.iterated.update(added)
+        return added
+
+    def refuse_update_while_iterated(self, old: Value, name: str, node) -> None:
+        """Python's loop would see the update of the list it iterates; the lowered loop
+        reads the version it started with: refused rather than computed differently."""
+        if old.id in self.iterated:
+            raise self.mutation_error(node, f"{name!r} is modified while a for loop iterates over it",
+                                      f"iterate over a copy (for v in list({name})) or build a new container")
+
+    def enclosing_local(self, name: str) -> bool:
+        """Whether name, free here, is a local of a function this one is inlined into."""
+        if name in self.local_names:
+            return False
+        outer = self.parent
+        while outer is not None:
+            if name in outer.local_names:
+                return True
+            outer = outer.parent
+        return False
+
+    def captured_cell(self, name: str) -> bool:
+        """Whether name is a variable this function captured from an enclosing function
+        (a closure cell), as opposed to a module global."""
+        outer = self
+        while outer.parent is not None:
+            if name in outer.local_names:
+                return False
+            outer = outer.parent
+        return name not in outer.local_names and resolve_free(name, outer.pyfn)[0] == "cell"
+
+    def rebind(self, name: str, old: Value, new: Value, kind: str) -> None:
+        self.consumed.add(old.id)
+        self.fresh.add(new.id)
+        self.kinds[new.id] = kind
+        self.env[name] = new
+
+    def local_container(self, func) -> tuple[str, Value, str] | None:
+        """(name, value, kind) when func is `name.method` on a container made here."""
+        if not isinstance(func.value, gast.Name) or func.value.id not in self.local_names:
+            return None
+        value = self.env.get(func.value.id)
+        kind = self.kind_of(value)
+        return (func.value.id, value, kind) if kind is not None else None
+
+    def container_method(self, func, base, operands, star, kw, node):
+        """Lower `name.method(...)` on a list or dict made here, or return None."""
+        found = self.local_container(func)
+        if found is None:
+            if func.attr not in ("append", "extend") and \
+                    any(func.attr in names for names in forms.MUTATING_METHODS.values()):
+                # decided by the receiver when it runs: a list or dict is refused, any other
+                # object's method of that name runs as usual
+                self.emit("call", [base, self.const(func.attr, node),
+                                   self.const(self.loc(node), node)], nresults=1, node=node,
+                          attrs={"fn": forms.refuse_container_update, "expr": "refuse_container_update",
+                                 "kw": (), "star": ()})
+            return None
+        name, current, kind = found
+        method = func.attr
+        if method == "copy" and not operands:
+            return self.call_static(builtins.list if kind == "list" else builtins.dict, (current,), node)
+        if method in ("append", "extend") and kind == "list" and not kw and not star:
+            self.refuse_update_while_iterated(current, name, node)
+            return self.container_update(func.value, method, current, operands, node)
+        table = LIST_METHODS if kind == "list" else DICT_METHODS
+        if method not in table:
+            if method in MUTATING[kind]:
+                raise self.mutation_error(node, f"{kind}.{method}() is not supported on a {kind} "
+                                          "the function modifies", f"build a new {kind} instead")
+            return None
+        if star or None in kw:
+            raise self.unsupported(node, f"*args or **kwargs in a call of {kind}.{method}()",
+                                   "pass the arguments one by one")
+        form, returns_pair = table[method]
+        self.refuse_update_while_iterated(current, name, node)
+        if method == "update":
+            return self.dict_update(name, current, operands, kw, node)
+        call = self.emit("call", [current, *operands], node=node, hint=name,
+                         attrs={"fn": form, "expr": form.__name__, "kw": kw, "star": ()}).result
+        if not returns_pair:
+            self.rebind(name, current, call, kind)
+            return self.const(None, node)
+        new, result = self.emit("unpack", [call], nresults=2, node=node,
+                                attrs={"n": 2, "star": None}).results
+        new.hint = name
+        self.rebind(name, current, new, kind)
+        return result
+
+    def dict_update(self, name, current, operands, kw, node):
+        """d.update(other, k=v): other's items, then the keywords' (as Python applies them)."""
+        positional = operands[:len(operands) - len(kw)]
+        if len(positional) > 1:
+            raise self.unsupported(node, "dict.update() takes at most one positional argument",
+                                   "pass one mapping")
+        sources = list(positional)
+        if kw:
+            pairs = []
+            for key, value in zip(kw, operands[len(positional):]):
+                pairs += [self.const(key, node), value]
+            sources.append(self.emit("dict", pairs, node=node).result)
+        for source in sources:
+            new = self.emit("call", [current, source], node=node, hint=name,
+                            attrs={"fn": forms.dict_update, "expr": "dict_update", "kw": (),
+                                   "star": ()}).result
+            self.rebind(name, current, new, "dict")
+            current = new
+        return self.const(None, node)
+
+    def dict_call(self, operands, star, kw, node):
+        """dict(k=v, ...) and dict(mapping, k=v): a literal, then an update (or None: a plain call)."""
+        if not kw or star or None in kw or len(operands) - len(kw) > 1:
+            return None
+        npos = len(operands) - len(kw)
+        pairs = []
+        for key, value in zip(kw, operands[npos:]):
+            pairs += [self.const(key, node), value]
+        literal = self.emit("dict", pairs, node=node).result
+        if not npos:
+            return literal
+        base = self.call_static(builtins.dict, (operands[0],), node)
+        return self.call_static(forms.dict_update, (base, literal), node)
+
+    def list_store(self, name, current, key, value, node, augment=None) -> None:
+        """`p[i] = v` (or `p[i] += v`) on a list made here."""
+        self.refuse_update_while_iterated(current, name, node)
+        if augment is not None:
+            fn, rhs = augment
+            old = self.call_static(operator.getitem, (current, key), node)
+            value = self.call_static(fn, (old, self.expr(rhs)), node)
+        new = self.call_static(forms.list_setitem, (current, key, value), node)
+        new.hint = name
+        self.rebind(name, current, new, "list")
+
+    def stmt_Delete(self, node):
+        for target in node.targets:
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                name = target.value.id
+                current = self.env.get(name) if name in self.local_names else None
+                kind = self.kind_of(current)
+                if kind is not None:
+                    self.refuse_update_while_iterated(current, name, node)
+                    form = forms.list_delitem if kind == "list" else forms.dict_delitem
+                    new = self.call_static(form, (current, self.expr(target.slice)), node)
+                    new.hint = name
+                    self.rebind(name, current, new, kind)
+                    continue
+                raise self.mutation_error(node, "del of an item of a container this function did "
+                                          "not create writes into it in place",
+                                          "copy it first (xs = list(xs)), or build a new one")
+            raise self.unsupported(node, "del is only supported for items of a list or dict the "
+                                   "function created", "let the variable go out of scope instead")

@@ -1,0 +1,119 @@
+"""Functional forms of the list and dict methods that modify their receiver.
+
+Lowering rewrites `p.insert(0, v)` on a list the function created into
+`p = list_insert(p, 0, v)`: a new list, so that the SSA value the adjoint
+reads before the update is still the old one (the same scheme as `append`).
+Each function returns the new container, and the method's own result where
+Python returns something (`pop`, `setdefault`), as a pair.  Their derivative
+rules are in zygote_py/rules/containers.py.
+"""
+
+from __future__ import annotations
+
+from ..errors import MutationError
+
+# the methods of list and dict that modify the receiver
+MUTATING_METHODS = {
+    list: frozenset({"append", "extend", "insert", "reverse", "pop", "remove", "sort", "clear"}),
+    dict: frozenset({"update", "setdefault", "pop", "popitem", "clear"}),
+}
+
+
+def refuse_container_update(obj, name, loc):
+    """Raise MutationError when obj.name(...) would modify a list or dict in place: one the
+    function did not create (an argument, say), whose update the adjoint could not see."""
+    for kind, names in MUTATING_METHODS.items():
+        if isinstance(obj, kind) and name in names:
+            raise MutationError(f"{kind.__name__}.{name}() modifies a {kind.__name__} this function "
+                                "did not create", loc,
+                                f"copy it first ({'xs = list(xs)' if kind is list else 'd = dict(d)'}), "
+                                "or build a new one")
+
+
+def list_insert(items, index, value):
+    new = list(items)
+    new.insert(index, value)
+    return new
+
+
+def list_reverse(items):
+    return items[::-1]
+
+
+def list_pop(items, index=-1):
+    """(the list without items[index], items[index]), as `items.pop(index)` leaves them."""
+    new = list(items)
+    value = new.pop(index)
+    return new, value
+
+
+def list_remove(items, value):
+    """The list without the first item equal to value (ValueError if none is, as in Python)."""
+    new = list(items)
+    new.remove(value)
+    return new
+
+
+def sort_order(items, key=None, reverse=False):
+    """The positions of items in sorted order (stable, as list.sort and sorted are)."""
+    if key is None:
+        return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+    keys = [key(item) for item in items]
+    return sorted(range(len(items)), key=keys.__getitem__, reverse=reverse)
+
+
+def list_sort(items, key=None, reverse=False):
+    return [items[i] for i in sort_order(items, key, reverse)]
+
+
+def list_clear(items):
+    return []
+
+
+def list_setitem(items, index, value):
+    """`items[index] = value` (a slice too, which may change the length), on a copy."""
+    new = list(items)
+    # one read of an iterator (CPython would call iter() on it twice, as two reads)
+    sliced = type(index) is slice and not isinstance(value, (list, tuple))
+    new[index] = list(value) if sliced else value
+    return new
+
+
+def list_delitem(items, index):
+    new = list(items)
+    del new[index]
+    return new
+
+
+def dict_update(mapping, other=(), **kwargs):
+    new = dict(mapping)
+    new.update(other, **kwargs)
+    return new
+
+
+def dict_setdefault(mapping, key, default=None):
+    """(the dict with key set if it was missing, mapping[key] afterwards)."""
+    new = dict(mapping)
+    value = new.setdefault(key, default)
+    return new, value
+
+
+class _NoDefault:
+    """The default of a parameter left out (a class: standalone modules can copy it)."""
+
+
+def dict_pop(mapping, key, default=_NoDefault):
+    """(the dict without key, the value popped or default), KeyError as in Python."""
+    new = dict(mapping)
+    value = new.pop(key) if default is _NoDefault else new.pop(key, default)
+    return new, value
+
+
+def dict_delitem(mapping, key):
+    new = dict(mapping)
+    del new[key]
+    return new
+
+
+def dict_clear(mapping):
+    return {}
