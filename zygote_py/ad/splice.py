@@ -77,9 +77,21 @@ def _known_constant(value):
     return value  # a default the call left out
 
 
-def _is_scalar_constant(value: Value) -> bool:
+_SCALAR_CONSTANT_TYPES = (int, float, bool, type(None))
+
+
+def _is_scalar_constant(value) -> bool:
+    """Whether a bound argument is a Python scalar (shape ()) known at transform time.
+
+    A bound argument is an IR Value (a constant op when the call site wrote a
+    literal) or, for a parameter the call left out, the rule's default itself.
+    None counts: as an array it has shape () (np.asarray(None)), and as an
+    absent bound (np.clip's a_max=None) it broadcasts nothing.
+    """
+    if not isinstance(value, Value):
+        return type(value) in _SCALAR_CONSTANT_TYPES
     op = value.defining_op
-    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float, bool)
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in _SCALAR_CONSTANT_TYPES
 
 
 class Splice:

@@ -352,7 +352,7 @@ def solve(g, y, a, b):
     return _solve_cotangents(g, y, a, b)
 
 
-@vjp(np.linalg.norm, diff=("x",))
+@vjp(np.linalg.norm, diff=("x",), underived=("ord",))
 def norm(g, y, x, ord=None, axis=None, keepdims=False):
     """The default order (2-norm of vectors, Frobenius of matrices) inline; vector
     p-norms, inf-norms (ties split evenly), matrix 1/-1/inf/-inf norms (tied columns

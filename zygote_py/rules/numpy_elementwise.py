@@ -284,7 +284,7 @@ def modf(g, y, x, out=None, **kwargs):
     return output_parts(g, y)[0]
 
 
-@vjp(np.nan_to_num, diff=("x",))
+@vjp(np.nan_to_num, diff=("x",), underived=("nan", "posinf", "neginf"))
 def nan_to_num(g, y, x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Identity on finite entries; NaN and infinities were replaced by constants."""
     return like_input(np.where(np.isfinite(x), g, 0.0), x)

@@ -210,7 +210,7 @@ def _choice_cotangent(g, y, args):
     return tuple(out)
 
 
-@vjp(builtins.max, diff=("args",))
+@vjp(builtins.max, diff=("args",), underived=("default",))
 def max_(g, y, *args, key=None, default=None):
     """max(a, b, ...) or max(iterable): the cotangent is a tuple with one entry per
     positional argument; the chosen item gets all of g (the first one on ties, as
@@ -218,7 +218,7 @@ def max_(g, y, *args, key=None, default=None):
     return _choice_cotangent(g, y, args)
 
 
-@vjp(builtins.min, diff=("args",))
+@vjp(builtins.min, diff=("args",), underived=("default",))
 def min_(g, y, *args, key=None, default=None):
     """Like max_: the item min returned (the first on ties) gets all of g."""
     return _choice_cotangent(g, y, args)

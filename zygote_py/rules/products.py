@@ -175,13 +175,13 @@ def matrix_transpose(g, y, x):
     return np.swapaxes(g, -1, -2)
 
 
-@vjp(getattr(np.linalg, "matrix_norm", None), diff=("x",))
+@vjp(getattr(np.linalg, "matrix_norm", None), diff=("x",), underived=("ord",))
 def matrix_norm(g, y, x, *, keepdims=False, ord="fro"):
     """Over the last two axes; the orders and tie rules of np.linalg.norm."""
     return _norm_cotangent(g, y, x, ord, (-2, -1), keepdims)
 
 
-@vjp(getattr(np.linalg, "vector_norm", None), diff=("x",))
+@vjp(getattr(np.linalg, "vector_norm", None), diff=("x",), underived=("ord",))
 def vector_norm(g, y, x, *, axis=None, keepdims=False, ord=2):
     """A tuple axis (or None) takes the norm of those axes flattened into one vector."""
     return vector_norm_cotangent(g, y, x, ord, axis, keepdims)

@@ -214,14 +214,14 @@ def median(g, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return like_input(_quantile_cotangent(g, a, 0.5, axis, keepdims, "linear", None), a)
 
 
-@vjp(np.quantile, diff=("a",))
+@vjp(np.quantile, diff=("a",), underived=("q", "weights"))
 def quantile(g, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """method='linear' only; q (scalar or array) is a constant."""
     return like_input(_quantile_cotangent(g, a, q, axis, keepdims, method, weights), a)
 
 
-@vjp(np.percentile, diff=("a",))
+@vjp(np.percentile, diff=("a",), underived=("q", "weights"))
 def percentile(g, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
     """np.quantile at q / 100."""

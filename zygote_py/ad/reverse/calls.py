@@ -49,6 +49,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
         else:  # *args rules, or a call spreading *args: bound while running
+            refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
             dynamic_call(builder, op, kind="call")
         return
     if registry.is_nondifferentiable(fn):
@@ -92,6 +93,7 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
 
 def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value,
                self_value=None) -> None:
+    refuse_active_nondiff(builder, rule, op, bound)
     needed = [n for n in rule.diff if n in bound and isinstance(bound[n], Value)
               and builder.varied_operand(bound[n])]
     if not needed:
@@ -101,6 +103,33 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
         guarded(builder, g, lambda: _apply_rule(builder, rule, bound, result, needed, g))
     else:
         _apply_rule(builder, rule, bound, result, needed, g)
+
+
+def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) -> None:
+    """An active argument the rule gives no cotangent for would be a silent zero: refuse it.
+
+    A rule names such real-valued parameters in `underived=` (np.interp's knots
+    xp, a quantile's q, a norm's ord); decided at transform time from activity,
+    an active one raises NoDerivativeRule at the call site.  Index, axis and
+    shape parameters are not listed: their derivative is zero where it exists.
+    """
+    for name in rule.meta.get("underived", ()):
+        value = bound.get(name)
+        items = value.values() if isinstance(value, dict) else \
+            value if isinstance(value, tuple) else (value,)
+        if any(isinstance(item, Value) and builder.varied_operand(item) for item in items):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with respect to its argument "
+                f"{name!r}, which depends on the inputs here", op.loc,
+                f"wrap that argument in zp.stop_gradient(...) if no derivative is wanted "
+                f"through it, or register a rule with @zp.adjoint that differentiates it")
+
+
+def _keyword_operands(op: Op) -> dict:
+    """The operands a call passes by keyword, by name (what is known before it runs)."""
+    kw = op.attrs.get("kw", ())
+    operands = op.operands[len(op.operands) - len(kw):]
+    return {name: value for name, value in zip(kw, operands) if name is not None}
 
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:

@@ -1,0 +1,52 @@
+"""Calls that once crashed the compiler or gave a silently wrong gradient:
+literal arguments bound into rules (np.clip's bounds), index-trick objects
+(np.r_, np.c_, np.s_), fills, powers at zero, norms of lists, zero spread."""
+
+import numpy as np
+
+from . import Case, rand
+
+
+def clip_literal_bounds(a):
+    return np.sum(np.clip(a, -0.5, 0.5)) + np.sum(np.clip(a, 0.0, 0.5) * a)
+
+
+def clip_keyword_and_open_bounds(a):
+    return np.sum(np.clip(a, a_min=-0.5, a_max=0.5) ** 2) + np.sum(np.clip(a, 0.1, None))
+
+
+def clip_method_literal_bounds(a):
+    return np.sum(a.clip(-0.5, 0.5) * a)
+
+
+def r_concatenation(a, b):
+    w = np.arange(10.0)
+    return np.sum(np.r_[a, b[0:2], 2.5, b] * w)
+
+
+def r_scalars_and_ranges(x, a):
+    return np.sum(np.r_[x, 0:3, a * x, -1.0] ** 2)
+
+
+def c_columns(a, b):
+    return np.sum(np.c_[a, b, a * b] * np.arange(12.0).reshape(4, 3))
+
+
+def r_directive(a, b):
+    return np.sum(np.r_["0,2", a, b] * np.arange(8.0).reshape(2, 4))
+
+
+def s_passes_the_index_through(x):
+    return np.s_[x] * 3.0 + np.index_exp[x][0]
+
+
+CASES = [
+    Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
+    Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
+    Case(clip_method_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7]),)),
+    Case(r_concatenation, (rand(3, seed=301), rand(4, seed=302))),
+    Case(r_scalars_and_ranges, (0.7, rand(2, seed=303))),
+    Case(c_columns, (rand(4, seed=304), rand(4, seed=305))),
+    Case(r_directive, (rand(4, seed=306), rand(4, seed=307))),
+    Case(s_passes_the_index_through, (0.4,)),
+]
