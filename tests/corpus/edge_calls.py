@@ -40,6 +40,19 @@ def s_passes_the_index_through(x):
     return np.s_[x] * 3.0 + np.index_exp[x][0]
 
 
+def full_of_active_scalar(s):
+    return np.sum(np.full(3, s)) + np.sum(np.full((2, 3), s) * np.arange(6.0).reshape(2, 3))
+
+
+def fulls_of_two_sizes(s, t):
+    return np.sum(np.full(3, s)) + np.sum(np.full(2, s * t)) + np.sum(np.full_like(np.ones(4), t))
+
+
+def where_scalar_branches(s, t):
+    mask = np.array([True, False, True, True])
+    return np.sum(np.where(mask, s, 0.0)) + np.sum(np.where(mask, 1.5, t) ** 2)
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -49,4 +62,8 @@ CASES = [
     Case(c_columns, (rand(4, seed=304), rand(4, seed=305))),
     Case(r_directive, (rand(4, seed=306), rand(4, seed=307))),
     Case(s_passes_the_index_through, (0.4,)),
+    Case(full_of_active_scalar, (0.7,)),
+    Case(fulls_of_two_sizes, (0.7, -0.4)),
+    Case(where_scalar_branches, (0.7, -0.4)),
+    Case(where_scalar_branches, (np.float64(0.7), np.float64(-0.4)), tag="numpy-scalars"),
 ]

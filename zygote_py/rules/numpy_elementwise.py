@@ -210,7 +210,7 @@ def fmin(g, y, a, b, out=None, **kwargs):
     return unbroadcast(ga, a), unbroadcast(g - ga, b)
 
 
-@vjp(np.clip, diff=("a", "a_min", "a_max", "min", "max"))
+@vjp(np.clip, diff=("a", "a_min", "a_max", "min", "max"), elementwise=True)
 def clip(g, y, a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
     """At a bound (a == a_min or a == a_max) the cotangent goes to a.
 

@@ -133,7 +133,7 @@ def _keyword_operands(op: Op) -> dict:
 
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
-    splice = Splice(rule, bound, needed, builder.scalars)
+    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
     values = {"g": g}
     for name in splice.used_params:
         if name == "g" or name not in splice.unbound:
