@@ -53,6 +53,19 @@ def where_scalar_branches(s, t):
     return np.sum(np.where(mask, s, 0.0)) + np.sum(np.where(mask, 1.5, t) ** 2)
 
 
+def power_zero_exponent(x, a):
+    """x ** 0.0 is 1 everywhere (at 0 too): no nan, no ZeroDivisionError at x == 0."""
+    return x**0.0 + np.sum(np.power(a, 0.0)) * x + np.sum(a ** np.array([0.0, 2.0, 1.0]))
+
+
+def power_of_loop_counter(a):
+    """The exponent is the int 0 on the last trip: the base gets no cotangent (None)."""
+    s = 0.0
+    for i, t in enumerate([1.0, 2.0]):
+        s = s + np.min(a) ** i * t
+    return s
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -66,4 +79,6 @@ CASES = [
     Case(fulls_of_two_sizes, (0.7, -0.4)),
     Case(where_scalar_branches, (0.7, -0.4)),
     Case(where_scalar_branches, (np.float64(0.7), np.float64(-0.4)), tag="numpy-scalars"),
+    Case(power_zero_exponent, (0.0, np.array([0.0, 0.6, 0.0]))),
+    Case(power_of_loop_counter, (np.array([-0.21, 0.12, 0.82]),)),
 ]

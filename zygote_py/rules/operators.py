@@ -133,9 +133,15 @@ def power(g, y, a, b, out=None, **kwargs):
         if b == 3:
             return g * 3 * a * a, None
         return g * b * a ** (b - 1), None
-    ga = unbroadcast(g * b * a ** (b - 1), a)
     gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
-    return ga, gb
+    if isinstance(b, float):
+        if b == 0.0:  # a ** 0.0 is 1 for every a, 0.0 ** 0.0 included: no base cotangent
+            return None, gb
+        if isinstance(a, (float, int)) and a == 0 and b < 1:
+            return g * b * math.inf, gb  # the slope of 0.0 ** b (0 < b < 1) is infinite
+        return unbroadcast(g * b * a ** (b - 1), a), gb
+    # where the exponent is 0 the base's cotangent is 0, not 0 * 0 ** -1 (nan)
+    return unbroadcast(g * b * a ** np.where(b == 0, 1.0, b - 1), a), gb
 
 
 @vjp(np.float_power)

@@ -125,6 +125,16 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) ->
                 f"through it, or register a rule with @zp.adjoint that differentiates it")
 
 
+def _may_be_none(value: Value) -> bool:
+    """A spliced rule's output that a branch of the rule may return as None (zero):
+    an `if` result, or an item of one (a rule returning a tuple from its branches,
+    as power does for an exponent that is 0 only at run time)."""
+    op = value.defining_op
+    if op is not None and op.opcode == "call" and op.attrs["fn"] is operator.getitem:
+        op = op.operands[0].defining_op
+    return op is not None and op.opcode in ("if", "callv")
+
+
 def _keyword_operands(op: Op) -> dict:
     """The operands a call passes by keyword, by name (what is known before it runs)."""
     kw = op.attrs.get("kw", ())
@@ -146,8 +156,7 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
     for name, value in outputs.items():
-        if value.defining_op is not None and value.defining_op.opcode in ("if", "callv", "call") \
-                and value.defining_op.opcode != "call":
+        if _may_be_none(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)
