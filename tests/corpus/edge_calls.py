@@ -66,6 +66,15 @@ def power_of_loop_counter(a):
     return s
 
 
+def norm_of_list(a, b):
+    return np.linalg.norm([a, b * 2.0]) + np.linalg.norm((a, b), ord=1) + np.linalg.norm([[a, b], [b, a]])
+
+
+def std_at_zero_spread(a, s):
+    """All values equal: the subgradient 0 (central differences agree), not 0 / 0."""
+    return np.std(a) + a.std() * s + np.std(a * 0.0 + s, axis=0) + np.var(a) + s
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -81,4 +90,6 @@ CASES = [
     Case(where_scalar_branches, (np.float64(0.7), np.float64(-0.4)), tag="numpy-scalars"),
     Case(power_zero_exponent, (0.0, np.array([0.0, 0.6, 0.0]))),
     Case(power_of_loop_counter, (np.array([-0.21, 0.12, 0.82]),)),
+    Case(norm_of_list, (0.3, -0.4)),
+    Case(std_at_zero_spread, (np.full(3, 0.5), 0.25)),
 ]

@@ -15,6 +15,7 @@ import numpy as np
 
 from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import shape_of, unbroadcast
 
 # ---------------------------------------------------------------------------
@@ -357,9 +358,11 @@ def norm(g, y, x, ord=None, axis=None, keepdims=False):
     """The default order (2-norm of vectors, Frobenius of matrices) inline; vector
     p-norms, inf-norms (ties split evenly), matrix 1/-1/inf/-inf norms (tied columns
     or rows split evenly), nuc and spectral norms via a helper.  The
-    derivative at x == 0 is nan for the 2-norm."""
+    derivative at x == 0 is nan for the 2-norm.  A list or tuple x gets a list or tuple."""
     if ord is None:
         gk = g if keepdims or axis is None else np.expand_dims(g, axis)
         yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+        if isinstance(x, (list, tuple)):  # np.linalg.norm([a, b]): one cotangent per item
+            return like_input(np.asarray(x) * (gk / yk), x)
         return x * (gk / yk)
-    return _norm_cotangent(g, y, x, ord, axis, keepdims)
+    return like_input(_norm_cotangent(g, y, x, ord, axis, keepdims), x)

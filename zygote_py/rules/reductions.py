@@ -190,13 +190,15 @@ def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
 @vjp(np.std)
 def std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
+    """With zero spread the cotangent is 0 (a subgradient, as autograd's), not nan."""
     if where is not None:
         _unsupported("np.std(..., where=...)")
     n = reduced_size(a, axis) - (ddof if correction is None else correction)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
-    ga = centered * (gk / (n * yk))
+    # zero spread: centered is 0 there, and the subgradient 0 is taken (not 0 / 0)
+    ga = centered * (gk / (n * np.where(yk == 0, 1.0, yk)))
     return like_input(ga, a)  # arrays pass straight through
 
 
@@ -209,7 +211,7 @@ def ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = self - (self.mean(axis=axis, keepdims=True) if mean is None else mean)
-    return centered * (gk / (n * yk))
+    return centered * (gk / (n * np.where(yk == 0, 1.0, yk)))  # 0 at zero spread, as np.std
 
 
 # ---------------------------------------------------------------------------
