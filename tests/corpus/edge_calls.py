@@ -75,6 +75,15 @@ def std_at_zero_spread(a, s):
     return np.std(a) + a.std() * s + np.std(a * 0.0 + s, axis=0) + np.var(a) + s
 
 
+def einsum_sublists(a, b):
+    w = np.arange(4.0).reshape(2, 2)
+    return np.sum(np.einsum(a, [0, 1], b, [1, 2]) * w) + np.sum(np.einsum(a, [0, 1], b, [1, 2], [2, 0]) ** 2)
+
+
+def einsum_sublist_ellipsis(a):
+    return np.sum(np.einsum(a, [Ellipsis, 0], a, [Ellipsis, 0], [Ellipsis]) * np.array([1.0, 2.0]))
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -92,4 +101,6 @@ CASES = [
     Case(power_of_loop_counter, (np.array([-0.21, 0.12, 0.82]),)),
     Case(norm_of_list, (0.3, -0.4)),
     Case(std_at_zero_spread, (np.full(3, 0.5), 0.25)),
+    Case(einsum_sublists, (rand(2, 3, seed=308), rand(3, 2, seed=309))),
+    Case(einsum_sublist_ellipsis, (rand(2, 3, seed=310),)),
 ]

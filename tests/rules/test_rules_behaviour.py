@@ -234,10 +234,16 @@ def test_transpose_attr():
 # --- limits are reported, not silently wrong ---------------------------------
 
 
-def test_einsum_sublist_form_is_rejected():
-    a = np.ones((2, 2))
-    with pytest.raises(NotImplementedError):
-        function_rule(np.einsum).vjp(np.ones((2, 2)), a, a, [0, 1], [0, 1])
+def test_einsum_sublist_form_matches_the_string_form():
+    a, b = np.arange(4.0).reshape(2, 2), np.arange(6.0).reshape(2, 3)
+    g = np.arange(6.0).reshape(3, 2)
+    y = np.einsum(a, [0, 1], b, [1, 2], [2, 0])
+    ga, (sub_a, gb, sub_b, sub_out) = function_rule(np.einsum).vjp(g, y, a, [0, 1], b, [1, 2], [2, 0])
+    none, (ga_str, gb_str) = function_rule(np.einsum).vjp(g, y, "ij,jk->ki", a, b)
+    assert none is None and sub_a is None and sub_b is None and sub_out is None
+    np.testing.assert_array_equal(ga, ga_str)
+    np.testing.assert_array_equal(gb, gb_str)
+    np.testing.assert_allclose(ga, g.T @ b.T)
 
 
 def test_matrix_one_and_inf_norms_split_ties_between_columns_and_rows():
