@@ -394,13 +394,53 @@ class Emitter:
 
     def op_tape_push(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
-        values = [self.expr(v) for v in op.operands[1:]]
+        values = [self.saved_expr(v) for v in op.operands[1:]]
         item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
         self.flush_reading(set())
         self.line(ast.unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
+
+    def saved_expr(self, value: Value) -> ast.expr:
+        """What a tape saves for value; None where Python has not bound the variable.
+
+        A variable assigned on only some paths (`else: y = ...` in a loop that
+        may `return` first) is unbound until then; Python raises only if the
+        user's code reads it, so the save must not read it either.  The
+        adjoint pops it only on a path where it was bound.
+        """
+        expr = self.expr(value)
+        if isinstance(expr, ast.Name) and may_be_unbound(value):
+            return ast.Call(ast.Attribute(ast.Call(ast.Name("locals", ast.Load()), [], []), "get",
+                                          ast.Load()), [ast.Constant(expr.id)], [])
+        return expr
 
     def op_tape_pop(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
         if not op.results:
             return
         self.assign(op.results, ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], []), op)
+
+
+def may_be_unbound(value: Value, seen: set | None = None) -> bool:
+    """Whether value is a variable that some path leaves unassigned (an `undef` reaches it)."""
+    seen = set() if seen is None else seen
+    if value.id in seen:
+        return False
+    seen.add(value.id)
+    op = value.defining_op
+    if op is not None:
+        if op.opcode == "undef":
+            return True
+        if op.opcode == "if":
+            k = op.results.index(value)
+            return any(may_be_unbound(region.ops[-1].operands[k], seen) for region in op.regions
+                       if region.ops and len(region.ops[-1].operands) > k)
+        return False
+    block = value.owner
+    loop = block.parent if isinstance(block, Block) else None
+    if loop is None or loop.opcode not in ("for", "while") or block is not loop.regions[-1]:
+        return False
+    layout = loop_layout(loop)
+    if value not in layout.carried:
+        return False
+    k = layout.carried.index(value)
+    return may_be_unbound(layout.inits[k], seen) or may_be_unbound(layout.yields[k], seen)
