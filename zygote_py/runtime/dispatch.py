@@ -33,6 +33,7 @@ from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import is_active, scalar_kinds
 from ..rules import registry
 from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
+from .library_code import restated_at_call
 from .objects import class_property
 
 
@@ -281,7 +282,13 @@ def call(f, operands, spec, loc):
     if _seen("nondiff", f, registry.is_nondifferentiable(f)):
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if isinstance(f, types.FunctionType):
-        return _function_pullback(f, flat)
+        try:
+            return _function_pullback(f, flat)
+        except ZygoteError as err:  # inside a library function: told at the user's call
+            restated = restated_at_call(err, f, registry.qualified_name(f), loc)
+            if restated is err:
+                raise
+            raise restated from None
     if isinstance(f, types.MethodType):
         if isinstance(f.__func__, types.FunctionType):
             y, back = _function_pullback(f.__func__, flat, prefix=(f.__self__,))
