@@ -84,6 +84,12 @@ def einsum_sublist_ellipsis(a):
     return np.sum(np.einsum(a, [Ellipsis, 0], a, [Ellipsis, 0], [Ellipsis]) * np.array([1.0, 2.0]))
 
 
+def transpose_method_axes(T, k):
+    """x.transpose(2, 0, 1): the rule's *axes tuple holds the call's values."""
+    w = np.arange(24.0).reshape(2, 3, 4)
+    return np.sum(T.transpose(2, 0, 1) * w) + np.sum(T.transpose(k, 0, 1) ** 2) + np.sum(np.transpose(T, (2, 0, 1))[0])
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -103,4 +109,5 @@ CASES = [
     Case(std_at_zero_spread, (np.full(3, 0.5), 0.25)),
     Case(einsum_sublists, (rand(2, 3, seed=308), rand(3, 2, seed=309))),
     Case(einsum_sublist_ellipsis, (rand(2, 3, seed=310),)),
+    Case(transpose_method_axes, (rand(3, 4, 2, seed=311), 2)),
 ]

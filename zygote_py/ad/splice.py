@@ -78,6 +78,12 @@ def _known_constant(value):
         return _ABSENT
     if value is _ABSENT:
         return _ABSENT
+    if isinstance(value, (tuple, dict)):  # a *args tuple or **kwargs dict of the call's values
+        items = value.values() if isinstance(value, dict) else value
+        known = [_known_constant(item) for item in items]
+        if any(item is _ABSENT for item in known):
+            return _ABSENT
+        return dict(zip(value, known)) if isinstance(value, dict) else tuple(known)
     return value  # a default the call left out
 
 

@@ -152,6 +152,20 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
             values["y"] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
             values[name] = builder.fetch(bound[name])
+        elif isinstance(bound.get(name), tuple) and \
+                any(isinstance(item, Value) for item in bound[name]):
+            # a *args tuple of the call's values (x.transpose(k, 0, 1)): a tuple of them,
+            # never a constant holding IR values
+            items = [builder.fetch(v) if isinstance(v, Value) else builder.const(v)
+                     for v in bound[name]]
+            values[name] = builder.emit("tuple", items).result
+        elif isinstance(bound.get(name), dict) and \
+                any(isinstance(item, Value) for item in bound[name].values()):
+            pairs = []  # a **kwargs dict of the call's values: keys and values alternate
+            for key, item in bound[name].items():
+                pairs += [builder.const(key), builder.fetch(item) if isinstance(item, Value)
+                          else builder.const(item)]
+            values[name] = builder.emit("dict", pairs).result
         else:
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
