@@ -17,6 +17,7 @@ import os
 from ..errors import SourceLoc
 from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
+from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
@@ -419,28 +420,3 @@ class Emitter:
             return
         self.assign(op.results, ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], []), op)
 
-
-def may_be_unbound(value: Value, seen: set | None = None) -> bool:
-    """Whether value is a variable that some path leaves unassigned (an `undef` reaches it)."""
-    seen = set() if seen is None else seen
-    if value.id in seen:
-        return False
-    seen.add(value.id)
-    op = value.defining_op
-    if op is not None:
-        if op.opcode == "undef":
-            return True
-        if op.opcode == "if":
-            k = op.results.index(value)
-            return any(may_be_unbound(region.ops[-1].operands[k], seen) for region in op.regions
-                       if region.ops and len(region.ops[-1].operands) > k)
-        return False
-    block = value.owner
-    loop = block.parent if isinstance(block, Block) else None
-    if loop is None or loop.opcode not in ("for", "while") or block is not loop.regions[-1]:
-        return False
-    layout = loop_layout(loop)
-    if value not in layout.carried:
-        return False
-    k = layout.carried.index(value)
-    return may_be_unbound(layout.inits[k], seen) or may_be_unbound(layout.yields[k], seen)
