@@ -1,6 +1,7 @@
 """A rule that gives no cotangent for a real-valued argument refuses, at the
 user's line and before anything runs, a call where that argument is active
-(np.interp's knots, a quantile's q, a norm's order, ...)."""
+(np.interp's knots, a quantile's q, a norm's order, ...); so does a rule given
+an option it has no derivative for (`where=` of np.max, np.interp's period=)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ REFUSED = [
     (underived.nan_to_num_active_fill, (X, 0.5), "nan"),
 ]
 
+UNSUPPORTED_OPTIONS = [
+    (underived.max_with_where, (X,), "where"),
+    (underived.interp_with_period, (X[:2],), "period"),
+    (underived.std_method_with_where, (X,), "where"),
+]
+
 
 @pytest.fixture(autouse=True)
 def _clear_side_effects():
@@ -37,6 +44,17 @@ def test_active_underived_argument_is_refused_at_the_call(func, args, param):
     assert_points_at(info.value, path, line, text, check_col=False)
     assert repr(param) in str(info.value) and "stop_gradient" in str(info.value)
     assert RAN == []  # refused at transform time: nothing ran
+
+
+@pytest.mark.parametrize("func, args, option", UNSUPPORTED_OPTIONS,
+                         ids=[f.__name__ for f, _, _ in UNSUPPORTED_OPTIONS])
+def test_option_without_a_rule_is_refused_at_the_call(func, args, option):
+    path, line, text = marked_location(func)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(func, *args)
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert f"{option}=" in str(info.value)
+    assert RAN == []
 
 
 def test_underived_argument_that_is_constant_is_fine():

@@ -37,5 +37,20 @@ def nan_to_num_active_fill(x, s):
     return np.sum(np.nan_to_num(x, nan=s))  # ERR
 
 
+def max_with_where(x):
+    RAN.append("max_with_where")
+    return np.max(x, where=x > 0.5, initial=0.0)  # ERR
+
+
+def interp_with_period(v):
+    RAN.append("interp_with_period")
+    return np.interp(0.3, np.array([0.0, 0.5]), v, period=1.0)  # ERR
+
+
+def std_method_with_where(x):
+    RAN.append("std_method_with_where")
+    return x.std(where=np.array([True, False, True, True]))  # ERR
+
+
 def interp_constant_knots(v):
     return np.interp(0.3, np.array([0.0, 0.5, 1.0]), v**2)

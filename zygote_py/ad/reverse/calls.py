@@ -112,7 +112,17 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) ->
     xp, a quantile's q, a norm's ord); decided at transform time from activity,
     an active one raises NoDerivativeRule at the call site.  Index, axis and
     shape parameters are not listed: their derivative is zero where it exists.
+    Options the rule has no derivative for at all (`where=` of np.max,
+    np.interp's period=) are named in `unsupported=` and refused when given.
     """
+    for name in rule.meta.get("unsupported", ()):  # an option the rule has no derivative for
+        value = bound.get(name)
+        given = value.defining_op is None or value.defining_op.opcode != "const" or \
+            value.defining_op.attrs["value"] is not None if isinstance(value, Value) else False
+        if given:
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with {name}= given", op.loc,
+                f"write the computation without {name}=, or register a rule with @zp.adjoint")
     for name in rule.meta.get("underived", ()):
         value = bound.get(name)
         items = value.values() if isinstance(value, dict) else \
