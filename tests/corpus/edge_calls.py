@@ -90,6 +90,14 @@ def transpose_method_axes(T, k):
     return np.sum(T.transpose(2, 0, 1) * w) + np.sum(T.transpose(k, 0, 1) ** 2) + np.sum(np.transpose(T, (2, 0, 1))[0])
 
 
+def once_nondifferentiable_calls(x, w, s):
+    """divmod's remainder, np.bincount's weights and np.heaviside's value at 0 carry
+    derivatives (they were registered as non-differentiable: a silent zero)."""
+    steps = np.heaviside(np.array([-1.0, 0.0, 2.0, 0.0]), s)
+    counts = np.bincount(np.array([0, 1, 1, 3]), weights=w)
+    return divmod(x, 0.7)[1] * 2.0 + np.sum(counts * np.arange(4.0)) + np.sum(steps * w)
+
+
 CASES = [
     Case(clip_literal_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.1]),), note="no element at a bound"),
     Case(clip_keyword_and_open_bounds, (np.array([-0.9, -0.2, 0.3, 0.7, 0.05]),)),
@@ -110,4 +118,5 @@ CASES = [
     Case(einsum_sublists, (rand(2, 3, seed=308), rand(3, 2, seed=309))),
     Case(einsum_sublist_ellipsis, (rand(2, 3, seed=310),)),
     Case(transpose_method_axes, (rand(3, 4, 2, seed=311), 2)),
+    Case(once_nondifferentiable_calls, (1.5, rand(4, seed=312), 0.3), note="1.5 is far from a multiple of 0.7"),
 ]

@@ -141,6 +141,12 @@ def _quantile_cotangent(g, a, q, axis, keepdims, method, weights):
 # rules
 
 
+@vjp(np.bincount, diff=("weights",))
+def bincount(g, y, x, weights=None, minlength=0):
+    """Counts carry no derivative; with weights=, each weight gets g at its bin."""
+    return None if weights is None else like_input(np.asarray(g)[np.asarray(x)], weights)
+
+
 @vjp(np.nansum, diff=("a",))
 def nansum(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     gk = _keep(g, axis, keepdims)
