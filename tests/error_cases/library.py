@@ -13,6 +13,11 @@ def stdlib_fmean(x):
     return statistics.fmean([x, 2.0 * x]) * x  # ERR
 
 
+def stdlib_mean_through_helper(x):
+    RAN.append("stdlib_mean_through_helper")
+    return statistics.mean([x, 2.0 * x])  # ERR
+
+
 def scipy_logsumexp(x):
     import_scipy = __import__("scipy.special").special
     RAN.append("scipy_logsumexp")

@@ -41,6 +41,16 @@ def test_stdlib_function_is_reported_at_the_user_call():
     assert RAN == []
 
 
+def test_library_calling_library_keeps_the_innermost_detail_once():
+    path, line, text = marked_location(library.stdlib_mean_through_helper)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(library.stdlib_mean_through_helper, 0.5)
+    assert_points_at(info.value, path, line, text, check_col=False)
+    message = str(info.value)
+    assert "statistics.mean" in message and message.count("no derivative rule for") == 1
+    assert "try/except is not supported at" in message and "statistics.py" in message
+
+
 def test_scipy_function_is_named_by_its_public_module():
     pytest.importorskip("scipy.special")
     path, line, text = marked_location(library.scipy_logsumexp)

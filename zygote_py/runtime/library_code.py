@@ -48,9 +48,13 @@ def restated_at_call(err: ZygoteError, callee, name: str, call_loc: SourceLoc | 
     """
     if call_loc is None or not is_library_function(callee):
         return err
-    detail = f"{err.message} at {err.loc}" if err.loc is not None else err.message
-    return NoDerivativeRule(
+    # one library function calling another: keep what was found at the bottom
+    detail = getattr(err, "library_detail", None) or (
+        f"{err.message} at {err.loc}" if err.loc is not None else err.message)
+    restated = NoDerivativeRule(
         f"no derivative rule for {name}, and its source cannot be differentiated ({detail})",
         call_loc,
         f"register a rule with @zp.adjoint({name.rsplit('.', 1)[-1]}) (see docs/rules.md), or wrap "
         "the argument in zp.stop_gradient(...) if no derivative is wanted through it")
+    restated.library_detail = detail
+    return restated
