@@ -192,7 +192,11 @@ def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
-    if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
+    # only plain positional operands (a *spread of one item also has one origin per argument,
+    # but its cotangent must be regrouped into a sequence)
+    plain = all(origin[0] == "pos" for origin in flat.origin)
+    if not flat.kwargs and plain and len(flat.origin) == len(flat.args) \
+            and _plain_positional(f, len(prefix) + len(flat.args)):
         return _positional_pullback(f, (*prefix, *flat.args))
     sig = inspect.signature(f)
     args = (*prefix, *flat.args)
