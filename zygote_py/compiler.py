@@ -31,12 +31,15 @@ from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_
 from .ad.reverse import ReverseTransform
 from .codegen.generate import compile_generated, generate
 from .codegen.naming import function_name
+from .errors import ZygoteError
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
 from .transforms.simplify import simplify
+from .rules.registry import qualified_name
 from .runtime.helpers import check_scalar
+from .runtime.library_code import restated_at_call
 
 
 class Entry:
@@ -237,9 +240,17 @@ class Compiler:
             program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
-            pullbacks = {callee: build.pullback_for(callee.fn, callee.active, callee.implicit,
-                                                    callee.kinds)
-                         for callee in program.callees}
+            pullbacks = {}
+            for callee in program.callees:
+                try:
+                    pullbacks[callee] = build.pullback_for(callee.fn, callee.active, callee.implicit,
+                                                           callee.kinds)
+                except ZygoteError as err:  # inside a library function: told at the user's call
+                    restated = restated_at_call(err, callee.fn, qualified_name(callee.fn),
+                                                _call_site(ir, callee.fn))
+                    if restated is err:
+                        raise
+                    raise restated from None
         finally:
             build.guards_stack.pop()
         back_fn = Function("back", list(program.backward.args), program.backward)
@@ -268,6 +279,14 @@ def _await_late_callees(compiled) -> None:
             continue
         if isinstance(value, _LateBound) and value.impl is None:
             value.cells.append(cell)
+
+
+def _call_site(ir, callee):
+    """Where ir calls callee (the first such call), for an error about the callee."""
+    for op in ir.walk():
+        if op.opcode == "call" and op.attrs.get("fn") is callee and op.loc is not None:
+            return op.loc
+    return None
 
 
 def _show(stage: str, ir) -> None:

@@ -130,6 +130,15 @@ def array_through_helpers(a, b):
     return _square(np.sum(a * b)) + np.sum(_poly(a, b=b))
 
 
+def _double(p):
+    return p * 2.0
+
+
+def star_call_of_one_item(x, a):
+    """h(*[x]) and h(*array_of_one): one spread item, regrouped into its sequence."""
+    return _double(*[x]) + np.sum(_double(*np.sum([a], axis=1))) + _double(*(x,))
+
+
 CASES = [
     Case(positional, (rfloat(1),)),
     Case(keywords, (rfloat(2), rfloat(3))),
@@ -147,4 +156,5 @@ CASES = [
     Case(helper_with_branch, (0.7, -0.4)),
     Case(module_level_lambda, (rfloat(25),)),
     Case(array_through_helpers, (rand(4, seed=26), rand(4, seed=27))),
+    Case(star_call_of_one_item, (0.3, np.array([0.3, 0.2]))),
 ]

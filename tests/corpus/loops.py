@@ -198,6 +198,27 @@ def loop_variable_after_loop(x):
     return v * x
 
 
+def return_reads_name_bound_in_an_earlier_trip(x, a):
+    """y is bound only in the else branch; the first trip runs before it exists."""
+    for i in range(3):
+        if a[i] > 0.5:
+            return x * y + a[i]
+        else:
+            y = x * a[i] * 2.0
+    return y * x
+
+
+def while_return_reads_name_bound_later(x):
+    k = 0
+    while k < 4:
+        if k == 2:
+            return z * x
+        else:
+            z = np.sin(x) * (k + 1)
+        k += 1
+    return z
+
+
 CASES = [
     Case(range_one_arg, (rfloat(1), 5)),
     Case(range_two_args, (rfloat(2),)),
@@ -230,4 +251,9 @@ CASES = [
     Case(tuple_swap_in_loop, (rfloat(27),)),
     Case(fresh_array_augmented, (rand(4, seed=28), rand(4, seed=29))),
     Case(loop_variable_after_loop, (rfloat(30),)),
+    Case(return_reads_name_bound_in_an_earlier_trip, (rfloat(31), np.array([0.2, 0.9, 0.1])),
+         tag="returns"),
+    Case(return_reads_name_bound_in_an_earlier_trip, (rfloat(32), np.array([0.2, 0.3, 0.1])),
+         tag="falls-through"),
+    Case(while_return_reads_name_bound_later, (rfloat(33),)),
 ]

@@ -12,7 +12,6 @@ What zygote_py did:
     TypeError: unsupported operand type(s) for *: 'NoneType' and 'float'
 """
 
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -25,9 +24,5 @@ def make_args():
     return (0.626, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="(x * x) ** n with the int n == 0: the generated adjoint multiplies None by a float",
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

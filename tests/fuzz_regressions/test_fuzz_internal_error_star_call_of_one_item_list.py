@@ -12,7 +12,6 @@ What zygote_py did:
     TypeError: 'float' object is not subscriptable
 """
 
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -29,8 +28,5 @@ def make_args():
     return (0.3,)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="h(*[x]) with one item: TypeError in runtime/helpers.py:item_cotangent"
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

@@ -13,7 +13,6 @@ What zygote_py did:
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -30,8 +29,5 @@ def make_args():
     return (np.array([0.3, 0.2]),)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="h(*np.sum([x], axis=1)): AxisError in runtime/helpers.py:expand_reduced"
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

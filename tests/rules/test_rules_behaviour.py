@@ -133,23 +133,31 @@ def test_sinc_at_zero():
 # --- containers -------------------------------------------------------------
 
 
+def _getitem_vjp(g, a, index):
+    """The container's cotangent; the index of an array, list, tuple or dict gets none."""
+    ct, ct_index = vjp(operator.getitem, g, a, index)
+    assert ct_index is None
+    return ct
+
+
 def test_getitem_list_tuple_dict():
     x = [1.0, np.ones(2), 3.0]
     assert operator.getitem(x, 1) is x[1]
-    ct = vjp(operator.getitem, np.full(2, 5.0), x, 1)
+    ct = _getitem_vjp(np.full(2, 5.0), x, 1)
     assert type(ct) is list and ct[0] is None and ct[2] is None
-    assert vjp(operator.getitem, [1.0, 2.0], [1.0, 3.0], slice(0, 2)) == [1.0, 2.0]
-    assert vjp(operator.getitem, [7.0, 8.0], [1.0, 2.0, 3.0], slice(None, None, 2)) == [7.0, None, 8.0]
-    assert vjp(operator.getitem, 4.0, (1.0, 2.0), -1) == (None, 4.0)
-    assert vjp(operator.getitem, 4.0, {"a": 1.0, "b": 2.0}, "b") == {"b": 4.0}
+    assert _getitem_vjp([1.0, 2.0], [1.0, 3.0], slice(0, 2)) == [1.0, 2.0]
+    assert _getitem_vjp([7.0, 8.0], [1.0, 2.0, 3.0], slice(None, None, 2)) == [7.0, None, 8.0]
+    assert _getitem_vjp(4.0, (1.0, 2.0), -1) == (None, 4.0)
+    assert _getitem_vjp(4.0, {"a": 1.0, "b": 2.0}, "b") == {"b": 4.0}
+    assert _getitem_vjp(4.0, {0.5: 1.0}, 0.5) == {0.5: 4.0}  # a float key selects; no derivative
 
 
 def test_getitem_repeated_indices_accumulate():
     x = np.arange(4.0)
-    np.testing.assert_array_equal(vjp(operator.getitem, np.array([1.0, 2.0, 4.0]), x, np.array([0, 0, -1])),
+    np.testing.assert_array_equal(_getitem_vjp(np.array([1.0, 2.0, 4.0]), x, np.array([0, 0, -1])),
                                   [3, 0, 0, 4])
     x2 = np.zeros((3, 2))
-    ct = vjp(operator.getitem, np.ones((3, 2)), x2, [1, 1, 2])
+    ct = _getitem_vjp(np.ones((3, 2)), x2, [1, 1, 2])
     np.testing.assert_array_equal(ct, [[0, 0], [2, 2], [1, 1]])
 
 
@@ -232,10 +240,16 @@ def test_transpose_attr():
 # --- limits are reported, not silently wrong ---------------------------------
 
 
-def test_einsum_sublist_form_is_rejected():
-    a = np.ones((2, 2))
-    with pytest.raises(NotImplementedError):
-        function_rule(np.einsum).vjp(np.ones((2, 2)), a, a, [0, 1], [0, 1])
+def test_einsum_sublist_form_matches_the_string_form():
+    a, b = np.arange(4.0).reshape(2, 2), np.arange(6.0).reshape(2, 3)
+    g = np.arange(6.0).reshape(3, 2)
+    y = np.einsum(a, [0, 1], b, [1, 2], [2, 0])
+    ga, (sub_a, gb, sub_b, sub_out) = function_rule(np.einsum).vjp(g, y, a, [0, 1], b, [1, 2], [2, 0])
+    none, (ga_str, gb_str) = function_rule(np.einsum).vjp(g, y, "ij,jk->ki", a, b)
+    assert none is None and sub_a is None and sub_b is None and sub_out is None
+    np.testing.assert_array_equal(ga, ga_str)
+    np.testing.assert_array_equal(gb, gb_str)
+    np.testing.assert_allclose(ga, g.T @ b.T)
 
 
 def test_matrix_one_and_inf_norms_split_ties_between_columns_and_rows():

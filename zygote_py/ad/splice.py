@@ -4,8 +4,10 @@ A rule is lowered to IR once (cached).  At each call site its ops are copied
 with the rule's parameters bound to the call's values; ops that none of the
 needed cotangents depend on are dropped before anything is fetched, so an
 inactive argument costs neither code nor a saved value.  When every other
-operand of a broadcasting op is a Python scalar constant, `unbroadcast(e, a)`
-is replaced by `e`: a scalar literal cannot have broadcast `a` any larger.
+argument of an elementwise call is a Python scalar constant, or the call's
+output and `a` are known scalars, `unbroadcast(e, a)` is replaced by `e`:
+nothing can have broadcast `a` any larger.  (A scalar fill of np.full or
+np.where's array condition can: those keep it.)
 
 `_RULE_IR` caches the lowered IR per rule function for the whole process.  It
 never changes a result: a rule's body is fixed once the rule is defined, the
@@ -18,6 +20,8 @@ store equal IR.
 from __future__ import annotations
 
 import operator
+
+import numpy as np
 
 from ..runtime import helpers as runtime
 from ..ir.builder import IRBuilder, replace_op
@@ -74,18 +78,59 @@ def _known_constant(value):
         return _ABSENT
     if value is _ABSENT:
         return _ABSENT
+    if isinstance(value, (tuple, dict)):  # a *args tuple or **kwargs dict of the call's values
+        items = value.values() if isinstance(value, dict) else value
+        known = [_known_constant(item) for item in items]
+        if any(item is _ABSENT for item in known):
+            return _ABSENT
+        return dict(zip(value, known)) if isinstance(value, dict) else tuple(known)
     return value  # a default the call left out
 
 
-def _is_scalar_constant(value: Value) -> bool:
+_SCALAR_CONSTANT_TYPES = (int, float, bool, type(None))
+
+
+def _is_scalar_constant(value) -> bool:
+    """Whether a bound argument is a Python scalar (shape ()) known at transform time.
+
+    A bound argument is an IR Value (a constant op when the call site wrote a
+    literal) or, for a parameter the call left out, the rule's default itself.
+    None counts: as an array it has shape () (np.asarray(None)), and as an
+    absent bound (np.clip's a_max=None) it broadcasts nothing.
+    """
+    if not isinstance(value, Value):
+        return type(value) in _SCALAR_CONSTANT_TYPES
     op = value.defining_op
-    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float, bool)
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in _SCALAR_CONSTANT_TYPES
+
+
+# Python's arithmetic operators broadcast like the ufuncs they call on arrays.
+_ELEMENTWISE_OPERATORS = frozenset({
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+    operator.pow, operator.neg, operator.pos, operator.abs})
+
+
+def _is_elementwise(rule) -> bool:
+    """Whether the rule's primal broadcasts its operands to its output's shape."""
+    primal = rule.primal
+    return isinstance(primal, np.ufunc) or primal in _ELEMENTWISE_OPERATORS \
+        or rule.meta.get("elementwise", False)
+
+
+def _all_scalar_constants(value) -> bool:
+    """A bound argument, or every item of a bound *args tuple / **kwargs dict, is a scalar."""
+    if isinstance(value, tuple) and not isinstance(value, Value):
+        return all(_is_scalar_constant(v) for v in value)
+    if isinstance(value, dict):
+        return all(_is_scalar_constant(v) for v in value.values())
+    return _is_scalar_constant(value)
 
 
 class Splice:
     """The rule's ops copied for one call site, not yet placed in a block."""
 
-    def __init__(self, rule, bound: dict, needed: list[str], scalar=frozenset()):
+    def __init__(self, rule, bound: dict, needed: list[str], scalar=frozenset(),
+                 result_is_scalar: bool = False):
         self.rule = rule
         ir = rule_ir(rule.vjp)
         names = ["g", "y", *[p.name for p in rule.params]]
@@ -118,7 +163,7 @@ class Splice:
                                                       expr="getitem")
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
         self._fold(builder)
-        self._elide_unbroadcast(bound)
+        self._elide_unbroadcast(bound, result_is_scalar)
         self._drop_dead()
 
     def _fold(self, builder: IRBuilder) -> None:
@@ -135,7 +180,16 @@ class Splice:
         self.ops = block.ops[:-1]
         self.outputs = dict(zip(names, block.ops[-1].operands))
 
-    def _elide_unbroadcast(self, bound: dict) -> None:
+    def _elide_unbroadcast(self, bound: dict, result_is_scalar: bool) -> None:
+        """Drop `unbroadcast(e, a)` where nothing can have broadcast `a` larger.
+
+        Exact in two cases: the call's output is a known scalar and so is `a`
+        (g and e are scalars too); or the primal is elementwise (output shape =
+        the broadcast of its operands) and every other argument of the call,
+        inactive ones included (np.where's condition), is a Python scalar.  A
+        scalar argument of a shape-making call (np.full(3, s)) is neither.
+        """
+        elementwise = _is_elementwise(self.rule)
         mapping = {}
         for op in self.ops:
             if op.opcode == "call" and op.attrs["fn"] is runtime.unbroadcast and len(op.operands) == 2:
@@ -143,10 +197,11 @@ class Splice:
                 if target is None or target not in self.rule.diff:
                     continue
                 operand = bound.get(target)
-                others = [bound[n] for n in self.rule.diff if n != target and n in bound]
-                values = [v for v in [operand, *others] if isinstance(v, Value)]
-                all_scalar = values and all(v.id in self.scalar or _is_scalar_constant(v) for v in values)
-                if all_scalar or (others and all(_is_scalar_constant(v) for v in others)):
+                target_scalar = isinstance(operand, Value) and operand.id in self.scalar \
+                    or _is_scalar_constant(operand)
+                others = [v for n, v in bound.items() if n != target]
+                if result_is_scalar and target_scalar or \
+                        elementwise and all(_all_scalar_constants(v) for v in others):
                     mapping[op.result.id] = op.operands[0]
         if mapping:
             for op in self.ops:

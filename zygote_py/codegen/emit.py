@@ -17,6 +17,7 @@ import os
 from ..errors import SourceLoc
 from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
+from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
@@ -394,13 +395,28 @@ class Emitter:
 
     def op_tape_push(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
-        values = [self.expr(v) for v in op.operands[1:]]
+        values = [self.saved_expr(v) for v in op.operands[1:]]
         item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
         self.flush_reading(set())
         self.line(ast.unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
+
+    def saved_expr(self, value: Value) -> ast.expr:
+        """What a tape saves for value; None where Python has not bound the variable.
+
+        A variable assigned on only some paths (`else: y = ...` in a loop that
+        may `return` first) is unbound until then; Python raises only if the
+        user's code reads it, so the save must not read it either.  The
+        adjoint pops it only on a path where it was bound.
+        """
+        expr = self.expr(value)
+        if isinstance(expr, ast.Name) and may_be_unbound(value):
+            return ast.Call(ast.Attribute(ast.Call(ast.Name("locals", ast.Load()), [], []), "get",
+                                          ast.Load()), [ast.Constant(expr.id)], [])
+        return expr
 
     def op_tape_pop(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
         if not op.results:
             return
         self.assign(op.results, ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], []), op)
+

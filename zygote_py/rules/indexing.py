@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from zygote_py.rules.index_tricks import index_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
 
 # ---------------------------------------------------------------------------
@@ -140,12 +141,13 @@ def _tolist_cotangent(g, a):
 # rules
 
 
-@vjp(operator.getitem, diff=("a",))
+@vjp(operator.getitem, diff=("a", "b"))
 def getitem(g, y, a, b):
     """a[b] for arrays (basic, negative steps, boolean masks, integer arrays with
     repeats accumulating, tuples with None/Ellipsis), lists and tuples (a list or
-    tuple cotangent, None where untouched) and dicts ({b: g})."""
-    return _index_cotangent(g, a, b)
+    tuple cotangent, None where untouched) and dicts ({b: g}).  The index gets a
+    cotangent only where it holds data: np.r_[x, y], np.c_[...], np.s_[x]."""
+    return _index_cotangent(g, a, b), index_cotangent(g, a, b)
 
 
 @vjp(np.take, diff=("a",))

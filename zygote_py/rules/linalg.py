@@ -15,6 +15,7 @@ import numpy as np
 
 from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import shape_of, unbroadcast
 
 # ---------------------------------------------------------------------------
@@ -97,9 +98,6 @@ def _tensordot_cotangents(g, a, b, axes):
 
 def _einsum_specs(subscripts, operands):
     """Explicit, ellipsis-free input specs and output spec of an einsum call."""
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("zygote_py: np.einsum's sublist form has no derivative rule; "
-                                  "use a subscripts string")
     subs = subscripts.replace(" ", "")
     ins, out = subs.split("->") if "->" in subs else (subs, None)
     in_specs = ins.split(",")
@@ -155,6 +153,30 @@ def _einsum_cotangents(g, subscripts, operands):
             grad = z
         grads.append(grad)
     return tuple(grads)
+
+
+def _sublist_letters(sublist) -> str:
+    """[0, 1, Ellipsis] -> 'ab...': the subscripts string a sublist stands for."""
+    return "".join("..." if item is Ellipsis else string.ascii_letters[item] for item in sublist)
+
+
+def einsum_sublist_cotangents(g, first, rest):
+    """np.einsum(op0, sub0, op1, sub1, ..., [out]): rewritten to the subscripts form.
+
+    Returns the cotangent of op0 and a tuple for the remaining arguments, None
+    for every sublist.
+    """
+    args = (first, *rest)
+    pairs = len(args) // 2
+    arrays = args[0:2 * pairs:2]
+    expr = ",".join(_sublist_letters(sub) for sub in args[1:2 * pairs:2])
+    if len(args) % 2:
+        expr += "->" + _sublist_letters(args[-1])
+    grads = _einsum_cotangents(g, expr, arrays)
+    rest_bars = []
+    for k in range(1, len(args)):
+        rest_bars.append(grads[k // 2] if k % 2 == 0 and k < 2 * pairs else None)
+    return grads[0], tuple(rest_bars)
 
 
 def _solve_cotangents(g, y, a, b):
@@ -308,12 +330,15 @@ def tensordot(g, y, a, b, axes=2):
     return _tensordot_cotangents(g, a, b, axes)
 
 
-@vjp(np.einsum, diff=("operands",))
+@vjp(np.einsum, diff=("subscripts", "operands"))
 def einsum(g, y, subscripts, *operands, out=None, optimize=False, **kwargs):
     """Subscript-string form, with implicit or explicit output, ellipses, repeated
     letters (diagonals) and letters summed within one operand.  The cotangent of
-    `operands` is a tuple, one entry per operand."""
-    return _einsum_cotangents(g, subscripts, operands)
+    `operands` is a tuple, one entry per operand.  The sublist form
+    (np.einsum(a, [0, 1], b, [1, 2])) is rewritten to a subscripts string."""
+    if isinstance(subscripts, str):
+        return None, _einsum_cotangents(g, subscripts, operands)
+    return einsum_sublist_cotangents(g, subscripts, operands)
 
 
 # ---------------------------------------------------------------------------
@@ -352,15 +377,19 @@ def solve(g, y, a, b):
     return _solve_cotangents(g, y, a, b)
 
 
-@vjp(np.linalg.norm, diff=("x",))
+@vjp(np.linalg.norm, diff=("x",), underived=("ord",))
 def norm(g, y, x, ord=None, axis=None, keepdims=False):
     """The default order (2-norm of vectors, Frobenius of matrices) inline; vector
     p-norms, inf-norms (ties split evenly), matrix 1/-1/inf/-inf norms (tied columns
     or rows split evenly), nuc and spectral norms via a helper.  At x == 0 the
     2-norm has no derivative; the cotangent there is 0, the subgradient of least
-    norm (as PyTorch does), so norm(x - x) and norm(0 * x) differentiate to 0."""
+    norm (as PyTorch does), so norm(x - x) and norm(0 * x) differentiate to 0.
+    A list or tuple x gets a list or tuple."""
     if ord is None:
         gk = g if keepdims or axis is None else np.expand_dims(g, axis)
         yk = y if keepdims or axis is None else np.expand_dims(y, axis)
-        return x * (gk / np.where(yk == 0, 1, yk))  # x is 0 wherever its norm is
-    return _norm_cotangent(g, y, x, ord, axis, keepdims)
+        safe = np.where(yk == 0, 1, yk)  # x is 0 wherever its norm is
+        if isinstance(x, (list, tuple)):  # np.linalg.norm([a, b]): one cotangent per item
+            return like_input(np.asarray(x) * (gk / safe), x)
+        return x * (gk / safe)
+    return like_input(_norm_cotangent(g, y, x, ord, axis, keepdims), x)

@@ -37,7 +37,8 @@ nondifferentiable(
     builtins.isinstance, builtins.issubclass, builtins.type,
     builtins.print, builtins.id, builtins.hash,
     builtins.str, builtins.repr, builtins.format, builtins.callable, builtins.hasattr,
-    builtins.any, builtins.all, builtins.divmod, builtins.ord, builtins.chr,
+    builtins.any, builtins.all, builtins.ord, builtins.chr,
+    builtins.slice,  # x[a:b]: the bounds are positions, never differentiated
 )
 
 # a check that raises for an update of a list or dict the function did not create
@@ -52,7 +53,7 @@ nondifferentiable(
 # --- NumPy: rounding, signs, comparisons, logic ----------------------------
 nondifferentiable(
     np.sign, np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around,
-    np.floor_divide, np.heaviside, np.signbit,
+    np.floor_divide, np.signbit,
     np.isnan, np.isfinite, np.isinf, np.isneginf, np.isposinf, np.isreal, np.isclose,
     np.allclose, np.array_equal, np.array_equiv,
     np.greater, np.less, np.equal, np.not_equal, np.greater_equal, np.less_equal,
@@ -65,7 +66,7 @@ nondifferentiable(
 nondifferentiable(
     np.argmax, np.argmin, np.argsort, np.argpartition, np.lexsort, np.nanargmax,
     np.nanargmin, np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted, np.digitize,
-    np.count_nonzero, np.unravel_index, np.ravel_multi_index, np.bincount,
+    np.count_nonzero, np.unravel_index, np.ravel_multi_index,
     np.diag_indices, np.tril_indices, np.triu_indices,
 )
 

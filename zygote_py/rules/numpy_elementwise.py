@@ -8,6 +8,7 @@ the output `y` where that saves work (exp: g * y, tanh: g * (1 - y*y)).
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -210,7 +211,7 @@ def fmin(g, y, a, b, out=None, **kwargs):
     return unbroadcast(ga, a), unbroadcast(g - ga, b)
 
 
-@vjp(np.clip, diff=("a", "a_min", "a_max", "min", "max"))
+@vjp(np.clip, diff=("a", "a_min", "a_max", "min", "max"), elementwise=True)
 def clip(g, y, a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
     """At a bound (a == a_min or a == a_max) the cotangent goes to a.
 
@@ -270,12 +271,18 @@ def ldexp(g, y, a, b, out=None, **kwargs):
     return unbroadcast(np.ldexp(g, b), a)
 
 
-@vjp(np.divmod)
+@vjp(np.divmod, builtins.divmod)
 def divmod_(g, y, a, b, out=None, **kwargs):
     """(a // b, a % b): the floor quotient is piecewise constant; the remainder is
     differentiated as np.remainder (away from its jumps)."""
     gr = output_parts(g, y)[1]
     return unbroadcast(gr, a), unbroadcast(None if gr is None else -gr * y[0], b)
+
+
+@vjp(np.heaviside, diff=("x2",))
+def heaviside(g, y, x1, x2, out=None, **kwargs):
+    """x2 is the value taken where x1 == 0: it gets the cotangent there (x1 none: a step)."""
+    return unbroadcast(np.where(x1 == 0, g, 0.0), x2)
 
 
 @vjp(np.modf, diff=("x",))
@@ -284,7 +291,7 @@ def modf(g, y, x, out=None, **kwargs):
     return output_parts(g, y)[0]
 
 
-@vjp(np.nan_to_num, diff=("x",))
+@vjp(np.nan_to_num, diff=("x",), underived=("nan", "posinf", "neginf"))
 def nan_to_num(g, y, x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Identity on finite entries; NaN and infinities were replaced by constants."""
     return like_input(np.where(np.isfinite(x), g, 0.0), x)

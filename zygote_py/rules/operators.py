@@ -138,9 +138,15 @@ def power(g, y, a, b, out=None, **kwargs):
         if b == 3:
             return g * 3 * a * a, gb
         return g * b * a ** (b - 1), gb
-    ga = unbroadcast(g * b * a ** (b - 1), a)
     gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
-    return ga, gb
+    if isinstance(b, float):
+        if b == 0.0:  # a ** 0.0 is 1 for every a, 0.0 ** 0.0 included: no base cotangent
+            return None, gb
+        if isinstance(a, (float, int)) and a == 0 and b < 1:
+            return g * b * math.inf, gb  # the slope of 0.0 ** b (0 < b < 1) is infinite
+        return unbroadcast(g * b * a ** (b - 1), a), gb
+    # where the exponent is 0 the base's cotangent is 0, not 0 * 0 ** -1 (nan)
+    return unbroadcast(g * b * a ** np.where(b == 0, 1.0, b - 1), a), gb
 
 
 @vjp(np.float_power)
@@ -227,7 +233,7 @@ def _choice_cotangent(g, y, args):
     return tuple(out)
 
 
-@vjp(builtins.max, diff=("args",))
+@vjp(builtins.max, diff=("args",), underived=("default",))
 def max_(g, y, *args, key=None, default=None):
     """max(a, b, ...) or max(iterable): the cotangent is a tuple with one entry per
     positional argument; the chosen item gets all of g (the first one on ties, as
@@ -235,7 +241,7 @@ def max_(g, y, *args, key=None, default=None):
     return _choice_cotangent(g, y, args)
 
 
-@vjp(builtins.min, diff=("args",))
+@vjp(builtins.min, diff=("args",), underived=("default",))
 def min_(g, y, *args, key=None, default=None):
     """Like max_: the item min returned (the first on ties) gets all of g."""
     return _choice_cotangent(g, y, args)

@@ -14,6 +14,7 @@ import numpy as np
 from zygote_py.rules.indexing import _diagonal_cotangent
 from zygote_py.rules.linalg import _norm_cotangent, vector_norm_cotangent
 from zygote_py.rules.registry import vjp
+from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import unbroadcast
 
 # ---------------------------------------------------------------------------
@@ -175,13 +176,13 @@ def matrix_transpose(g, y, x):
     return np.swapaxes(g, -1, -2)
 
 
-@vjp(getattr(np.linalg, "matrix_norm", None), diff=("x",))
+@vjp(getattr(np.linalg, "matrix_norm", None), diff=("x",), underived=("ord",))
 def matrix_norm(g, y, x, *, keepdims=False, ord="fro"):
     """Over the last two axes; the orders and tie rules of np.linalg.norm."""
-    return _norm_cotangent(g, y, x, ord, (-2, -1), keepdims)
+    return like_input(_norm_cotangent(g, y, x, ord, (-2, -1), keepdims), x)
 
 
-@vjp(getattr(np.linalg, "vector_norm", None), diff=("x",))
+@vjp(getattr(np.linalg, "vector_norm", None), diff=("x",), underived=("ord",))
 def vector_norm(g, y, x, *, axis=None, keepdims=False, ord=2):
     """A tuple axis (or None) takes the norm of those axes flattened into one vector."""
-    return vector_norm_cotangent(g, y, x, ord, axis, keepdims)
+    return like_input(vector_norm_cotangent(g, y, x, ord, axis, keepdims), x)

@@ -111,7 +111,7 @@ def ndarray_mean(g, y, self, axis=None, dtype=None, out=None, keepdims=False, wh
 # prod
 
 
-@vjp(np.prod)
+@vjp(np.prod, unsupported=("where",))
 def prod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Exact where a has zeros (the product of the other elements)."""
     if where is not None:
@@ -120,7 +120,7 @@ def prod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "prod")
+@vjp_method(np.ndarray, "prod", unsupported=("where",))
 def ndarray_prod(g, y, self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     if where is not None:
         _unsupported("ndarray.prod(..., where=...)")
@@ -131,7 +131,7 @@ def ndarray_prod(g, y, self, axis=None, dtype=None, out=None, keepdims=False, in
 # max, min
 
 
-@vjp(np.max, np.amax, np.min, np.amin)
+@vjp(np.max, np.amax, np.min, np.amin, unsupported=("where",))
 def amax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Ties split the cotangent evenly among all the extremal elements."""
     if where is not None:
@@ -146,7 +146,7 @@ def amax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=None)
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "max", "min")
+@vjp_method(np.ndarray, "max", "min", unsupported=("where",))
 def ndarray_max(g, y, self, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Ties split the cotangent evenly among all the extremal elements."""
     if where is not None:
@@ -164,7 +164,7 @@ def ndarray_max(g, y, self, axis=None, out=None, keepdims=False, initial=None, w
 # var, std
 
 
-@vjp(np.var)
+@vjp(np.var, unsupported=("where",))
 def var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
     if where is not None:
@@ -176,7 +176,7 @@ def var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "var")
+@vjp_method(np.ndarray, "var", unsupported=("where",))
 def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                 mean=None, correction=None):
     if where is not None:
@@ -187,20 +187,22 @@ def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
     return centered * (gk * (2.0 / n))
 
 
-@vjp(np.std)
+@vjp(np.std, unsupported=("where",))
 def std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
+    """With zero spread the cotangent is 0 (a subgradient, as autograd's), not nan."""
     if where is not None:
         _unsupported("np.std(..., where=...)")
     n = reduced_size(a, axis) - (ddof if correction is None else correction)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
-    ga = centered * (gk / (n * yk))
+    # zero spread: centered is 0 there, and the subgradient 0 is taken (not 0 / 0)
+    ga = centered * (gk / (n * np.where(yk == 0, 1.0, yk)))
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "std")
+@vjp_method(np.ndarray, "std", unsupported=("where",))
 def ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                 mean=None, correction=None):
     if where is not None:
@@ -209,7 +211,7 @@ def ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = self - (self.mean(axis=axis, keepdims=True) if mean is None else mean)
-    return centered * (gk / (n * yk))
+    return centered * (gk / (n * np.where(yk == 0, 1.0, yk)))  # 0 at zero spread, as np.std
 
 
 # ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ None: the caller then refuses complex values (rules/complex_rules.py).
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,8 +88,13 @@ def qualified_name(obj: Any) -> str:
     module = getattr(obj, "__module__", None)
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
     if module is None:
-        # NumPy ufuncs have no __module__; they all live in the numpy namespace.
-        module = "numpy" if type(obj).__name__ == "ufunc" else "builtins"
+        # ufuncs made outside NumPy (scipy.special.gammaln) have no __module__: name the
+        # public module that holds the object itself
+        module = _public_home(obj, name) or "numpy" if type(obj).__name__ == "ufunc" else "builtins"
+    elif not module.startswith(("numpy", "zygote_py")) and \
+            any(part.startswith("_") and not part.startswith("__") for part in module.split(".")[1:]):
+        # scipy.special._logsumexp.logsumexp: the public scipy.special.logsumexp
+        module = _public_home(obj, getattr(obj, "__name__", name)) or module
     if module.startswith("_") and not module.startswith("__"):
         # C accelerator modules: operator.add reports _operator; show the public module.
         module = module[1:]
@@ -97,6 +103,14 @@ def qualified_name(obj: Any) -> str:
         public = module.split("._")[0]
         module = public if public != "numpy.core" else "numpy"
     return f"{module}.{name}"
+
+
+def _public_home(obj: Any, name: str) -> str | None:
+    """The shortest public module (no `_private` part) whose attribute `name` is obj."""
+    homes = [mod_name for mod_name, module in list(sys.modules.items())
+             if module is not None and not any(p.startswith("_") for p in mod_name.split("."))
+             and getattr(module, name, None) is obj]
+    return min(homes, key=lambda m: (m.count("."), len(m))) if homes else None
 
 
 def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:

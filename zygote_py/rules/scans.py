@@ -225,9 +225,9 @@ def correlate(g, y, a, v, mode="valid"):
     return np.correlate(full, v[::-1], "valid"), np.correlate(full, a, "valid")[::-1]
 
 
-@vjp(np.interp, diff=("x", "fp", "left", "right"))
+@vjp(np.interp, diff=("x", "fp", "left", "right"), underived=("xp",), unsupported=("period",))
 def interp(g, y, x, xp, fp, left=None, right=None, period=None):
-    """xp (the knots) is a constant; period= has no rule."""
+    """xp (the knots) must not depend on the inputs (refused if it does); period= has no rule."""
     return _interp_cotangents(g, x, xp, fp, left, right, period)
 
 

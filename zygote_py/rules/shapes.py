@@ -319,7 +319,7 @@ def ndarray_repeat(g, y, self, repeats, axis=None):
     return _repeat_cotangent(g, self, repeats, axis)
 
 
-@vjp(np.pad, diff=("array",))
+@vjp(np.pad, diff=("array",), underived=("kwargs",))
 def pad(g, y, array, pad_width, mode="constant", **kwargs):
     """mode='constant' only: the cotangent is the unpadded region of g."""
     return _pad_cotangent(g, array, pad_width, mode)

@@ -141,6 +141,12 @@ def _quantile_cotangent(g, a, q, axis, keepdims, method, weights):
 # rules
 
 
+@vjp(np.bincount, diff=("weights",))
+def bincount(g, y, x, weights=None, minlength=0):
+    """Counts carry no derivative; with weights=, each weight gets g at its bin."""
+    return None if weights is None else like_input(np.asarray(g)[np.asarray(x)], weights)
+
+
 @vjp(np.nansum, diff=("a",))
 def nansum(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     gk = _keep(g, axis, keepdims)
@@ -149,7 +155,7 @@ def nansum(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=Non
     return like_input(_nan_cotangent(gk, a), a)
 
 
-@vjp(np.nanmean, diff=("a",))
+@vjp(np.nanmean, diff=("a",), unsupported=("where",))
 def nanmean(g, y, a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """g / (number of non-NaN entries) on each non-NaN entry."""
     if where is not None:
@@ -158,7 +164,7 @@ def nanmean(g, y, a, axis=None, dtype=None, out=None, keepdims=False, where=None
     return like_input(_nan_cotangent(_keep(g, axis, keepdims), a, 1.0 / count), a)
 
 
-@vjp(np.nanmax, np.nanmin, diff=("a",))
+@vjp(np.nanmax, np.nanmin, diff=("a",), unsupported=("initial", "where"))
 def nanmax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Ties split evenly; NaN entries never equal the result, so they get zero."""
     if where is not None or initial is not None:
@@ -167,7 +173,7 @@ def nanmax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=Non
     return like_input(ga, a)
 
 
-@vjp(np.nanprod, diff=("a",))
+@vjp(np.nanprod, diff=("a",), unsupported=("where",))
 def nanprod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """NaN counts as 1 (and gets zero); exact where the other entries have zeros."""
     if where is not None:
@@ -177,7 +183,7 @@ def nanprod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=No
     return like_input(ga, a)
 
 
-@vjp(np.nanvar, diff=("a",))
+@vjp(np.nanvar, diff=("a",), unsupported=("where", "mean"))
 def nanvar(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     if where is not None or mean is not None:
@@ -186,7 +192,7 @@ def nanvar(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, 
     return like_input(_nanmoment_cotangent(g, y, a, axis, keepdims, ddof_, None), a)
 
 
-@vjp(np.nanstd, diff=("a",))
+@vjp(np.nanstd, diff=("a",), unsupported=("where", "mean"))
 def nanstd(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     if where is not None or mean is not None:
@@ -214,14 +220,14 @@ def median(g, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return like_input(_quantile_cotangent(g, a, 0.5, axis, keepdims, "linear", None), a)
 
 
-@vjp(np.quantile, diff=("a",))
+@vjp(np.quantile, diff=("a",), underived=("q", "weights"))
 def quantile(g, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """method='linear' only; q (scalar or array) is a constant."""
     return like_input(_quantile_cotangent(g, a, q, axis, keepdims, method, weights), a)
 
 
-@vjp(np.percentile, diff=("a",))
+@vjp(np.percentile, diff=("a",), underived=("q", "weights"))
 def percentile(g, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
     """np.quantile at q / 100."""

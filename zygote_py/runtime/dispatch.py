@@ -39,6 +39,7 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NON
 from ..rules import registry
 from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
 from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
+from .library_code import restated_at_call
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -237,7 +238,11 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
-    if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
+    # only plain positional operands (a *spread of one item also has one origin per argument,
+    # but its cotangent must be regrouped into a sequence)
+    plain = all(origin[0] == "pos" for origin in flat.origin)
+    if not flat.kwargs and plain and len(flat.origin) == len(flat.args) \
+            and _plain_positional(f, len(prefix) + len(flat.args)):
         return _positional_pullback(f, (*prefix, *flat.args))
     sig = inspect.signature(f, follow_wrapped=False)  # f's own parameters (a wrapper's, not the wrapped's)
     args = (*prefix, *flat.args)
@@ -360,7 +365,13 @@ def call(f, operands, spec, loc):
             raise complex_error(registry.qualified_name(f), loc)
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == FUNCTION:
-        return _function_pullback(f, flat)
+        try:
+            return _function_pullback(f, flat)
+        except ZygoteError as err:  # inside a library function: told at the user's call
+            restated = restated_at_call(err, f, registry.qualified_name(f), loc)
+            if restated is err:
+                raise
+            raise restated from None
     if type(f) is LRU_WRAPPER:  # the cache returns what the function computes
         return call(f.__wrapped__, operands, spec, loc)
     if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):

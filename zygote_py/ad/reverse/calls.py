@@ -24,6 +24,7 @@ import types
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable
+from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...ir.core import Op, Value, is_inside, value_block
 from ...kinds import COMPLEX, HOLDS_COMPLEX
@@ -60,6 +61,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
         else:  # *args rules, or a call spreading *args: bound while running
+            refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
             dynamic_call(builder, op, kind="call")
     elif how.kind == NONDIFF:
         if fn in VARY_ON_COMPLEX:  # np.sign(z) of a complex z does vary: refuse it there
@@ -114,6 +116,7 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
 
 def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value,
                self_value=None) -> None:
+    refuse_active_nondiff(builder, rule, op, bound)
     needed = [n for n in rule.diff if n in bound and isinstance(bound[n], Value)
               and builder.varied_operand(bound[n])]
     if not needed:
@@ -133,8 +136,55 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
         _apply_rule(builder, rule, bound, result, needed, g)
 
 
+def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) -> None:
+    """An active argument the rule gives no cotangent for would be a silent zero: refuse it.
+
+    A rule names such real-valued parameters in `underived=` (np.interp's knots
+    xp, a quantile's q, a norm's ord); decided at transform time from activity,
+    an active one raises NoDerivativeRule at the call site.  Index, axis and
+    shape parameters are not listed: their derivative is zero where it exists.
+    Options the rule has no derivative for at all (`where=` of np.max,
+    np.interp's period=) are named in `unsupported=` and refused when given.
+    """
+    for name in rule.meta.get("unsupported", ()):  # an option the rule has no derivative for
+        value = bound.get(name)
+        given = value.defining_op is None or value.defining_op.opcode != "const" or \
+            value.defining_op.attrs["value"] is not None if isinstance(value, Value) else False
+        if given:
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with {name}= given", op.loc,
+                f"write the computation without {name}=, or register a rule with @zp.adjoint")
+    for name in rule.meta.get("underived", ()):
+        value = bound.get(name)
+        items = value.values() if isinstance(value, dict) else \
+            value if isinstance(value, tuple) else (value,)
+        if any(isinstance(item, Value) and builder.varied_operand(item) for item in items):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with respect to its argument "
+                f"{name!r}, which depends on the inputs here", op.loc,
+                f"wrap that argument in zp.stop_gradient(...) if no derivative is wanted "
+                f"through it, or register a rule with @zp.adjoint that differentiates it")
+
+
+def _may_be_none(value: Value) -> bool:
+    """A spliced rule's output that a branch of the rule may return as None (zero):
+    an `if` result, or an item of one (a rule returning a tuple from its branches,
+    as power does for an exponent that is 0 only at run time)."""
+    op = value.defining_op
+    if op is not None and op.opcode == "call" and op.attrs["fn"] is operator.getitem:
+        op = op.operands[0].defining_op
+    return op is not None and op.opcode in ("if", "callv")
+
+
+def _keyword_operands(op: Op) -> dict:
+    """The operands a call passes by keyword, by name (what is known before it runs)."""
+    kw = op.attrs.get("kw", ())
+    operands = op.operands[len(op.operands) - len(kw):]
+    return {name: value for name, value in zip(kw, operands) if name is not None}
+
+
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
-    splice = Splice(rule, bound, needed, builder.scalars)
+    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
     values = {"g": g}
     for name in splice.used_params:
         if name == "g" or name not in splice.unbound:
@@ -143,12 +193,25 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
             values["y"] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
             values[name] = builder.fetch(bound[name])
+        elif isinstance(bound.get(name), tuple) and \
+                any(isinstance(item, Value) for item in bound[name]):
+            # a *args tuple of the call's values (x.transpose(k, 0, 1)): a tuple of them,
+            # never a constant holding IR values
+            items = [builder.fetch(v) if isinstance(v, Value) else builder.const(v)
+                     for v in bound[name]]
+            values[name] = builder.emit("tuple", items).result
+        elif isinstance(bound.get(name), dict) and \
+                any(isinstance(item, Value) for item in bound[name].values()):
+            pairs = []  # a **kwargs dict of the call's values: keys and values alternate
+            for key, item in bound[name].items():
+                pairs += [builder.const(key), builder.fetch(item) if isinstance(item, Value)
+                          else builder.const(item)]
+            values[name] = builder.emit("dict", pairs).result
         else:
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
     for name, value in outputs.items():
-        if value.defining_op is not None and value.defining_op.opcode in ("if", "callv", "call") \
-                and value.defining_op.opcode != "call" or _part_of_a_helper_result(value):
+        if _may_be_none(value) or _part_of_a_helper_result(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)

@@ -1,0 +1,56 @@
+"""Calls whose rule has no derivative for one of their real-valued arguments,
+made with that argument depending on the inputs: a silent zero if allowed."""
+
+import numpy as np
+
+from . import RAN
+
+
+def interp_active_knots(v):
+    RAN.append("interp_active_knots")
+    xp = np.sort(v)
+    return np.interp(0.3, xp, v**2)  # ERR
+
+
+def quantile_active_q(x, q):
+    RAN.append("quantile_active_q")
+    return np.quantile(x, q)  # ERR
+
+
+def norm_active_order(x, p):
+    RAN.append("norm_active_order")
+    return np.linalg.norm(x, ord=p)  # ERR
+
+
+def pad_active_constant(x, c):
+    RAN.append("pad_active_constant")
+    return np.sum(np.pad(x, 1, constant_values=c))  # ERR
+
+
+def max_active_default(x, d):
+    RAN.append("max_active_default")
+    return max([], default=d) + x  # ERR
+
+
+def nan_to_num_active_fill(x, s):
+    RAN.append("nan_to_num_active_fill")
+    return np.sum(np.nan_to_num(x, nan=s))  # ERR
+
+
+def max_with_where(x):
+    RAN.append("max_with_where")
+    return np.max(x, where=x > 0.5, initial=0.0)  # ERR
+
+
+def interp_with_period(v):
+    RAN.append("interp_with_period")
+    return np.interp(0.3, np.array([0.0, 0.5]), v, period=1.0)  # ERR
+
+
+def std_method_with_where(x):
+    RAN.append("std_method_with_where")
+    return x.std(where=np.array([True, False, True, True]))  # ERR
+
+
+def interp_constant_knots(v):
+    return np.interp(0.3, np.array([0.0, 0.5, 1.0]), v**2)

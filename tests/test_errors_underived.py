@@ -1,0 +1,73 @@
+"""A rule that gives no cotangent for a real-valued argument refuses, at the
+user's line and before anything runs, a call where that argument is active
+(np.interp's knots, a quantile's q, a norm's order, ...); so does a rule given
+an option it has no derivative for (`where=` of np.max, np.interp's period=)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from error_cases import RAN, underived
+from test_errors import assert_points_at, marked_location
+
+import zygote_py as zp
+
+X = np.array([0.2, 0.9, 0.4, 0.6])
+REFUSED = [
+    (underived.interp_active_knots, (X,), "xp"),
+    (underived.quantile_active_q, (X, 0.3), "q"),
+    (underived.norm_active_order, (X, 3.0), "ord"),
+    (underived.pad_active_constant, (X, 0.5), "kwargs"),
+    (underived.max_active_default, (0.2, 0.5), "default"),
+    (underived.nan_to_num_active_fill, (X, 0.5), "nan"),
+]
+
+UNSUPPORTED_OPTIONS = [
+    (underived.max_with_where, (X,), "where"),
+    (underived.interp_with_period, (X[:2],), "period"),
+    (underived.std_method_with_where, (X,), "where"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _clear_side_effects():
+    RAN.clear()
+    yield
+    RAN.clear()
+
+
+@pytest.mark.parametrize("func, args, param", REFUSED, ids=[f.__name__ for f, _, _ in REFUSED])
+def test_active_underived_argument_is_refused_at_the_call(func, args, param):
+    path, line, text = marked_location(func)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(func, *args)
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert repr(param) in str(info.value) and "stop_gradient" in str(info.value)
+    assert RAN == []  # refused at transform time: nothing ran
+
+
+@pytest.mark.parametrize("func, args, option", UNSUPPORTED_OPTIONS,
+                         ids=[f.__name__ for f, _, _ in UNSUPPORTED_OPTIONS])
+def test_option_without_a_rule_is_refused_at_the_call(func, args, option):
+    path, line, text = marked_location(func)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(func, *args)
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert f"{option}=" in str(info.value)
+    assert RAN == []
+
+
+def test_underived_argument_that_is_constant_is_fine():
+    (g,) = zp.gradient(underived.interp_constant_knots, X[:3])
+    want = np.zeros(3)
+    want[0], want[1] = 0.4 * 2 * X[0], 0.6 * 2 * X[1]  # 0.3 lies 0.6 of the way from 0.0 to 0.5
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def test_stop_gradient_on_the_argument_allows_the_call():
+    def f(x, q):
+        return np.quantile(x, zp.stop_gradient(q))
+
+    (gx, gq) = zp.gradient(f, X, 0.5)
+    assert gq is None
+    np.testing.assert_allclose(gx, [0.0, 0.0, 0.5, 0.5], rtol=1e-12)
