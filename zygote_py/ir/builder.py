@@ -2,8 +2,8 @@
 
 A builder holds a block, an insertion point in it (the end, or before a given
 index) and the current SourceLoc, which every op it emits carries unless told
-otherwise.  Lowering (frontend/) and rule splicing (ad/splice.py) build IR
-through it; the reverse transform can adopt it the same way.
+otherwise.  Lowering (frontend/), rule splicing (ad/splice.py) and the reverse
+transform (ad/reverse/adjoint.py: the backward block) build IR through it.
 
 The API is small on purpose:
   emit(opcode, operands, nresults, attrs, regions, hints, loc) -> Op

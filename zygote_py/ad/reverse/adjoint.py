@@ -26,6 +26,7 @@ from __future__ import annotations
 import operator
 
 from ...errors import InternalError
+from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, is_inside, value_block
 from ...runtime import helpers as runtime
 from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
@@ -77,6 +78,7 @@ class AdjointBuilder:
         self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
+        self.ir = IRBuilder()  # where backward ops go: the current scope's block, at its end
         self.scope = Scope("root", None, None, self.backward)
         self.mirror: dict[int, Block] = {id(fn.body): self.backward}  # forward region -> backward
         self.plan = ForwardPlan()  # what the forward must add for the adjoint (augment step)
@@ -87,20 +89,36 @@ class AdjointBuilder:
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
         self.numeric_forward = _numeric_forward(fn)
-        self.current_loc = None
 
-    # -- emitting into the backward block -------------------------------------
+    # -- emitting into the backward block (through the shared IRBuilder) -----------
+    @property
+    def scope(self) -> Scope:
+        return self._scope
+
+    @scope.setter
+    def scope(self, scope: Scope) -> None:
+        """Entering or leaving a branch or loop: its block is where ops go now."""
+        self._scope = scope
+        self.ir.block, self.ir.index = scope.block, None
+
     @property
     def block(self) -> Block:
-        return self.scope.block
+        return self.ir.block
+
+    @property
+    def current_loc(self):
+        """The user's line the ops being built belong to (the IRBuilder's location)."""
+        return self.ir.loc
+
+    @current_loc.setter
+    def current_loc(self, loc) -> None:
+        self.ir.loc = loc
 
     def emit(self, opcode, operands=(), nresults=1, attrs=None, hint="") -> Op:
-        op = Op(opcode, operands, nresults, attrs, (), self.current_loc, hints=[hint] if hint else ())
-        self.block.append(op)
-        return op
+        return self.ir.emit(opcode, operands, nresults, attrs, hints=[hint] if hint else ())
 
     def const(self, value) -> Value:
-        return self.emit("const", (), attrs={"value": value}).result
+        return self.ir.const(value)
 
     def call(self, fn, *operands, expr=None, hint="") -> Value:
         op = self.emit("call", list(operands), attrs={"fn": fn, "expr": expr or fn.__name__,
@@ -143,10 +161,9 @@ class AdjointBuilder:
         init = self.bar_for_update(value, scope.parent)
         loop_op = scope.loop_op
         if init is None:
-            none = Op("const", (), 1, {"value": None})
             parent_block = loop_op.block
-            parent_block.insert(parent_block.ops.index(loop_op), none)
-            init = none.result
+            with self.ir.at(parent_block, parent_block.ops.index(loop_op)), self.ir.at_loc(None):
+                init = self.ir.const(None)
             self.maybe_none.add(init.id)
         hint = (value.hint or "v") + "_bar"
         arg = scope.block.add_arg(hint)

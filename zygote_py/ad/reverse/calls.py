@@ -162,8 +162,8 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) ->
             raise NoDerivativeRule(
                 f"the rule for {rule.qualname} has no derivative with respect to its argument "
                 f"{name!r}, which depends on the inputs here", op.loc,
-                f"wrap that argument in zp.stop_gradient(...) if no derivative is wanted "
-                f"through it, or register a rule with @zp.adjoint that differentiates it")
+                "wrap that argument in zp.stop_gradient(...) if no derivative is wanted "
+                "through it, or register a rule with @zp.adjoint that differentiates it")
 
 
 def _may_be_none(value: Value) -> bool:
