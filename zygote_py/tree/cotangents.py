@@ -86,6 +86,9 @@ def child_cotangent(g, x, key, index):
         return g.get(key)
     if isinstance(g, (tuple, list)):
         return g[index] if index is not None and -len(g) <= index < len(g) else None
+    if isinstance(g, _ndarray) and g.ndim and index is not None and -len(g) <= index < len(g) \
+            and kind_of(x) in (TUPLE, LIST, RECORD):
+        return g[index]  # a list NumPy read as an array (np.sum([a, b])): its rows
     if kind_of(g) == CUSTOM:  # a gradient of a registered structure
         return _custom_flatten(g)[0].get(key)
     return None
