@@ -140,3 +140,15 @@ def test_grad_module_carries_custom_rules(tmp_path):
     result = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     np.testing.assert_allclose(eval(result.stdout), 6 * np.array([1.0, 2.0, 3.0]) ** 2)
+
+
+def test_user_exception_located_without_a_column(monkeypatch):
+    # Python 3.10's FrameSummary has no colno (it was an AttributeError, a crash of `check`)
+    import types
+
+    from zygote_py.cli import main as cli_main
+
+    frames = [types.SimpleNamespace(filename="/home/u/model.py", lineno=7, line="y = f(x)")]
+    monkeypatch.setattr(cli_main.traceback, "extract_tb", lambda tb: frames)
+    err = cli_main._user_exception(ValueError("bad"), "calling model.py:f raised")
+    assert err.where == "/home/u/model.py:7:1"

@@ -76,7 +76,9 @@ def _user_exception(err: BaseException, what: str) -> TargetError:
     package = str(Path(__file__).parent)
     frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(package)
               and not f.filename.startswith("<")]
-    where = f"{frames[-1].filename}:{frames[-1].lineno}:{(frames[-1].colno or 0) + 1}" if frames else None
+    # FrameSummary.colno is new in Python 3.11; before it, the line's first column
+    column = (getattr(frames[-1], "colno", None) or 0) + 1 if frames else None
+    where = f"{frames[-1].filename}:{frames[-1].lineno}:{column}" if frames else None
     return TargetError(f"{what} {type(err).__name__}: {err}", where)
 
 
