@@ -263,7 +263,7 @@ def prod(g, y, iterable, *, start=1):
 
 @vjp(since(math, "sumprod", "Python 3.12"))
 def sumprod(g, y, p, q):
-    """Python 3.12+: sum(a * b for a, b in zip(p, q))."""
+    """sum(a * b for a, b in zip(p, q))."""
     return _sumprod_cotangents(g, p, q)
 
 

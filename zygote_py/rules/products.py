@@ -133,14 +133,14 @@ def linalg_cross(g, y, x1, x2, *, axis=-1):
 
 @vjp(since(np, "matvec", "NumPy 2.2"), diff=("x1", "x2"))
 def matvec(g, y, x1, x2, out=None, **kwargs):
-    """y[..., i] = sum_j A[..., i, j] v[..., j] (NumPy 2.2), broadcasting over batches."""
+    """y[..., i] = sum_j A[..., i, j] v[..., j], broadcasting over batches."""
     return (unbroadcast(g[..., :, None] * x2[..., None, :], x1),
             unbroadcast(np.einsum("...i,...ij->...j", g, x1), x2))
 
 
 @vjp(since(np, "vecmat", "NumPy 2.2"), diff=("x1", "x2"))
 def vecmat(g, y, x1, x2, out=None, **kwargs):
-    """y[..., j] = sum_i v[..., i] A[..., i, j] (NumPy 2.2), broadcasting over batches."""
+    """y[..., j] = sum_i v[..., i] A[..., i, j], broadcasting over batches."""
     return (unbroadcast(np.einsum("...j,...ij->...i", g, x2), x1),
             unbroadcast(x1[..., :, None] * g[..., None, :], x2))
 
