@@ -140,3 +140,17 @@ def test_grad_module_carries_custom_rules(tmp_path):
     result = subprocess.run([sys.executable, "-I", "-c", script, str(tmp_path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     np.testing.assert_allclose(eval(result.stdout), 6 * np.array([1.0, 2.0, 3.0]) ** 2)
+
+
+def test_user_exception_located_without_a_column(monkeypatch, tmp_path):
+    # Python 3.10's FrameSummary has no colno (it was an AttributeError, a crash of `check`)
+    import types
+
+    from zygote_py.cli import main as cli_main
+
+    model = tmp_path / "model.py"
+    model.write_text("def f(x):\n    y = g(x)\n    return y\n")
+    frames = [types.SimpleNamespace(filename=str(model), lineno=2, line="y = g(x)")]
+    monkeypatch.setattr(cli_main.traceback, "extract_tb", lambda tb: frames)
+    err = cli_main._user_exception(ValueError("bad"), "calling model.py:f raised")
+    assert err.where == f"{model}:2:5"  # the statement's first column

@@ -57,7 +57,9 @@ def module_level_closure(x):
 
 
 def lambda_passed_to_helper(x):
-    return _apply(lambda t: t * x, 2.0) + _apply(lambda t: math.sin(t), x)
+    # one lambda a line: two with the same parameters on one line need Python 3.11+
+    return (_apply(lambda t: t * x, 2.0)
+            + _apply(lambda t: math.sin(t), x))
 
 
 def doubly_nested(x, y):

@@ -1,10 +1,18 @@
 """Locating a function's source exactly: defs, methods, nested defs, lambdas on one line."""
 
+import sys
+
 import numpy as np
 import pytest
 
 import zygote_py as zp
+from zygote_py.compiler import COMPILER
+from zygote_py.frontend import source
 from zygote_py.frontend.source import find_function_node
+
+# Lambdas on one line with the same parameters are told apart by code positions, which
+# CPython records from 3.11 (co_positions); before, the compiler refuses instead of guessing.
+needs_positions = pytest.mark.skipif(sys.version_info < (3, 11), reason="co_positions is new in 3.11")
 
 
 def two_lambdas():
@@ -27,10 +35,22 @@ class Layer:
         return self.w * np.sin(x)
 
 
+@needs_positions
 def test_two_lambdas_on_one_line_are_told_apart():
     double, triple = two_lambdas()
     assert zp.gradient(double, 1.0) == (2.0,)
     assert zp.gradient(triple, 1.0) == (3.0,)
+
+
+def test_lambdas_on_one_line_are_refused_without_code_positions(monkeypatch):
+    # what Python 3.10 gives: no instruction positions, so no way to tell the two apart
+    monkeypatch.setattr(source, "_positions", lambda code: [])
+    COMPILER.clear()  # compiled entries are shared by code object: find the source afresh
+    double, triple = two_lambdas()
+    for f in (double, triple):
+        with pytest.raises(zp.ZygoteError, match="cannot tell which lambda on line") as info:
+            zp.gradient(f, 1.0)
+        assert "own line" in info.value.hint
 
 
 def test_lambda_inside_a_call_and_nested_lambdas():

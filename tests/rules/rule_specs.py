@@ -36,8 +36,23 @@ nd = np.ndarray
 SPECS = []
 
 
+class Newer:
+    """A module's functions that only newer Python or NumPy versions have: None where absent.
+    `add` drops a spec of an absent function, as the registry registers a rule only where its
+    function exists (so one table serves every supported version)."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        return getattr(self._module, name, None)
+
+
+newer_math, newer_np, newer_linalg = Newer(math), Newer(np), Newer(np.linalg)
+
+
 def add(*specs):
-    SPECS.extend(specs)
+    SPECS.extend(spec for spec in specs if spec.target is not None)
 
 
 # ---------------------------------------------------------------------------
@@ -199,10 +214,10 @@ add(
     F(math.atan2, X, X), F(math.atan2, S(0.5, 2), S(-2, -0.5)),
     F(math.sinh, X), F(math.cosh, X), F(math.tanh, X),
     F(math.asinh, X), F(math.acosh, S(1.2, 3)), F(math.atanh, UNIT),
-    F(math.exp, X), F(math.exp2, X), F(math.expm1, X),
+    F(math.exp, X), F(newer_math.exp2, X), F(math.expm1, X),
     F(math.log, PS()), F(math.log, PS(), S(1.5, 4)), F(math.log, PS(), 10),
     F(math.log1p, S(-0.5, 2)), F(math.log2, PS()), F(math.log10, PS()),
-    F(math.sqrt, PS()), F(math.cbrt, S(0.5, 2)), F(math.cbrt, S(-2, -0.5)),
+    F(math.sqrt, PS()), F(newer_math.cbrt, S(0.5, 2)), F(newer_math.cbrt, S(-2, -0.5)),
     F(math.hypot, X, X), F(math.hypot, X, X, X), F(math.hypot, X),
     F(math.fabs, S(0.5, 2)), F(math.fabs, S(-2, -0.5)),
     F(math.copysign, X, S(0.5, 1)), F(math.copysign, X, S(-1, -0.5)),
@@ -241,8 +256,6 @@ add(
     F(np.clip, R(3, 4), R(3, 1, lo=-1, hi=-0.2), R(1, 4, lo=0.2, hi=1)),
     F(np.clip, R(3, 4), None, S(0.2, 0.4)),
     F(np.clip, R(3, 4), S(-0.4, -0.2), None),
-    F(np.clip, R(3, 4), min=S(-0.6, -0.4), max=S(0.4, 0.6)),
-    F(np.clip, R(3, 4), max=S(0.4, 0.6)),
     M(nd, "clip", R(3, 4), S(-0.6, -0.4), S(0.4, 0.6)),
     M(nd, "clip", R(3, 4), max=0.5),
     M(nd, "clip", R(3, 4), min=R(4, lo=-1, hi=-0.2)),
@@ -250,6 +263,8 @@ add(
     F(np.where, B(3, 1), R(3, 4), S()),
     F(np.where, B(4), R(3, 1), R(4)),
 )
+if newer_np.unstack is not None:  # clip's min= and max= keywords are new in NumPy 2.1
+    add(F(np.clip, R(3, 4), min=S(-0.6, -0.4), max=S(0.4, 0.6)), F(np.clip, R(3, 4), max=S(0.4, 0.6)))
 
 # ---------------------------------------------------------------------------
 # reductions
@@ -445,7 +460,7 @@ add(
 # ---------------------------------------------------------------------------
 # products
 
-for fn in (operator.matmul, np.matmul, np.linalg.matmul):
+for fn in (operator.matmul, np.matmul, newer_linalg.matmul):
     add(F(fn, R(3, 4), R(4, 5)), F(fn, R(4), R(4, 5)), F(fn, R(3, 4), R(4)), F(fn, R(4), R(4)),
         F(fn, R(2, 3, 4), R(4, 5)), F(fn, R(2, 3, 4), R(2, 4, 5)), F(fn, R(2, 1, 3, 4), R(5, 4, 2)),
         F(fn, R(4), R(2, 4, 5)), F(fn, R(2, 3, 4), R(4)))
@@ -455,7 +470,7 @@ add(
     F(np.dot, R(2, 3, 4), R(4)), F(np.dot, R(2, 3, 4), R(5, 4, 2)), F(np.dot, R(4), R(2, 4, 3)),
     F(np.dot, R(3, 4), R(2, 4, 3)),
     M(nd, "dot", R(3, 4), R(4, 5)), M(nd, "dot", R(4), R(4)), M(nd, "dot", R(2, 3, 4), R(4, 2)),
-    F(np.outer, R(3), R(4)), F(np.outer, R(2, 2), R(3)), F(np.linalg.outer, R(3), R(2)),
+    F(np.outer, R(3), R(4)), F(np.outer, R(2, 2), R(3)), F(newer_linalg.outer, R(3), R(2)),
     F(np.inner, R(4), R(4)), F(np.inner, R(3, 4), R(4)), F(np.inner, R(2, 4), R(3, 2, 4)),
     F(np.inner, S(), R(3)), F(np.inner, R(4), R(2, 4)),
     F(np.vdot, R(4), R(4)), F(np.vdot, R(2, 3), R(3, 2)),
@@ -464,10 +479,9 @@ add(
     F(np.tensordot, R(3, 4), R(5, 3), axes=(0, 1)), F(np.tensordot, R(3), R(4), 0),
     F(np.tensordot, R(2, 3, 4), R(4, 3, 2), axes=([-1, 1], [0, -2])),
 )
-if getattr(np, "vecdot", None) is not None:
+if newer_np.vecdot is not None:
     add(F(np.vecdot, R(3, 4), R(3, 4)), F(np.vecdot, R(3, 4), R(4)), F(np.vecdot, R(3, 4), R(3, 4), axis=0))
-if getattr(np.linalg, "vecdot", None) is not None:
-    add(F(np.linalg.vecdot, R(2, 3), R(2, 3)))
+    add(F(newer_linalg.vecdot, R(2, 3), R(2, 3)))
 
 EINSUM = [
     ("ij,jk->ik", R(3, 4), R(4, 5)),
@@ -565,8 +579,7 @@ add(
     F(math.modf, S(-3, 3), g=lambda y, rng: (float(rng.standard_normal()), None)),
     F(math.frexp, S(0.5, 20), g=lambda y, rng: (float(rng.standard_normal()), None)),
 )
-if getattr(math, "sumprod", None) is not None:
-    add(F(math.sumprod, [S(), S(), S()], (S(), S(), S())))
+add(F(newer_math.sumprod, [S(), S(), S()], (S(), S(), S())))
 
 # ---------------------------------------------------------------------------
 # scans: cumprod (zeros), cumulative_*, nancum*, diff, ediff1d, convolve, correlate,
@@ -588,10 +601,11 @@ add(
     F(np.cumprod, WITH_ZEROS((6,), [2])), F(np.cumprod, WITH_ZEROS((6,), [1, 4])),
     F(np.cumprod, WITH_ZEROS((3, 4), [1, 5, 6]), axis=1), F(np.cumprod, WITH_ZEROS((3, 4), [0, 4]), axis=0),
     F(np.cumprod, WITH_ZEROS((3, 4), [11])), M(nd, "cumprod", WITH_ZEROS((2, 5), [2, 3]), axis=-1),
-    F(np.cumulative_sum, R(5)), F(np.cumulative_sum, R(3, 4), axis=1),
-    F(np.cumulative_sum, R(3, 4), axis=0, include_initial=True),
-    F(np.cumulative_prod, NZ(5)), F(np.cumulative_prod, NZ(3, 4), axis=-1, include_initial=True),
-    F(np.cumulative_prod, WITH_ZEROS((3, 4), [1, 2]), axis=1),
+    F(newer_np.cumulative_sum, R(5)), F(newer_np.cumulative_sum, R(3, 4), axis=1),
+    F(newer_np.cumulative_sum, R(3, 4), axis=0, include_initial=True),
+    F(newer_np.cumulative_prod, NZ(5)),
+    F(newer_np.cumulative_prod, NZ(3, 4), axis=-1, include_initial=True),
+    F(newer_np.cumulative_prod, WITH_ZEROS((3, 4), [1, 2]), axis=1),
     F(np.nancumsum, _nan_at((3, 4), [1, 6])), F(np.nancumsum, _nan_at((3, 4), [0, 5]), axis=0),
     F(np.nancumprod, _nan_at((3, 4), [2, 9])), F(np.nancumprod, _nan_at((3, 4), [3]), axis=1),
     F(np.diff, R(6)), F(np.diff, R(6), 2), F(np.diff, R(3, 5), axis=0), F(np.diff, R(3, 5), 3, axis=-1),
@@ -610,9 +624,10 @@ add(
     F(np.interp, R(3, 2, lo=-2.0, hi=3.0), XP, R(5)),
     F(np.interp, R(6, lo=-2.0, hi=3.0), XP, R(5), left=S(), right=S()),
     F(np.interp, S(-0.9, 1.9), XP, [S(), S(), S(), S(), S()]),
-    F(np.trapezoid, R(6)), F(np.trapezoid, R(6), dx=S(0.5, 2)), F(np.trapezoid, R(3, 5), axis=0),
-    F(np.trapezoid, R(3, 5), CUSTOM(lambda rng: np.sort(rng.standard_normal(5)), "sorted5")),
-    F(np.trapezoid, R(4, 3), CUSTOM(lambda rng: np.sort(rng.standard_normal((4, 3)), axis=0), "sorted4x3"),
+    F(newer_np.trapezoid, R(6)), F(newer_np.trapezoid, R(6), dx=S(0.5, 2)),
+    F(newer_np.trapezoid, R(3, 5), axis=0),
+    F(newer_np.trapezoid, R(3, 5), CUSTOM(lambda rng: np.sort(rng.standard_normal(5)), "sorted5")),
+    F(newer_np.trapezoid, R(4, 3), CUSTOM(lambda rng: np.sort(rng.standard_normal((4, 3)), axis=0), "sorted4x3"),
       axis=0),
     F(np.polyval, R(4), R(5)), F(np.polyval, [S(), S(), S()], S()), F(np.polyval, R(1), R(3)),
     F(np.polyval, R(3), R(2, 3)),
@@ -660,8 +675,8 @@ add(
     F(np.column_stack, [R(3), R(3, 2)]), F(np.column_stack, (R(4), R(4), R(4))),
     F(np.hsplit, R(3, 4), 2), F(np.hsplit, R(6), [2, 5]), F(np.vsplit, R(4, 3), [1]),
     F(np.dsplit, R(2, 2, 4), 2), F(np.hsplit, R(2, 6), 3, g=_pieces_g, note="partial g"),
-    F(np.unstack, R(3, 4)), F(np.unstack, R(2, 3, 4), axis=-1),
-    F(np.unstack, R(3, 2), g=_pieces_g, note="partial g"),
+    F(newer_np.unstack, R(3, 4)), F(newer_np.unstack, R(2, 3, 4), axis=-1),
+    F(newer_np.unstack, R(3, 2), g=_pieces_g, note="partial g"),
     F(np.append, R(3), R(2)), F(np.append, R(2, 3), R(3, 3), axis=0), F(np.append, R(2, 3), R(2, 1), axis=1),
     F(np.append, R(2, 2), [S(), S()]),
     F(np.delete, R(6), 2), F(np.delete, R(6), [0, 3, -1]), F(np.delete, R(3, 4), 1, axis=1),
@@ -695,7 +710,7 @@ add(
     F(np.meshgrid, R(2), R(3), R(4)), F(np.meshgrid, R(3), R(2), sparse=True),
     F(np.meshgrid, [S(), S()], R(3), g=_pieces_g, note="partial g"),
     F(np.resize, R(4), 10), F(np.resize, R(2, 3), (2, 2)), F(np.resize, R(3), (2, 3)),
-    F(np.astype, R(3, 4), np.float64), F(np.astype, R(3), "f8"),
+    F(newer_np.astype, R(3, 4), np.float64), F(newer_np.astype, R(3), "f8"),
     F(np.asfortranarray, R(3, 4)), F(np.asfortranarray, [S(), S()]),
     F(np.asarray_chkfinite, R(3)), F(np.asarray_chkfinite, [[S(), S()], [S(), S()]]),
 )
@@ -736,22 +751,24 @@ add(
     F(np.cross, R(3), R(3)), F(np.cross, R(4, 3), R(3)), F(np.cross, R(3, 4), R(3, 4), axisa=0, axisb=0, axisc=0),
     F(np.cross, R(2, 3), R(2, 1, 3)), F(np.cross, R(3, 2), R(2, 3), axisa=0),
     F(np.cross, R(3, 2), R(3, 2), axis=0),
-    F(L.cross, R(4, 3), R(4, 3)), F(L.cross, R(3, 2), R(3, 2), axis=0),
+    F(newer_linalg.cross, R(4, 3), R(4, 3)), F(newer_linalg.cross, R(3, 2), R(3, 2), axis=0),
     F(L.multi_dot, [R(2, 3), R(3, 4)]), F(L.multi_dot, [R(3), R(3, 4), R(4, 2), R(2)]),
     F(L.multi_dot, (R(2, 3), R(3, 3), R(3, 5))), F(L.multi_dot, [R(4), R(4, 2), R(2, 3)]),
     F(L.matrix_power, WC(3), 1), F(L.matrix_power, WC(3), 2), F(L.matrix_power, WC(3), 5),
     F(L.matrix_power, WC(3), 0), F(L.matrix_power, WC(3), -1), F(L.matrix_power, WC(2, 2), -3),
     F(L.matrix_power, WC(3, 2), 3),
-    F(L.trace, R(3, 3)), F(L.trace, R(2, 3, 4), offset=1), F(L.diagonal, R(2, 4, 3)),
-    F(L.diagonal, R(4, 4), offset=-1),
-    F(np.matrix_transpose, R(2, 3, 4)), F(L.matrix_transpose, R(3, 4)),
-    F(L.matrix_norm, R(3, 4)), F(L.matrix_norm, R(2, 3, 4), keepdims=True),
-    F(L.matrix_norm, R(3, 4), ord="nuc"), F(L.matrix_norm, R(3, 4), ord=1),
-    F(L.matrix_norm, R(2, 3, 4), ord=np.inf), F(L.matrix_norm, R(3, 4), ord=-1),
-    F(L.matrix_norm, R(3, 4), ord=-np.inf), F(L.matrix_norm, R(3, 4), ord=2),
-    F(L.vector_norm, R(5)), F(L.vector_norm, R(3, 4)), F(L.vector_norm, R(3, 4), axis=1, keepdims=True),
-    F(L.vector_norm, R(2, 3, 4), axis=(0, 2)), F(L.vector_norm, NZ(5), ord=1),
-    F(L.vector_norm, R(3, 4), ord=np.inf, axis=0), F(L.vector_norm, R(5), ord=3),
+    F(newer_linalg.trace, R(3, 3)), F(newer_linalg.trace, R(2, 3, 4), offset=1),
+    F(newer_linalg.diagonal, R(2, 4, 3)),
+    F(newer_linalg.diagonal, R(4, 4), offset=-1),
+    F(newer_np.matrix_transpose, R(2, 3, 4)), F(newer_linalg.matrix_transpose, R(3, 4)),
+    F(newer_linalg.matrix_norm, R(3, 4)), F(newer_linalg.matrix_norm, R(2, 3, 4), keepdims=True),
+    F(newer_linalg.matrix_norm, R(3, 4), ord="nuc"), F(newer_linalg.matrix_norm, R(3, 4), ord=1),
+    F(newer_linalg.matrix_norm, R(2, 3, 4), ord=np.inf), F(newer_linalg.matrix_norm, R(3, 4), ord=-1),
+    F(newer_linalg.matrix_norm, R(3, 4), ord=-np.inf), F(newer_linalg.matrix_norm, R(3, 4), ord=2),
+    F(newer_linalg.vector_norm, R(5)), F(newer_linalg.vector_norm, R(3, 4)),
+    F(newer_linalg.vector_norm, R(3, 4), axis=1, keepdims=True),
+    F(newer_linalg.vector_norm, R(2, 3, 4), axis=(0, 2)), F(newer_linalg.vector_norm, NZ(5), ord=1),
+    F(newer_linalg.vector_norm, R(3, 4), ord=np.inf, axis=0), F(newer_linalg.vector_norm, R(5), ord=3),
     F(L.norm, R(3, 4), 1), F(L.norm, R(3, 4), -1), F(L.norm, R(3, 4), np.inf),
     F(L.norm, R(3, 4), -np.inf), F(L.norm, R(2, 3, 4), 1, axis=(2, 0)),
     F(L.norm, R(2, 3, 4), np.inf, axis=(1, 2), keepdims=True),
@@ -765,15 +782,15 @@ add(
     F(L.svd, R(2, 4, 3), full_matrices=False), F(L.svd, R(4, 3), compute_uv=False),
     F(L.svd, R(4, 3), full_matrices=False, g=_random_parts(1), note="S only"),
     F(L.svd, R(3, 4), full_matrices=False, g=_random_parts(0, 2), note="U and Vh"),
-    F(L.svdvals, R(3, 5)), F(L.svdvals, R(2, 3, 3)),
+    F(newer_linalg.svdvals, R(3, 5)), F(newer_linalg.svdvals, R(2, 3, 3)),
     F(L.pinv, R(4, 3)), F(L.pinv, R(3, 5)), F(L.pinv, WC(3)),
     F(L.lstsq, R(5, 3), R(5), g=_full_lstsq_g), F(L.lstsq, R(5, 3), R(5, 2), g=_full_lstsq_g),
     F(L.lstsq, R(3, 5), R(3), g=_full_lstsq_g),
     F(L.lstsq, R(5, 3), R(5), g=_random_parts(0), note="solution only"),
 )
-if getattr(np, "matvec", None) is not None:
-    add(F(np.matvec, R(3, 4), R(4)), F(np.matvec, R(2, 3, 4), R(2, 4)), F(np.matvec, R(3, 4), R(2, 4)),
-        F(np.vecmat, R(3), R(3, 4)), F(np.vecmat, R(2, 3), R(2, 3, 4)), F(np.vecmat, R(2, 3), R(3, 4)))
+add(F(newer_np.matvec, R(3, 4), R(4)), F(newer_np.matvec, R(2, 3, 4), R(2, 4)),
+    F(newer_np.matvec, R(3, 4), R(2, 4)), F(newer_np.vecmat, R(3), R(3, 4)),
+    F(newer_np.vecmat, R(2, 3), R(2, 3, 4)), F(newer_np.vecmat, R(2, 3), R(3, 4)))
 
 # ---------------------------------------------------------------------------
 # helpers that generated code and rule bodies call (rules/cotangents.py, rules/rule_helpers.py):

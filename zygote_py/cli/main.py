@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import linecache
 import sys
 import traceback
 from pathlib import Path
@@ -76,7 +77,14 @@ def _user_exception(err: BaseException, what: str) -> TargetError:
     package = str(Path(__file__).parent)
     frames = [f for f in traceback.extract_tb(err.__traceback__) if not f.filename.startswith(package)
               and not f.filename.startswith("<")]
-    where = f"{frames[-1].filename}:{frames[-1].lineno}:{(frames[-1].colno or 0) + 1}" if frames else None
+    if not frames:
+        return TargetError(f"{what} {type(err).__name__}: {err}", None)
+    frame = frames[-1]
+    colno = getattr(frame, "colno", None)  # new in Python 3.11; before, the statement's start
+    if colno is None:
+        text = linecache.getline(frame.filename, frame.lineno)
+        colno = len(text) - len(text.lstrip())
+    where = f"{frame.filename}:{frame.lineno}:{colno + 1}"
     return TargetError(f"{what} {type(err).__name__}: {err}", where)
 
 

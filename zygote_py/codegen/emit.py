@@ -21,6 +21,7 @@ from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
+from .unparse import unparse
 
 _EXPRESSION_OPS = {"const", "global", "cell", "call", "getattr", "tuple", "list", "dict", "method", "callv"}
 
@@ -49,7 +50,7 @@ class Emitter:
     def stmt(self, node: ast.stmt, op: Op | None = None) -> None:
         if op is not None:
             self.comment_for(op)
-        self.line(ast.unparse(node))
+        self.line(unparse(node))
 
     def comment_for(self, op: Op) -> None:
         if not self.annotate or op.loc is None or op.loc == self.last_loc:
@@ -92,7 +93,7 @@ class Emitter:
             if names_read(expr) & assigned:
                 value = self._pending_values[vid]
                 del self.pending[vid]
-                self.line(f"{self.name(value)} = {ast.unparse(expr)}")
+                self.line(f"{self.name(value)} = {unparse(expr)}")
 
     # -- blocks ---------------------------------------------------------------
     def block(self, block: Block, terminator=None) -> None:
@@ -131,10 +132,10 @@ class Emitter:
             return
         self.flush_reading({n for n, _ in pairs})
         if len(pairs) == 1:
-            self.line(f"{pairs[0][0]} = {ast.unparse(pairs[0][1])}")
+            self.line(f"{pairs[0][0]} = {unparse(pairs[0][1])}")
         else:
             targets = ", ".join(n for n, _ in pairs)
-            values = ", ".join(ast.unparse(e) for _, e in pairs)
+            values = ", ".join(unparse(e) for _, e in pairs)
             self.line(f"{targets} = {values}")
 
     # -- expressions --------------------------------------------------------------
@@ -260,7 +261,7 @@ class Emitter:
         if not then_lines and else_lines:
             cond = ast.UnaryOp(ast.Not(), cond)
             then_lines, else_lines = else_lines, []
-        self.line(f"if {ast.unparse(cond)}:")
+        self.line(f"if {unparse(cond)}:")
         self.lines += then_lines or ["    " * (self.indent + 1) + "pass"]
         if else_lines:
             self.line("else:")
@@ -295,7 +296,7 @@ class Emitter:
             header = ast.Call(ast.Name(kind, ast.Load()), iterables, [])
         self.binder.roots.add(kind)
         self.comment_for(op)
-        self.line(f"for {', '.join(targets)} in {ast.unparse(header)}:")
+        self.line(f"for {', '.join(targets)} in {unparse(header)}:")
         self.emit_body(op, body, args)
         self.after_loop(op, args)
 
@@ -322,11 +323,11 @@ class Emitter:
         cond_lines = self.region_lines(cond_block, cond_terminator)
         self.comment_for(op)
         if not cond_lines:
-            self.line(f"while {ast.unparse(holder['cond'])}:")
+            self.line(f"while {unparse(holder['cond'])}:")
         else:
             self.line("while True:")
             self.lines += cond_lines
-            self.line(f"    if not ({ast.unparse(holder['cond'])}):")
+            self.line(f"    if not ({unparse(holder['cond'])}):")
             self.line("        break")
         self.emit_body(op, body, args)
         self.after_loop(op, args)
@@ -398,7 +399,7 @@ class Emitter:
         values = [self.saved_expr(v) for v in op.operands[1:]]
         item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
         self.flush_reading(set())
-        self.line(ast.unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
+        self.line(unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
 
     def saved_expr(self, value: Value) -> ast.expr:
         """What a tape saves for value; None where Python has not bound the variable.

@@ -28,6 +28,7 @@ from ..ir.core import Block, Function
 from .emit import Emitter
 from .exprs import Binder
 from .naming import Liveness, Names, coalesce
+from .unparse import unparse
 
 _counter = itertools.count(1)
 
@@ -117,9 +118,9 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
     y_expr = result["y"]
     if not (isinstance(y_expr, ast.Name)):
         y_name = names.fresh("_zp_y")
-        emitter.line(f"{y_name} = {ast.unparse(y_expr)}")
+        emitter.line(f"{y_name} = {unparse(y_expr)}")
         y_expr = ast.Name(y_name, ast.Load())
-    y_text = ast.unparse(y_expr)
+    y_text = unparse(y_expr)
     dy_name = names.name(dy)
     emitter.adjoint, emitter.last_loc = True, None  # the adjoint labels its lines afresh
 
@@ -127,7 +128,7 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
         packed = op.operands[0].defining_op
         if packed is not None and emitter.last_loc is None:
             emitter.comment_for(packed)  # an adjoint folded whole into its return still names its line
-        return ast.unparse(emitter.expr(op.operands[0]))
+        return unparse(emitter.expr(op.operands[0]))
 
     if mode == "grad":
         check = binder.bind(check_scalar, "_zp_check_scalar")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zygote_py.rules.registry import vjp
+from zygote_py.rules.registry import since, vjp
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies)
@@ -232,7 +232,7 @@ def svd(g, y, a, full_matrices=True, compute_uv=True, hermitian=False):
     return _svd_rule_cotangent(g, y, a, full_matrices, compute_uv, hermitian)
 
 
-@vjp(getattr(np.linalg, "svdvals", None), diff=("x",))
+@vjp(since(np.linalg, "svdvals", "NumPy 2.0"), diff=("x",))
 def svdvals(g, y, x):
     """A_bar = U diag(s_bar) Vh: defined for every input with distinct singular values."""
     return _svd_rule_cotangent(g, y, x, False, False, False)

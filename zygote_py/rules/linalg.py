@@ -14,7 +14,7 @@ import string
 import numpy as np
 
 from zygote_py.rules.factorizations import output_parts
-from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import shape_of, unbroadcast
 
@@ -285,7 +285,7 @@ def dot_cotangent_b(g, a, b):
     return _dot_cotangents(g, a, b)[1]
 
 
-@vjp(operator.matmul, np.matmul, np.linalg.matmul, diff=("a", "b"))
+@vjp(operator.matmul, np.matmul, since(np.linalg, "matmul", "NumPy 2.0"), diff=("a", "b"))
 def matmul(g, y, a, b, out=None, **kwargs):
     """a @ b: one helper per cotangent, so an inactive operand's product is never computed."""
     return matmul_cotangent_a(g, a, b), matmul_cotangent_b(g, a, b)
@@ -301,7 +301,7 @@ def ndarray_dot(g, y, self, other, out=None):
     return dot_cotangent_a(g, self, other), dot_cotangent_b(g, self, other)
 
 
-@vjp(np.outer, np.linalg.outer)
+@vjp(np.outer, since(np.linalg, "outer", "NumPy 2.0"))
 def outer(g, y, a, b, out=None):
     return np.reshape(g @ np.ravel(b), shape_of(a)), np.reshape(np.ravel(a) @ g, shape_of(b))
 
@@ -319,7 +319,7 @@ def vdot(g, y, a, b):
     return np.reshape(g * np.ravel(b), shape_of(a)), np.reshape(g * np.ravel(a), shape_of(b))
 
 
-@vjp(getattr(np, "vecdot", None), getattr(np.linalg, "vecdot", None), diff=("a", "b"))
+@vjp(since(np, "vecdot", "NumPy 2.0"), since(np.linalg, "vecdot", "NumPy 2.0"), diff=("a", "b"))
 def vecdot(g, y, a, b, out=None, *, axis=-1, **kwargs):
     gk = np.expand_dims(g, axis)
     return unbroadcast(gk * b, a), unbroadcast(gk * a, b)

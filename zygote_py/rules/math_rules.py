@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from zygote_py.rules.registry import vjp
+from zygote_py.rules.registry import since, vjp
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _LN2 = math.log(2.0)
@@ -89,7 +89,7 @@ def exp(g, y, x):
     return g * y
 
 
-@vjp(getattr(math, "exp2", None))
+@vjp(since(math, "exp2", "Python 3.11"))
 def exp2(g, y, x):
     return g * y * _LN2
 
@@ -129,7 +129,7 @@ def sqrt(g, y, x):
     return 0.5 * g / y if y else g * math.inf
 
 
-@vjp(getattr(math, "cbrt", None))
+@vjp(since(math, "cbrt", "Python 3.11"))
 def cbrt(g, y, x):
     return g / (3.0 * y * y) if y else g * math.inf
 
@@ -261,9 +261,9 @@ def prod(g, y, iterable, *, start=1):
     return _prod_cotangent(g, iterable, start), gstart
 
 
-@vjp(getattr(math, "sumprod", None))
+@vjp(since(math, "sumprod", "Python 3.12"))
 def sumprod(g, y, p, q):
-    """Python 3.12+: sum(a * b for a, b in zip(p, q))."""
+    """sum(a * b for a, b in zip(p, q))."""
     return _sumprod_cotangents(g, p, q)
 
 

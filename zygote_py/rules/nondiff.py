@@ -17,6 +17,7 @@ from zygote_py.rules.registry import (
     nondifferentiable,
     nondifferentiable_attrs,
     nondifferentiable_methods,
+    since,
 )
 from zygote_py.runtime import containers
 
@@ -118,13 +119,13 @@ nondifferentiable_methods(str, "join", "format", "split", "strip", "lower", "upp
 
 # --- more index-, count- and set-valued functions; real-only parts ----------
 nondifferentiable(
-    np.unique, getattr(np, "unique_values", None), getattr(np, "unique_counts", None),
-    getattr(np, "unique_inverse", None), getattr(np, "unique_all", None), np.isin,
+    np.unique, since(np, "unique_values", "NumPy 2.0"), since(np, "unique_counts", "NumPy 2.0"),
+    since(np, "unique_inverse", "NumPy 2.0"), since(np, "unique_all", "NumPy 2.0"), np.isin,
     np.histogram, np.histogram_bin_edges, np.histogram2d, np.histogramdd,
     np.spacing, np.nextafter, np.isnat, np.iscomplex,
     np.tril_indices_from, np.triu_indices_from, np.diag_indices_from, np.mask_indices,
-    np.packbits, np.unpackbits, getattr(np, "bitwise_count", None),
-    np.issubdtype, getattr(np, "isdtype", None), np.iterable, np.linalg.matrix_rank,
+    np.packbits, np.unpackbits, since(np, "bitwise_count", "NumPy 2.0"),
+    np.issubdtype, since(np, "isdtype", "NumPy 2.0"), np.iterable, np.linalg.matrix_rank,
     np.sort_complex,
 )
 nondifferentiable(math.nextafter, math.ulp)

@@ -13,7 +13,7 @@ import numpy as np
 
 from zygote_py.rules.indexing import _diagonal_cotangent
 from zygote_py.rules.linalg import _norm_cotangent, vector_norm_cotangent
-from zygote_py.rules.registry import vjp
+from zygote_py.rules.registry import since, vjp
 from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import unbroadcast
 
@@ -127,21 +127,21 @@ def cross(g, y, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
             _cross_cotangent_b(g, a, b, axisa, axisb, axisc))
 
 
-@vjp(getattr(np.linalg, "cross", None), diff=("x1", "x2"))
+@vjp(since(np.linalg, "cross", "NumPy 2.0"), diff=("x1", "x2"))
 def linalg_cross(g, y, x1, x2, *, axis=-1):
     return _cross_cotangent_a(g, x1, x2, axis, axis, axis), _cross_cotangent_b(g, x1, x2, axis, axis, axis)
 
 
-@vjp(getattr(np, "matvec", None), diff=("x1", "x2"))
+@vjp(since(np, "matvec", "NumPy 2.2"), diff=("x1", "x2"))
 def matvec(g, y, x1, x2, out=None, **kwargs):
-    """y[..., i] = sum_j A[..., i, j] v[..., j] (NumPy 2.2), broadcasting over batches."""
+    """y[..., i] = sum_j A[..., i, j] v[..., j], broadcasting over batches."""
     return (unbroadcast(g[..., :, None] * x2[..., None, :], x1),
             unbroadcast(np.einsum("...i,...ij->...j", g, x1), x2))
 
 
-@vjp(getattr(np, "vecmat", None), diff=("x1", "x2"))
+@vjp(since(np, "vecmat", "NumPy 2.2"), diff=("x1", "x2"))
 def vecmat(g, y, x1, x2, out=None, **kwargs):
-    """y[..., j] = sum_i v[..., i] A[..., i, j] (NumPy 2.2), broadcasting over batches."""
+    """y[..., j] = sum_i v[..., i] A[..., i, j], broadcasting over batches."""
     return (unbroadcast(np.einsum("...j,...ij->...i", g, x2), x1),
             unbroadcast(x1[..., :, None] * g[..., None, :], x2))
 
@@ -158,31 +158,31 @@ def matrix_power(g, y, a, n):
     return _matrix_power_cotangent(g, a, n)
 
 
-@vjp(getattr(np.linalg, "trace", None), diff=("x",))
+@vjp(since(np.linalg, "trace", "NumPy 2.0"), diff=("x",))
 def linalg_trace(g, y, x, *, offset=0, dtype=None):
     """The trace over the last two axes."""
     return _diagonal_cotangent(np.expand_dims(g, -1), x, offset, -2, -1)
 
 
-@vjp(getattr(np.linalg, "diagonal", None), diff=("x",))
+@vjp(since(np.linalg, "diagonal", "NumPy 2.0"), diff=("x",))
 def linalg_diagonal(g, y, x, *, offset=0):
     """The diagonal over the last two axes."""
     return _diagonal_cotangent(g, x, offset, -2, -1)
 
 
-@vjp(getattr(np, "matrix_transpose", None), getattr(np.linalg, "matrix_transpose", None),
+@vjp(since(np, "matrix_transpose", "NumPy 2.0"), since(np.linalg, "matrix_transpose", "NumPy 2.0"),
      diff=("x",))
 def matrix_transpose(g, y, x):
     return np.swapaxes(g, -1, -2)
 
 
-@vjp(getattr(np.linalg, "matrix_norm", None), diff=("x",), underived=("ord",))
+@vjp(since(np.linalg, "matrix_norm", "NumPy 2.0"), diff=("x",), underived=("ord",))
 def matrix_norm(g, y, x, *, keepdims=False, ord="fro"):
     """Over the last two axes; the orders and tie rules of np.linalg.norm."""
     return like_input(_norm_cotangent(g, y, x, ord, (-2, -1), keepdims), x)
 
 
-@vjp(getattr(np.linalg, "vector_norm", None), diff=("x",), underived=("ord",))
+@vjp(since(np.linalg, "vector_norm", "NumPy 2.0"), diff=("x",), underived=("ord",))
 def vector_norm(g, y, x, *, axis=None, keepdims=False, ord=2):
     """A tuple axis (or None) takes the norm of those axes flattened into one vector."""
     return like_input(vector_norm_cotangent(g, y, x, ord, axis, keepdims), x)

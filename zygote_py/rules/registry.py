@@ -81,16 +81,55 @@ _ATTR_RULES: dict[tuple[type, str], Rule] = {}
 _NONDIFF_FUNCTIONS: dict[Any, str] = {}
 _NONDIFF_METHODS: dict[tuple[type, str], str] = {}
 _NONDIFF_ATTRS: dict[tuple[type, str], str] = {}
+# Functions only some supported Python or NumPy versions have (see `since`): qualified name ->
+# the version that brings them, and the rules declared for those this interpreter lacks, so
+# docs/rules.md lists the same entries, each with its note, on every version.
+_REQUIREMENTS: dict[str, str] = {}
+_ABSENT_RULES: dict[str, Callable] = {}
+_ABSENT_NONDIFF: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Absent:
+    """Stands for a function this Python or NumPy lacks: a rule declared for it is recorded for
+    the table but never registered (nothing can call a function that does not exist)."""
+
+    qualname: str
+
+
+def since(module: Any, name: str, requirement: str) -> Any:
+    """`module.name` where this interpreter has it, else an `Absent` marker; either way the
+    name is noted as needing `requirement` (e.g. "NumPy 2.1", "Python 3.12")."""
+    fn = getattr(module, name, None)
+    qual = qualified_name(fn) if fn is not None else f"{module.__name__}.{name}"
+    _REQUIREMENTS[qual] = requirement
+    return fn if fn is not None else Absent(qual)
+
+
+def requirement(qualname: str) -> str | None:
+    """The version a version-specific function needs, or None for one every version has."""
+    return _REQUIREMENTS.get(qualname)
+
+
+def absent_rules() -> dict[str, Callable]:
+    """Rules declared for functions this interpreter lacks: qualified name -> rule function."""
+    return dict(_ABSENT_RULES)
 
 
 def qualified_name(obj: Any) -> str:
     """'numpy.sin', 'math.exp', 'operator.add', 'builtins.abs' for a callable."""
     module = getattr(obj, "__module__", None)
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if module is None and type(obj).__name__ == "ufunc":
+        # ufuncs have no __module__: the public module that holds the object itself
+        # (scipy.special.gammaln), else numpy's namespace
+        module = _public_home(obj, name) or "numpy"
+    elif module is None and getattr(obj, "__self__", None) is not None and "." in name:
+        # a bound method of a C object (NumPy 1.x's np.random.beta, a method of the global
+        # RandomState): the module of the object's class, as NumPy 2 reports it itself
+        module = type(obj.__self__).__module__
     if module is None:
-        # ufuncs made outside NumPy (scipy.special.gammaln) have no __module__: name the
-        # public module that holds the object itself
-        module = _public_home(obj, name) or "numpy" if type(obj).__name__ == "ufunc" else "builtins"
+        module = "builtins"
     elif not module.startswith(("numpy", "zygote_py")) and \
             any(part.startswith("_") and not part.startswith("__") for part in module.split(".")[1:]):
         # scipy.special._logsumexp.logsumexp: the public scipy.special.logsumexp
@@ -99,8 +138,10 @@ def qualified_name(obj: Any) -> str:
         # C accelerator modules: operator.add reports _operator; show the public module.
         module = module[1:]
     if module.startswith("numpy"):
-        # np.linalg.inv reports numpy.linalg._linalg; show the public path.
+        # np.linalg.inv reports numpy.linalg._linalg, NumPy 1.x's RandomState
+        # numpy.random.mtrand: the public path, the same on every NumPy version.
         public = module.split("._")[0]
+        public = "numpy.random" if public == "numpy.random.mtrand" else public
         module = public if public != "numpy.core" else "numpy"
     return f"{module}.{name}"
 
@@ -140,7 +181,10 @@ def vjp(*primals: Any, diff: tuple[str, ...] | None = None, jvp: Callable | None
         params = _rule_params(fn, 2)
         names = diff if diff is not None else _default_diff(params)
         for primal in primals:
-            if primal is None:  # a function absent from this NumPy version
+            if isinstance(primal, Absent):  # a function this Python or NumPy lacks
+                _ABSENT_RULES[primal.qualname] = fn
+                continue
+            if primal is None:
                 continue
             _FUNCTION_RULES[primal] = Rule(primal, qualified_name(primal), fn, params, names, jvp=jvp,
                                            meta=meta)
@@ -236,7 +280,9 @@ def for_complex(rule: Rule) -> Rule | None:
 def nondifferentiable(*primals: Any) -> None:
     """Declare functions whose results carry no derivative (treated as constants)."""
     for primal in primals:
-        if primal is not None:
+        if isinstance(primal, Absent):
+            _ABSENT_NONDIFF.add(primal.qualname)
+        elif primal is not None:
             _NONDIFF_FUNCTIONS[primal] = qualified_name(primal)
 
 
@@ -317,6 +363,11 @@ def all_rules() -> list[Rule]:
 def supported() -> list[str]:
     """Qualified names of every function, method and attribute with a derivative rule."""
     return sorted({rule.qualname for rule in all_rules()})
+
+
+def absent_nondifferentiable_names() -> list[str]:
+    """Non-differentiable functions declared for versions other than this one."""
+    return sorted(_ABSENT_NONDIFF)
 
 
 def nondifferentiable_names() -> list[str]:

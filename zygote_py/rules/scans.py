@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
 
 # ---------------------------------------------------------------------------
@@ -171,13 +171,13 @@ def ndarray_cumprod(g, y, self, axis=None, dtype=None, out=None):
     return _cumprod_cotangent(g, y, self, axis)
 
 
-@vjp(getattr(np, "cumulative_sum", None), diff=("x",))
+@vjp(since(np, "cumulative_sum", "NumPy 2.1"), diff=("x",))
 def cumulative_sum(g, y, x, *, axis=None, dtype=None, out=None, include_initial=False):
     gs = _drop_initial(g, axis, include_initial)
     return np.reshape(_revcumsum(gs, 0 if axis is None else axis), np.shape(x))
 
 
-@vjp(getattr(np, "cumulative_prod", None), diff=("x",))
+@vjp(since(np, "cumulative_prod", "NumPy 2.1"), diff=("x",))
 def cumulative_prod(g, y, x, *, axis=None, dtype=None, out=None, include_initial=False):
     ys = _drop_initial(y, axis, include_initial)
     gs = _drop_initial(g, axis, include_initial)
@@ -231,7 +231,7 @@ def interp(g, y, x, xp, fp, left=None, right=None, period=None):
     return _interp_cotangents(g, x, xp, fp, left, right, period)
 
 
-@vjp(getattr(np, "trapezoid", None), diff=("y_", "x", "dx"))
+@vjp(since(np, "trapezoid", "NumPy 2.0"), diff=("y_", "x", "dx"))
 def trapezoid(g, y, y_, x=None, dx=1.0, axis=-1):
     """(The primal's first parameter is named y_ here: y is the output.)  The samples,
     the sample points x (1-D, or shaped like the samples) and the spacing dx."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from zygote_py.rules.indexing import _float_zeros
-from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import _split_cotangent, asarray, like_input
 from zygote_py.runtime import unbroadcast
 
@@ -242,7 +242,7 @@ def _split_axis(ary, pieces):
     return 0 if len(shape) == 1 or len(pieces) == 1 else 1
 
 
-@vjp(getattr(np, "unstack", None), diff=("x",))
+@vjp(since(np, "unstack", "NumPy 2.1"), diff=("x",))
 def unstack(g, y, x, *, axis=0):
     return _unstack_cotangent(g, y, axis)
 
@@ -329,7 +329,7 @@ def resize(g, y, a, new_shape):
     return _resize_cotangent(g, a)
 
 
-@vjp(getattr(np, "astype", None), diff=("x",))
+@vjp(since(np, "astype", "NumPy 2.0"), diff=("x",))
 def astype(g, y, x, dtype, *, copy=True, device=None):
     """Float casts only (an integer result carries no derivative): g in x's dtype."""
     return np.asarray(g, dtype=x.dtype)

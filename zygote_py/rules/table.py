@@ -4,7 +4,9 @@
     python -m zygote_py.rules.table --check   # exit 1 if docs/rules.md is out of date
 
 Only the text between the two marker lines is rewritten; the rest of the page
-is prose kept by hand.  tests/rules/test_rules_doc.py fails when the table and
+is prose kept by hand.  The table is the same on every supported Python and
+NumPy: a function only newer versions have is listed whether or not this
+interpreter has it, with the version it needs (`registry.since`).  tests/rules/test_rules_doc.py fails when the table and
 the registry disagree, so a new rule comes with its regenerated table.
 """
 
@@ -62,17 +64,29 @@ def _listed(rule) -> bool:
     return _public(rule.qualname) or rule.vjp.__module__.rsplit(".", 1)[-1] in _TITLES
 
 
+def _needs(qualname: str) -> str:
+    """The note of a version-specific function, e.g. ' (NumPy 2.1+)'; '' for the rest."""
+    version = registry.requirement(qualname)
+    return f" ({version}+)" if version else ""
+
+
+def _row(qualname: str, rule_fn) -> tuple[str, str]:
+    domain = rule_fn.__module__.rsplit(".", 1)[-1]
+    summary = f"{_needs(qualname).strip()} {_summary(rule_fn)}".strip()
+    return domain, f"| `{qualname}` | `{domain}.{rule_fn.__name__}` | {summary} |"
+
+
 def render() -> str:
     """The generated section: one table per domain, then the non-differentiable names."""
     groups: dict[str, dict[str, str]] = {}
-    for rule in registry.all_rules():
-        if not _listed(rule):
-            continue
-        domain = rule.vjp.__module__.rsplit(".", 1)[-1]
-        groups.setdefault(domain, {})[rule.qualname] = (
-            f"| `{rule.qualname}` | `{domain}.{rule.vjp.__name__}` | {_summary(rule.vjp)} |")
-    supported = sorted({rule.qualname for rule in registry.all_rules() if _listed(rule)})
-    nondiff = [name for name in registry.nondifferentiable_names() if _public(name)]
+    declared = {rule.qualname: rule.vjp for rule in registry.all_rules() if _listed(rule)}
+    declared.update(registry.absent_rules())  # the same table on every version
+    for qualname, rule_fn in declared.items():
+        domain, row = _row(qualname, rule_fn)
+        groups.setdefault(domain, {})[qualname] = row
+    supported = sorted(declared)
+    nondiff = sorted(name for name in {*registry.nondifferentiable_names(),
+                                       *registry.absent_nondifferentiable_names()} if _public(name))
     lines = [BEGIN, "",
              f"{len(supported)} functions, methods and attributes have derivative rules; "
              f"{len(nondiff)} more are registered as non-differentiable.", ""]
@@ -85,7 +99,7 @@ def render() -> str:
         lines.append("")
     lines += [f"### Non-differentiable ({len(nondiff)})", "",
               "Calls of these produce no adjoint; their results are constants.", "",
-              ", ".join(f"`{name}`" for name in nondiff), "", END]
+              ", ".join(f"`{name}`{_needs(name)}" for name in nondiff), "", END]
     return "\n".join(lines)
 
 
