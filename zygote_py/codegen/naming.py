@@ -195,6 +195,14 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
                 return False
         return True
 
+    # values a tape saves: the tape holds the object, so a list or dict saved in a loop
+    # must not become the one that a later append or item write updates in place
+    saved = {v.id for op in forward.walk() if op.opcode == "tape_push" for v in op.operands[1:]}
+
+    def updates_in_place(value: Value) -> bool:
+        op = value.defining_op
+        return op is not None and op.opcode in ("append", "extend", "setitem")
+
     for block in blocks:
         for op in block.walk():
             if op.opcode == "if":
@@ -213,7 +221,8 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
                     if layout.cond_args:
                         names.try_union(arg, layout.cond_args[k])
                     y = yields[k]
-                    if _own_def(y, body) and yields.count(y) == 1:
+                    if _own_def(y, body) and yields.count(y) == 1 \
+                            and not (arg.id in saved and updates_in_place(y)):
                         names.try_union(arg, y)
                     init = layout.inits[k]
                     # `h = x` before the loop reads better than renaming the loop's h to x

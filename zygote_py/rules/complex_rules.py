@@ -209,13 +209,16 @@ def complex_power(g, y, a, b, out=None, **kwargs):
     """a ** b, holomorphic in both: b a^(b-1) and a^b log(a) (the principal log; for a
     real base, the real rule's: 0 where a <= 0)."""
     if isinstance(b, int):  # the real rule's cheap cases, which hold for complex a too
+        # an int exponent is active only when passed to the API explicitly (a real
+        # there): its cotangent is dropped with the unused adjoint otherwise
+        gb = unbroadcast(_complex_pow_exponent_cotangent(g, y, a), b)
         if b == 2:
-            return g * 2 * a, None
+            return g * 2 * a, gb
         if b == 1:
-            return g, None
+            return g, gb
         if b == 0:
-            return None, None
-        return g * b * a ** (b - 1), None
+            return None, gb
+        return g * b * a ** (b - 1), gb
     ga = unbroadcast(g * b * a ** (b - 1), a)
     gb = unbroadcast(_complex_pow_exponent_cotangent(g, y, a), b)
     return ga, gb
