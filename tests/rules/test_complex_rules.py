@@ -134,12 +134,21 @@ def _rule_check(f, z):
     assert_gradient_matches(got, fd, z, "z", atol=1e-6, rtol=1e-5)
 
 
-@pytest.mark.parametrize("f", [
-    np.abs, np.absolute, abs, np.angle, lambda z: np.angle(z, deg=True), np.conj, np.conjugate,
-    np.real, np.imag, lambda z: z.real, lambda z: z.imag, lambda z: z.conj(),
-    lambda z: z.conjugate(), np.var, np.std, lambda z: z.var(axis=0), lambda z: z.std(ddof=1),
-    lambda z: np.var(z, axis=1, keepdims=True), np.linalg.norm,
-    lambda z: np.linalg.norm(z, axis=0), lambda z: np.real(z).astype(complex) * z.astype(np.complex128),
+@pytest.mark.parametrize("f", [  # one lambda a line: Python 3.10 cannot tell them apart otherwise
+    np.abs, np.absolute, abs, np.angle,
+    lambda z: np.angle(z, deg=True),
+    np.conj, np.conjugate, np.real, np.imag,
+    lambda z: z.real,
+    lambda z: z.imag,
+    lambda z: z.conj(),
+    lambda z: z.conjugate(),
+    np.var, np.std,
+    lambda z: z.var(axis=0),
+    lambda z: z.std(ddof=1),
+    lambda z: np.var(z, axis=1, keepdims=True),
+    np.linalg.norm,
+    lambda z: np.linalg.norm(z, axis=0),
+    lambda z: np.real(z).astype(complex) * z.astype(np.complex128),
 ], ids=["abs", "absolute", "builtin-abs", "angle", "angle-deg", "conj", "conjugate", "real",
         "imag", ".real", ".imag", ".conj", ".conjugate", "var", "std", ".var-axis", ".std-ddof",
         "var-keepdims", "norm", "norm-axis", "astype"])
