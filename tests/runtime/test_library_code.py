@@ -78,3 +78,14 @@ def test_library_functions_are_told_from_user_functions():
     assert is_library_function(zp.gradient)
     assert not is_library_function(library.own_helper_with_try)
     assert not is_library_function(len)  # no Python code at all
+
+
+def test_a_nested_gradient_is_refused_at_the_users_call():
+    """Review A1: the error names the user's line and says what is not supported, not a
+    line inside zygote_py (nested differentiation is a later capability)."""
+    from runtime import nested_api_cases as cases
+
+    with pytest.raises(zp.NoDerivativeRule, match="nested differentiation") as caught:
+        zp.gradient(cases.derivative_of_inner, 0.3)
+    assert caught.value.loc.filename.endswith("nested_api_cases.py")
+    assert caught.value.loc.line == 13

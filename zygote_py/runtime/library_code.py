@@ -48,6 +48,13 @@ def restated_at_call(err: ZygoteError, callee, name: str, call_loc: SourceLoc | 
     """
     if call_loc is None or not is_library_function(callee):
         return err
+    if name.startswith("zygote_py.api."):  # zp.gradient & co. inside differentiated code
+        public = name.rsplit(".", 1)[-1]
+        return NoDerivativeRule(
+            f"zp.{public} is called inside a function being differentiated: nested "
+            "differentiation (a derivative of a derivative) is not supported yet", call_loc,
+            f"differentiate the inner function by hand, or give it a rule with @zp.adjoint; "
+            f"zp.{public} works on functions that are not themselves being differentiated")
     # one library function calling another: keep what was found at the bottom
     detail = getattr(err, "library_detail", None) or (
         f"{err.message} at {err.loc}" if err.loc is not None else err.message)
