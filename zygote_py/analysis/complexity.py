@@ -57,11 +57,10 @@ def is_complex_constant(value) -> bool:
         return value.dtype.kind == "c"
     if isinstance(value, str):
         return value.startswith(_COMPLEX_DTYPE_STRINGS)
-    if isinstance(value, (type, np.dtype)):
-        try:
-            return np.dtype(value).kind == "c"
-        except TypeError:
-            return False
+    if isinstance(value, np.dtype):
+        return value.kind == "c"
+    if isinstance(value, type):  # complex, np.complex128 (not np.integer: an abstract type)
+        return issubclass(value, (complex, np.complexfloating))
     if isinstance(value, (tuple, list)):
         return any(is_complex_constant(v) for v in value)
     return False
