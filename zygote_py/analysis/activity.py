@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import types
 
-from ..ir.core import Block, Function, Op, iteration_pairs
-from ..ir.ops import loop_layout
+from ..ir.core import Function, Op
+from .flow import propagate
 from ..rules import registry
 
 
@@ -60,53 +60,7 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
                         registry.method_is_nondifferentiable(_ndarray(), op.attrs["name"]))
         return code not in ("assert", "raise", "undef", "yield", "return")
 
-    def visit(block: Block) -> bool:
-        changed = False
-        for op in block.ops:
-            code = op.opcode
-            if code == "if":
-                for region in op.regions:
-                    changed |= visit(region)
-                for k, result in enumerate(op.results):
-                    if result.id not in varied and any(
-                            r.ops[-1].operands[k].id in varied for r in op.regions):
-                        varied.add(result.id)
-                        changed = True
-            elif code in ("for", "while"):
-                changed |= visit_loop(op)
-            elif op.results and op_varies(op):
-                for result in op.results:
-                    if result.id not in varied:
-                        varied.add(result.id)
-                        changed = True
-        return changed
-
-    def visit_loop(op: Op) -> bool:
-        changed = False
-        layout = loop_layout(op)
-        if op.opcode == "for":
-            for iterable, target in iteration_pairs(op):
-                if iterable.id in varied and target.id not in varied:
-                    varied.add(target.id)
-                    changed = True
-        for _ in range(len(op.results) + 2):
-            step = False
-            for k, result in enumerate(op.results):
-                if layout.inits[k].id in varied or layout.yields[k].id in varied:
-                    for value in (result, layout.carried[k], *layout.cond_args[k:k + 1]):
-                        if value.id not in varied:
-                            varied.add(value.id)
-                            step = True
-            for region in op.regions:
-                step |= visit(region)
-            changed |= step
-            if not step:
-                break
-        return changed
-
-    while visit(fn.body):
-        pass
-    return varied
+    return propagate(fn, varied, op_varies)
 
 
 def attribute_is_nondifferentiable(name: str) -> bool:

@@ -28,8 +28,8 @@ import types
 
 import numpy as np
 
-from ..ir.core import Block, Function, Op, iteration_pairs
-from ..ir.ops import loop_layout
+from ..ir.core import Function, Op
+from .flow import propagate
 
 # functions whose result is real whatever their argument
 _REAL_RESULT = frozenset({
@@ -139,53 +139,7 @@ def complex_values(fn: Function, complex_params: list[bool]) -> set[int]:
             return False
         return from_operands(op)
 
-    def visit(block: Block) -> bool:
-        changed = False
-        for op in block.ops:
-            code = op.opcode
-            if code == "if":
-                for region in op.regions:
-                    changed |= visit(region)
-                for k, result in enumerate(op.results):
-                    if result.id not in maybe and any(
-                            r.ops[-1].operands[k].id in maybe for r in op.regions):
-                        maybe.add(result.id)
-                        changed = True
-            elif code in ("for", "while"):
-                changed |= visit_loop(op)
-            elif op.results and op_may_be_complex(op):
-                for result in op.results:
-                    if result.id not in maybe:
-                        maybe.add(result.id)
-                        changed = True
-        return changed
-
-    def visit_loop(op: Op) -> bool:
-        changed = False
-        layout = loop_layout(op)
-        if op.opcode == "for":
-            for iterable, target in iteration_pairs(op):
-                if iterable.id in maybe and target.id not in maybe:
-                    maybe.add(target.id)
-                    changed = True
-        for _ in range(len(op.results) + 2):
-            step = False
-            for k, result in enumerate(op.results):
-                if layout.inits[k].id in maybe or layout.yields[k].id in maybe:
-                    for value in (result, layout.carried[k], *layout.cond_args[k:k + 1]):
-                        if value.id not in maybe:
-                            maybe.add(value.id)
-                            step = True
-            for region in op.regions:
-                step |= visit(region)
-            changed |= step
-            if not step:
-                break
-        return changed
-
-    while visit(fn.body):
-        pass
-    return maybe
+    return propagate(fn, maybe, op_may_be_complex)
 
 
 def _is_complex_const(value) -> bool:
