@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-from zygote_py.analysis.receivers import array_values, assumed_array_params
+from zygote_py.analysis.receivers import array_values, assumed_array_params, receiver_facts
 from zygote_py.compiler import COMPILER
 from zygote_py.kinds import scalar_kinds
 
@@ -108,7 +108,7 @@ def _helper_mean(p):
 
 
 def receivers_and_helpers(x, p, q, r):
-    a = np.sum(x * q)          # x and q only reach NumPy functions
+    a = np.sum(x * q)          # x and q reach an operator: their own methods may decide
     b = p.T                    # p's attribute: the ndarray rule if p is an array
     c = _helper_mean(r * 2.0)  # r reaches a Python function through a product
     return a + np.sum(b) + c
@@ -116,11 +116,65 @@ def receivers_and_helpers(x, p, q, r):
 
 def test_assumed_array_params_are_those_a_decision_depends_on():
     ir = COMPILER.fresh_ir(receivers_and_helpers)
-    assert assumed_array_params(ir) == [1, 3]
+    assert assumed_array_params(ir) == [0, 1, 2, 3]
 
 
-def test_no_parameter_is_assumed_where_nothing_depends_on_it():
+def test_only_parameters_something_depends_on_are_assumed():
     ir = COMPILER.fresh_ir(star_item_sum)
-    assert assumed_array_params(ir) == []  # rest is a tuple, never taken to be an array
+    assert assumed_array_params(ir) == [0]  # x * x; rest is a tuple, never taken to be an array
     ir = COMPILER.fresh_ir(_helper_mean)
     assert assumed_array_params(ir) == [0]
+
+
+# -- operators and NumPy functions: spliced where every operand is plain ----------
+
+
+def ordinary_numpy(W1, b1, W2, x, y, scale):
+    n = x.shape[0]
+    h = np.tanh(x @ W1 + b1) * scale
+    z = np.zeros((n, W2.shape[1])) + h @ W2
+    logits = z - np.max(z, axis=1, keepdims=True)
+    p = np.exp(logits) / np.sum(np.exp(logits), axis=1, keepdims=True)
+    return -np.sum(y * np.log(p)) / n + 0.5 * np.sum(W1**2)
+
+
+def _ordinary_args():
+    rng = np.random.default_rng(0)
+    return (rng.normal(size=(4, 5)), rng.normal(size=5), rng.normal(size=(5, 3)),
+            rng.normal(size=(6, 4)), np.eye(3)[[0, 1, 2, 0, 1, 2]], 0.5)
+
+
+def test_ordinary_numpy_code_never_dispatches_arithmetic():
+    source = zp.grad_source(ordinary_numpy, args=_ordinary_args())
+    assert "_zp_call(" not in source and "_zp_call_method(" not in source
+
+
+def test_shapes_and_constants_are_plain_but_not_arrays():
+    ir = COMPILER.fresh_ir(ordinary_numpy)
+    arrays, plain = receiver_facts(ir, (False,) * 5 + (True,))
+    shapes = [op.result for op in ir.walk() if op.opcode == "getattr"]
+    assert shapes and all(v.id in plain and v.id not in arrays for v in shapes)
+    tuples = [op.result for op in ir.walk() if op.opcode == "tuple"]
+    assert tuples and all(v.id in plain for v in tuples)
+    zeros = next(op for op in ir.walk() if op.opcode == "call" and op.attrs["fn"] is np.zeros)
+    assert zeros.result.id in arrays  # np.zeros of a plain shape is an array
+
+
+def sum_of(v, x):
+    return np.sum(v) * x + np.sum(x * v)
+
+
+def test_a_numpy_function_of_an_object_is_not_taken_to_be_an_array():
+    ir = COMPILER.fresh_ir(sum_of)
+    arrays, plain = receiver_facts(ir, (None, False))
+    calls = [op for op in ir.walk() if op.opcode == "call"]
+    unknown = [op for op in calls if op.result.id not in plain]
+    # np.sum(v), its product with x, x * v and the sum of that: all depend on v's type
+    assert len(unknown) == len(calls)
+    arrays, plain = receiver_facts(ir, (False, False))
+    assert all(op.result.id in arrays for op in calls)
+
+
+def test_operands_of_operators_are_assumed_arrays_where_nothing_else_decides():
+    ir = COMPILER.fresh_ir(sum_of)
+    assert assumed_array_params(ir) == [0, 1]

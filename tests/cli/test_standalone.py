@@ -49,6 +49,7 @@ DUMPED = [
     ("classes", "held_activation"),  # a callable held by the instance: review A3(b)
     ("classes", "array_named_methods"), ("classes", "array_named_methods_in_helper"),
     ("classes", "transposed_attribute"),  # ndarray attribute rules resolved while running
+    ("operator_overloading", "metric_methods"),  # an object's operators, by Python's protocol
 ]
 
 

@@ -37,6 +37,7 @@ nondifferentiable(
     builtins.enumerate, builtins.reversed, builtins.print, builtins.id, builtins.hash,
     builtins.str, builtins.repr, builtins.format, builtins.callable, builtins.hasattr,
     builtins.any, builtins.all, builtins.divmod, builtins.ord, builtins.chr,
+    builtins.slice,  # x[a:b]: the bounds are positions, never differentiated
 )
 
 # --- math ------------------------------------------------------------------

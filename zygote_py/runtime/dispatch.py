@@ -26,16 +26,37 @@ lookup that finds something.
 from __future__ import annotations
 
 import inspect
+import types
 
 import numpy as np
 
 from .. import context
 from ..errors import ZygoteError
 from ..kinds import is_active, scalar_kinds
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, PROPERTY,
-                       RECEIVER, RULE, STATIC, no_rule, resolve, resolve_attribute, resolve_method)
+from ..resolve import (
+    ATTRIBUTE,
+    CALLABLE,
+    CLASS,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    NONDIFF,
+    OPERATOR_METHODS,
+    PROPERTY,
+    RECEIVER,
+    RECORD,
+    RULE,
+    STATIC,
+    is_plain_operand,
+    no_rule,
+    numpy_handoff,
+    resolve,
+    resolve_attribute,
+    resolve_method,
+)
 from ..rules import registry
-from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
+from ..tree import LIST, child_cotangent, keyed_cotangent, kind_of, zeros_like
+from .protocols import call_operator, refuse_object_operands
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -306,7 +327,8 @@ def call(f, operands, spec, loc):
     if kind == CUSTOM:
         return _custom(how.rule, flat)
     if kind == RULE:
-        return _rule_pullback(how.rule, f, flat)
+        decided = _object_operands(f, flat, loc)
+        return decided if decided is not None else _rule_pullback(how.rule, f, flat)
     if kind == NONDIFF:
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == FUNCTION:
@@ -316,9 +338,62 @@ def call(f, operands, spec, loc):
         return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
     if kind == RECEIVER:
         return call_method(how.receiver, how.name, operands, spec, loc)
+    if kind == RECORD:
+        return _record_pullback(f, flat)
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     raise no_rule(f, loc)
+
+
+def _record_pullback(cls, flat: _Flat):
+    """(y, back) for constructing a NamedTuple: each field's cotangent goes to the argument
+    that filled it."""
+    y = cls(*flat.args, **flat.kwargs)
+    sig = inspect.signature(cls.__new__)
+    shifted = _Flat.prefixed((cls,), flat)
+    origins = _origins(sig, shifted)
+
+    def back(g):
+        if g is None:
+            return (None,) * (1 + len(flat.origin))
+        by_field = {name: child_cotangent(g, y, name, i) for i, name in enumerate(cls._fields)}
+        arg_bars, kw_bars = _spread(origins, by_field, shifted)
+        return (None, *flat.regroup(arg_bars[1:], kw_bars))
+
+    return y, back
+
+
+def _object_operands(f, flat: _Flat, loc):
+    """(y, back) of f(...) when an operand is an object whose own methods decide what the
+    call means (runtime/protocols.py): Python's operator protocol, NumPy handing a
+    reduction to the object's method; None when f's registered rule applies."""
+    if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
+        found = call_operator(f, tuple(flat.args), _method_pullback, is_active, _failure(loc))
+        if found is None:
+            return None
+        y, back = found
+        return y, lambda g: (None, *flat.regroup(back(g), {}))
+    if all(map(is_plain_operand, flat.args)) and all(map(is_plain_operand, flat.kwargs.values())):
+        return None
+    handoff = numpy_handoff(f, tuple(flat.args), flat.kwargs)
+    if handoff is not None:
+        name, keywords = handoff
+        y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
+        rest = [None] * (len(flat.args) - 1)
+        return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
+    if isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy"):
+        refuse_object_operands(f, tuple(flat.args), flat.kwargs, _failure(loc))
+    return None
+
+
+def _method_pullback(method, receiver, others: tuple):
+    """(y, back) of method(receiver, *others); back gives the receiver's cotangent, the others'."""
+    y, back = _function_pullback(method, _Flat(others, [None] * len(others)), prefix=(receiver,))
+    return y, lambda g: back(g)[1:]
+
+
+def _failure(loc):
+    return lambda message, hint: ZygoteError(message, loc, hint)
 
 
 def call_method(obj, name, operands, spec, loc):

@@ -67,13 +67,16 @@ class AdjointBuilder:
     """Builds the backward block of fn; the state every adjoint handler reads and updates."""
 
     def __init__(self, fn: Function, varied: set[int], scalars, reads: ConstantReads,
-                 arrays: set[int]):
+                 arrays: set[int], plain: set[int] = frozenset()):
         self.fn = fn
         self.varied = varied  # ids of primal values that depend on the active inputs
         self.scalars = scalars  # ids of primal values known to be plain scalars
         # ids of primal values known to be arrays or numbers: only their methods and
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
+        # ... and those, with builtin constants and containers of plain values: where every
+        # operand is, an operator or a NumPy function means its registered rule
+        self.plain = plain
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.scope = Scope("root", None, None, self.backward)

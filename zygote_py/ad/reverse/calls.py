@@ -23,8 +23,20 @@ import types
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable
+from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
-from ...resolve import CALLABLE, CUSTOM, FUNCTION, METHOD, RECEIVER, RULE, UNKNOWN, no_rule, resolve
+from ...resolve import (
+    CALLABLE,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    RECEIVER,
+    RECORD,
+    RULE,
+    UNKNOWN,
+    no_rule,
+    resolve,
+)
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
@@ -47,7 +59,12 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         return
     if fn is operator.getitem and index_into_outer(builder, op):
         return
-    if how.kind == RULE:
+    if how.kind == RULE and decided_by_operands(fn) and \
+            not all(v.id in builder.plain for v in _deciding_operands(fn, op)):
+        # an operand that may be an object: its own methods may take the call over
+        # (Python's operator protocol, np.sum(obj) calling obj.sum()): decided while running
+        dynamic_call(builder, op, kind="call")
+    elif how.kind == RULE:
         rule = how.rule
         bound = bind_call(rule, op, op.operands)
         if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
@@ -58,7 +75,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             dynamic_call(builder, op, kind="call")
     elif how.kind == FUNCTION:
         user_call(builder, op)
-    elif how.kind in (METHOD, RECEIVER, CALLABLE):
+    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD):
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
@@ -244,6 +261,12 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
                         expr="_zp_attribute_cotangent")
     builder.maybe_none.add(part.id)
     builder.accumulate(obj, part)
+
+
+def _deciding_operands(fn, op: Op) -> list[Value]:
+    """The operands whose types decide what fn does: for x[i], x's alone (its
+    __getitem__ makes what it likes of the index)."""
+    return op.operands[:1] if fn is operator.getitem else op.operands
 
 
 def _is_sequence(value: Value) -> bool:

@@ -17,7 +17,7 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
-from ...analysis.receivers import array_values
+from ...analysis.receivers import guards_on_globals, receiver_facts
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
@@ -46,7 +46,7 @@ class ReverseTransform:
     data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 reads: ConstantReads | None = None):
+                 reads: ConstantReads | None = None, returns=None):
         self.fn = fn
         self.active = active
         self.active_cells = tuple(active_cells)
@@ -60,11 +60,13 @@ class ReverseTransform:
         roots += read_roots
         self.guards += guards
         # values whose methods and attributes the ndarray rules describe (the rest: dispatch)
-        arrays = array_values(fn, scalar_params)
+        # returns(f, kinds): whether a called user function returns an array (the driver knows)
+        arrays, plain = receiver_facts(fn, scalar_params, returns)
+        self.guards += guards_on_globals(fn, arrays)
         varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                arrays=arrays)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
-        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays)
+        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, plain)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
