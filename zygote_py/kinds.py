@@ -14,17 +14,28 @@ import numpy as np
 
 from .tree import is_active
 
-__all__ = ["is_active", "scalar_kinds"]
+__all__ = ["ITEMS", "is_active", "scalar_kinds"]
 
 _ndarray = np.ndarray
 
 
+# the kind of a list or tuple whose items are all arrays or numbers (params in a list)
+ITEMS = "items"
+
+
 def scalar_kinds(args) -> tuple:
     """Per argument, what the compiled code is specialised on: True for a plain real
-    scalar, False for another number or a NumPy array, None for any other object (a
-    user's instance, a container), whose methods and attributes are resolved from its
-    type while running rather than by the ndarray rules (see analysis/receivers.py)."""
+    scalar, False for another number or a NumPy array, ITEMS for a list or tuple of
+    those, None for any other object (a user's instance, another container), whose
+    methods, attributes and operators are resolved from its type while running
+    rather than by the ndarray rules (see analysis/receivers.py)."""
     return tuple(True if type(a) is float or type(a) is int or isinstance(a, np.floating) and not
                  isinstance(a, _ndarray) else
-                 False if isinstance(a, (_ndarray, np.generic, numbers.Number)) else None
+                 False if isinstance(a, (_ndarray, np.generic, numbers.Number)) else
+                 ITEMS if (type(a) is list or type(a) is tuple) and all(map(_array_or_number, a))
+                 else None
                  for a in args)
+
+
+def _array_or_number(x) -> bool:
+    return type(x) in (_ndarray, float, int, bool) or isinstance(x, np.generic)

@@ -8,7 +8,7 @@ import pytest
 import zygote_py as zp
 from zygote_py.analysis.receivers import array_values, assumed_array_params, receiver_facts
 from zygote_py.compiler import COMPILER
-from zygote_py.kinds import scalar_kinds
+from zygote_py.kinds import ITEMS, scalar_kinds
 
 
 class Box:
@@ -30,8 +30,10 @@ def reads(x, obj):
 
 
 def test_kinds_say_scalar_array_or_other_object():
-    args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s")
-    assert scalar_kinds(args) == (True, True, True, False, False, False, None, None, None)
+    args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s",
+            (np.ones(2), 3.0), [Box(1.0)], [[1.0]])
+    assert scalar_kinds(args) == (True, True, True, False, False, False, None, ITEMS, None,
+                                  ITEMS, None, None)
 
 
 def test_array_values_follow_parameters_numpy_calls_indexing_and_loops():
@@ -178,3 +180,33 @@ def test_a_numpy_function_of_an_object_is_not_taken_to_be_an_array():
 def test_operands_of_operators_are_assumed_arrays_where_nothing_else_decides():
     ir = COMPILER.fresh_ir(sum_of)
     assert assumed_array_params(ir) == [0, 1]
+
+
+def layers_in_a_list(params, x):
+    W1, b1, W2 = params
+    h = np.tanh(x @ W1 + b1)
+    return np.sum(_dense(h, W2) * params[2][0])
+
+
+def _dense(h, W):
+    return h @ W
+
+
+def test_a_list_of_arrays_is_specialised_on_and_never_dispatched():
+    rng = np.random.default_rng(1)
+    params = [rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=(4, 2))]
+    x = rng.normal(size=(5, 3))
+    source = zp.grad_source(layers_in_a_list, args=(params, x))
+    assert "_zp_call(" not in source and "_zp_call_method(" not in source
+    (g_params, _) = zp.gradient(layers_in_a_list, params, x)
+    h = 1e-6
+    for k, p in enumerate(params):
+        for i in np.ndindex(p.shape):
+            up = [q.copy() for q in params]
+            down = [q.copy() for q in params]
+            up[k][i] += h
+            down[k][i] -= h
+            fd = (layers_in_a_list(up, x) - layers_in_a_list(down, x)) / (2 * h)
+            assert g_params[k][i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    # a list holding an object is not specialised on: its operators are decided while running
+    assert "_zp_call(" in zp.grad_source(layers_in_a_list, args=([Box(1.0), *params[1:]], x))

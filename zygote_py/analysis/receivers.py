@@ -30,6 +30,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
+from ..kinds import ITEMS
 from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
 
@@ -91,9 +92,16 @@ def array_values(fn: Function, kinds=()) -> set[int]:
 
 
 def receiver_facts(fn: Function, kinds=(), returns=None) -> tuple[set[int], set[int]]:
-    """(ids of the values certainly arrays or numbers, ids of the values certainly plain:
-    those, and builtin constants and containers of plain values -- never an object
-    whose own methods would decide what an operator or a NumPy function does).
+    """(arrays, plain): see value_levels."""
+    level = value_levels(fn, kinds, returns)
+    return {i for i, lv in level.items() if lv == ARRAY}, set(level)
+
+
+def value_levels(fn: Function, kinds=(), returns=None) -> dict[int, str]:
+    """Value id -> ARRAY (certainly an array or a number), SEQUENCE (a list or tuple of
+    those) or PLAIN (a builtin constant or container of plain values): never an
+    object whose own methods would decide what an operator or a NumPy function does.
+    Values not listed may be anything.
 
     returns(f, kinds) says whether the Python function f, called with arguments of
     these kinds, certainly returns an array or a number (the compiler answers it
@@ -102,10 +110,10 @@ def receiver_facts(fn: Function, kinds=(), returns=None) -> tuple[set[int], set[
     _collect_slots(fn.body, slots)
     assumed = set(slots)
     while True:
-        known, plain, kept = _forward(fn, kinds, assumed, returns)
+        level, kept = _forward(fn, kinds, assumed, returns)
         kept &= assumed
         if kept == assumed:
-            return known, plain | known
+            return level
         assumed = kept
 
 
@@ -160,16 +168,19 @@ def _collect_slots(block: Block, slots: set) -> None:
             _collect_slots(region, slots)
 
 
-def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[set[int], set[int], set]:
-    """(known value ids, plain value ids, loop slots whose body keeps their level) under
-    the assumed slots.  A value's level is ARRAY (an array or a number), SEQUENCE (a
-    tuple or list of those: its items are arrays), PLAIN or unknown (None)."""
+def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int, str], set]:
+    """(value id -> level, loop slots whose body keeps their level) under the assumed
+    slots."""
     level: dict[int, str] = {}
     kept: set = set()
     namespace = getattr(fn.meta.get("pyfn"), "__globals__", {})
     variadic = _variadic_params(fn)
     for i, param in enumerate(fn.params):
-        if (i >= len(kinds) or kinds[i] is not None) and i not in variadic:
+        if i in variadic:
+            continue
+        if i < len(kinds) and kinds[i] == ITEMS:  # a list or tuple of arrays or numbers
+            level[param.id] = SEQUENCE
+        elif i >= len(kinds) or kinds[i] is not None:
             level[param.id] = ARRAY
 
     def is_known(v) -> bool:
@@ -201,7 +212,8 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[set[int],
                     level.update((r.id, ARRAY) for r in op.results)
             elif not op.results:
                 continue
-            elif code == "call" and returns is not None and _returns_array(op, is_known, returns):
+            elif code == "call" and returns is not None and \
+                    _returns_array(op, is_known, is_sequence, returns):
                 level[op.result.id] = ARRAY
             elif _op_gives_array(op, is_known, is_plain, is_sequence):
                 level.update((r.id, ARRAY) for r in op.results)
@@ -228,14 +240,13 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[set[int],
                 level[result.id] = carried
 
     visit(fn.body)
-    known = {i for i, lv in level.items() if lv == ARRAY}
-    return known, set(level), kept
+    return level, kept
 
 
 ARRAY, SEQUENCE, PLAIN = "array", "sequence", "plain"
 
 
-def _returns_array(op: Op, is_known, returns) -> bool:
+def _returns_array(op: Op, is_known, is_sequence, returns) -> bool:
     """A call of a Python function, each operand one positional parameter, that returns
     an array or a number for arguments of these kinds (as its pullback is compiled)."""
     fn = op.attrs["fn"]
@@ -244,7 +255,13 @@ def _returns_array(op: Op, is_known, returns) -> bool:
     code = fn.__code__
     if code.co_argcount != len(op.operands) or code.co_kwonlyargcount or code.co_flags & 0x0C:
         return False
-    return returns(fn, tuple(False if is_known(v) else None for v in op.operands))
+    return returns(fn, call_kinds(op.operands, is_known, is_sequence))
+
+
+def call_kinds(operands, is_known, is_sequence) -> tuple:
+    """What a callee's pullback is compiled knowing of each argument (kinds.scalar_kinds'
+    values, False standing for any array or number)."""
+    return tuple(False if is_known(v) else ITEMS if is_sequence(v) else None for v in operands)
 
 
 def _meet(levels) -> str | None:

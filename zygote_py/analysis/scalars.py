@@ -27,7 +27,7 @@ def _scalar_fn(fn) -> bool:
 
 
 def scalar_values(fn: Function, scalar_params: list[bool]) -> set[int]:
-    scalars = {p.id for p, s in zip(fn.params, scalar_params) if s}
+    scalars = {p.id for p, s in zip(fn.params, scalar_params) if s is True}
 
     def is_scalar(v) -> bool:
         if v.id in scalars:

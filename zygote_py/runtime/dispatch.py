@@ -247,6 +247,35 @@ def _rule_pullback(rule, fn_call, flat: _Flat, self_obj=None):
     return y, back
 
 
+def _positional_rule(rule, args) -> bool:
+    """The call binds args one to one to the rule's leading parameters (the rest take
+    their defaults), and the sequence variant of the rule is not the one that applies:
+    the common case of an operator or a NumPy function called while running."""
+    params = rule.params
+    if len(args) > len(params) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                       for p in params[:len(args)]):
+        return False
+    return not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in args))
+
+
+def _positional_rule_pullback(rule, f, args: tuple):
+    """_rule_pullback without binding a signature: back(g) gives (None, *per argument)."""
+    y = f(*args)
+    names = [p.name for p in rule.params[:len(args)]]
+    n = len(args)
+
+    def back(g):
+        if g is None:
+            return (None,) * (1 + n)
+        outs = rule.vjp(g, y, *args)
+        if len(rule.diff) == 1:
+            outs = (outs,)
+        bars = dict(zip(rule.diff, outs))
+        return (None, *(bars.get(name) for name in names))
+
+    return y, back
+
+
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
     if not flat.kwargs and len(flat.origin) == len(flat.args) and _plain_positional(f, len(prefix) + len(flat.args)):
@@ -328,7 +357,11 @@ def call(f, operands, spec, loc):
         return _custom(how.rule, flat)
     if kind == RULE:
         decided = _object_operands(f, flat, loc)
-        return decided if decided is not None else _rule_pullback(how.rule, f, flat)
+        if decided is not None:
+            return decided
+        if not flat.kwargs and len(flat.args) == n - 1 and _positional_rule(how.rule, flat.args):
+            return _positional_rule_pullback(how.rule, f, flat.args)
+        return _rule_pullback(how.rule, f, flat)
     if kind == NONDIFF:
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     if kind == FUNCTION:

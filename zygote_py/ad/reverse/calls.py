@@ -25,6 +25,7 @@ import numpy as np
 from ...analysis.activity import attribute_is_nondifferentiable
 from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
+from ...kinds import ITEMS
 from ...resolve import (
     CALLABLE,
     CUSTOM,
@@ -162,7 +163,8 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
     # the callee's parameters that are known arrays or numbers (False), or not (None)
-    kinds = tuple(False if idx and all(op.operands[i].id in builder.arrays for i in idx) else None
+    kinds = tuple(False if idx and all(op.operands[i].id in builder.arrays for i in idx) else
+                  ITEMS if len(idx) == 1 and op.operands[idx[0]].id in builder.sequences else None
                   for idx in mapping)
     # compiled by the driver, afterwards
     callee = CalleeRef(fn, active, builder.reads.implicit, kinds)

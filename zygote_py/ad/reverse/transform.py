@@ -17,7 +17,7 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
-from ...analysis.receivers import guards_on_globals, receiver_facts
+from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
@@ -61,12 +61,14 @@ class ReverseTransform:
         self.guards += guards
         # values whose methods and attributes the ndarray rules describe (the rest: dispatch)
         # returns(f, kinds): whether a called user function returns an array (the driver knows)
-        arrays, plain = receiver_facts(fn, scalar_params, returns)
+        levels = value_levels(fn, scalar_params, returns)
+        arrays = {i for i, level in levels.items() if level == ARRAY}
         self.guards += guards_on_globals(fn, arrays)
         varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                arrays=arrays)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
-        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, plain)
+        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
+                                      {i for i, level in levels.items() if level == SEQUENCE})
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
