@@ -175,6 +175,12 @@ def _zero_back(n):
 
 
 def call(f, operands, spec, loc):
+    if all(how is None for how in spec) and all(map(is_plain_operand, operands)):
+        # the common case (an operator or a NumPy function on arrays the compiler could
+        # not prove to be arrays): no object can take the call over, the rule applies
+        how = resolve(f, _ObservedRegistry)
+        if how.kind == RULE and _positional_rule(how.rule, operands):
+            return _positional_rule_pullback(how.rule, f, tuple(operands))
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
     how = resolve(f, _ObservedRegistry)
