@@ -8,7 +8,7 @@ import pytest
 import zygote_py as zp
 from zygote_py.analysis.receivers import array_values, assumed_array_params, receiver_facts
 from zygote_py.compiler import COMPILER
-from zygote_py.kinds import ITEMS, scalar_kinds
+from zygote_py.kinds import ATTRS, ITEMS, scalar_kinds
 
 
 class Box:
@@ -31,9 +31,21 @@ def reads(x, obj):
 
 def test_kinds_say_scalar_array_or_other_object():
     args = (1.0, 2, np.float64(3.0), np.ones(2), np.int64(4), 1j, Box(1.0), [1.0], "s",
-            (np.ones(2), 3.0), [Box(1.0)], [[1.0]])
-    assert scalar_kinds(args) == (True, True, True, False, False, False, None, ITEMS, None,
-                                  ITEMS, None, None)
+            (np.ones(2), 3.0), [Box(1.0)], [[1.0]], Box("text"), Shadowed())
+    assert scalar_kinds(args) == (True, True, True, False, False, False, (ATTRS, "w"), ITEMS,
+                                  None, ITEMS, None, None, None, (ATTRS, "b"))
+
+
+class Shadowed:
+    """Its instance attribute `w` is shadowed by a property of the class: not an array read."""
+
+    def __init__(self):
+        self.__dict__["w"] = np.ones(2)
+        self.b = 2.0
+
+    @property
+    def w(self):
+        return "not the array"
 
 
 def test_array_values_follow_parameters_numpy_calls_indexing_and_loops():
@@ -210,3 +222,29 @@ def test_a_list_of_arrays_is_specialised_on_and_never_dispatched():
             assert g_params[k][i] == pytest.approx(fd, rel=1e-6, abs=1e-8)
     # a list holding an object is not specialised on: its operators are decided while running
     assert "_zp_call(" in zp.grad_source(layers_in_a_list, args=([Box(1.0), *params[1:]], x))
+
+
+class Layer:
+    def __init__(self, W):
+        self.W = W
+        self.scale = 2.0
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W) * self.scale
+
+
+def through_layer(layer, x):
+    return np.sum(layer.W * layer.scale) + np.sum(x @ layer.W)
+
+
+def test_array_attributes_of_an_object_argument_are_known():
+    layer, x = Layer(np.arange(6.0).reshape(2, 3) / 10), np.array([0.5, -1.0])
+    source = zp.grad_source(through_layer, args=(layer, x))
+    assert "_zp_call(" not in source  # layer.W and layer.scale: arrays and numbers
+    g_layer, g_x = zp.gradient(through_layer, layer, x)
+    np.testing.assert_allclose(g_layer["W"], 2.0 + x[:, None] * np.ones(3), rtol=1e-12)
+    assert g_layer["scale"] == pytest.approx(np.sum(layer.W))
+    np.testing.assert_allclose(g_x, layer.W.sum(axis=1), rtol=1e-12)
+    # the same code with an object in W: compiled apart, W's operators decided by W
+    odd = Layer(Box(1.0))
+    assert "_zp_call(" in zp.grad_source(through_layer, args=(odd, x))

@@ -99,10 +99,14 @@ class Holder:
     def __init__(self, W):
         self.W = W
 
+    def weights(self):
+        return self.W
+
 
 def through_attributes(holder, x):
-    # holder is not known to be an array: .W, .T and .imag are resolved while running
-    W = holder.W
+    # what a method returns is not known to be an array: .T and .imag are resolved
+    # while running (holder.W itself would be: compiled code is specialised on it)
+    W = holder.weights()
     return np.sum(x @ W.T) + np.sum(W.imag) + np.sum(W * W)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
-from ..kinds import ITEMS
+from ..kinds import ATTRS, ITEMS
 from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
 
@@ -175,12 +175,16 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
     kept: set = set()
     namespace = getattr(fn.meta.get("pyfn"), "__globals__", {})
     variadic = _variadic_params(fn)
+    array_attributes: dict[int, tuple] = {}  # object parameter -> its array attributes
     for i, param in enumerate(fn.params):
         if i in variadic:
             continue
-        if i < len(kinds) and kinds[i] == ITEMS:  # a list or tuple of arrays or numbers
+        kind = kinds[i] if i < len(kinds) else False
+        if kind == ITEMS:  # a list or tuple of arrays or numbers
             level[param.id] = SEQUENCE
-        elif i >= len(kinds) or kinds[i] is not None:
+        elif isinstance(kind, tuple) and kind[:1] == (ATTRS,):  # an object holding arrays
+            array_attributes[param.id] = kind[1:]
+        elif kind is not None:
             level[param.id] = ARRAY
 
     def is_known(v) -> bool:
@@ -207,6 +211,9 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
             elif code == "global":  # its value now; the compiled code guards on its kind
                 if is_array_or_number(namespace.get(op.attrs["name"])):
                     level[op.result.id] = ARRAY
+            elif code == "getattr" and op.attrs["name"] in \
+                    array_attributes.get(op.operands[0].id, ()):
+                level[op.result.id] = ARRAY  # as the object held it when the call was made
             elif code == "unpack":
                 if is_sequence(op.operands[0]):
                     level.update((r.id, ARRAY) for r in op.results)
