@@ -53,6 +53,7 @@ DUMPED = [
     ("iterators", "map_of_a_lambda_over_two_lists"), ("iterators", "next_then_loop_over_the_rest"),
     ("iterators", "dict_of_zip"), ("container_methods", "dict_pop_used"),
     ("container_methods", "list_sort_in_place"),
+    ("operator_overloading", "metric_methods"),  # an object's operators, by Python's protocol
 ]
 
 
