@@ -54,6 +54,7 @@ DUMPED = [
     ("iterators", "dict_of_zip"), ("container_methods", "dict_pop_used"),
     ("container_methods", "list_sort_in_place"),
     ("operator_overloading", "metric_methods"),  # an object's operators, by Python's protocol
+    ("edge_calls", "r_directive"),  # np.r_[...] indexing: operator.getitem's rule, while running
 ]
 
 
