@@ -71,3 +71,13 @@ def test_stop_gradient_on_the_argument_allows_the_call():
     (gx, gq) = zp.gradient(f, X, 0.5)
     assert gq is None
     np.testing.assert_allclose(gx, [0.0, 0.0, 0.5, 0.5], rtol=1e-12)
+
+
+def test_option_without_a_rule_is_refused_by_the_run_time_dispatcher():
+    """The same refusal where the call is resolved while running (was a
+    NotImplementedError from inside the rule, in the backward pass)."""
+    path, line, text = marked_location(underived.max_with_where_of_a_method_result)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(underived.max_with_where_of_a_method_result, underived.Holder(X))
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert "where=" in str(info.value)

@@ -19,6 +19,7 @@ import types
 import numpy as np
 
 from .. import context
+from ..errors import NoDerivativeRule
 from ..kinds import is_active
 from ..rules import registry
 from ..tree import LIST, kind_of, zeros_like
@@ -176,6 +177,7 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*call_args, **flat.kwargs)
     bound.apply_defaults()
+    _refuse_unsupported_options(rule, bound.arguments, call_args, flat, loc)
     shift = _Flat.prefixed((self_obj,) if self_obj is not None else (), flat)
     origins = _origins(sig, shift)
 
@@ -197,6 +199,18 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
     return y, back
 
 
+def _refuse_unsupported_options(rule, arguments: dict, call_args, flat: _Flat, loc) -> None:
+    """An option the rule has no derivative for (its `unsupported=`: where= of np.max),
+    given in a call that carries a derivative, is refused at the call, as the compiler
+    refuses it where it splices the rule (ad/reverse/calls.py: refuse_active_nondiff)."""
+    for name in rule.meta.get("unsupported", ()):
+        if arguments.get(name) is not None and (
+                flat.any_active() or any(map(carries_derivative, call_args))):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with {name}= given", loc,
+                f"write the computation without {name}=, or register a rule with @zp.adjoint")
+
+
 def _positional_rule(rule, args) -> bool:
     """The call binds args one to one to the rule's leading parameters (the rest take
     their defaults), and the sequence variant of the rule is not the one that applies:
@@ -208,6 +222,8 @@ def _positional_rule(rule, args) -> bool:
         return False
     if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in args):
         return False
+    if any(p.name in rule.meta.get("unsupported", ()) for p in params[:len(args)]):
+        return False  # an option given positionally: _rule_pullback refuses it
     return not any(map(is_complex, args))
 
 
