@@ -58,6 +58,10 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             not all(v.id in builder.plain for v in _deciding_operands(fn, op)):
         # an operand that may be an object: its own methods may take the call over
         # (Python's operator protocol, np.sum(obj) calling obj.sum()): decided while running
+        bound = bind_call(how.rule, op, op.operands)
+        if bound is not None:  # where the rule applies, an active underived argument is
+            # refused here, from activity (the dispatcher cannot tell a constant array apart)
+            refuse_active_nondiff(builder, how.rule, op, bound, options=False)
         dynamic_call(builder, op, kind="call")
     elif how.kind == RULE:
         rule = how.rule
@@ -142,7 +146,8 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
         _apply_rule(builder, rule, bound, result, needed, g)
 
 
-def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) -> None:
+def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict,
+                          options: bool = True) -> None:
     """An active argument the rule gives no cotangent for would be a silent zero: refuse it.
 
     A rule names such real-valued parameters in `underived=` (np.interp's knots
@@ -150,9 +155,11 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) ->
     an active one raises NoDerivativeRule at the call site.  Index, axis and
     shape parameters are not listed: their derivative is zero where it exists.
     Options the rule has no derivative for at all (`where=` of np.max,
-    np.interp's period=) are named in `unsupported=` and refused when given.
+    np.interp's period=) are named in `unsupported=` and refused when given (unless
+    options is False: a call dispatched while running, where an object's own method may
+    take the option, and the dispatcher refuses it when the rule applies).
     """
-    for name in rule.meta.get("unsupported", ()):  # an option the rule has no derivative for
+    for name in rule.meta.get("unsupported", ()) if options else ():  # no derivative for it
         value = bound.get(name)
         given = value.defining_op is None or value.defining_op.opcode != "const" or \
             value.defining_op.attrs["value"] is not None if isinstance(value, Value) else False
