@@ -71,3 +71,40 @@ def test_stop_gradient_on_the_argument_allows_the_call():
     (gx, gq) = zp.gradient(f, X, 0.5)
     assert gq is None
     np.testing.assert_allclose(gx, [0.0, 0.0, 0.5, 0.5], rtol=1e-12)
+
+
+def test_option_without_a_rule_is_refused_by_the_run_time_dispatcher():
+    """The same refusal where the call is resolved while running (was a
+    NotImplementedError from inside the rule, in the backward pass)."""
+    path, line, text = marked_location(underived.max_with_where_of_a_method_result)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(underived.max_with_where_of_a_method_result, underived.Holder(X))
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert "where=" in str(info.value)
+
+
+def test_active_underived_argument_of_a_call_dispatched_while_running_is_refused():
+    """Decided from activity where the call is compiled: the dispatcher alone cannot tell
+    active knots from constant ones (was a silent zero for the knots' dependence)."""
+    path, line, text = marked_location(underived.interp_active_knots_of_a_method_result)
+    with pytest.raises(zp.NoDerivativeRule) as info:
+        zp.gradient(underived.interp_active_knots_of_a_method_result, underived.Holder(X[:3]))
+    assert_points_at(info.value, path, line, text, check_col=False)
+    assert "'xp'" in str(info.value)
+
+
+def _interp_constant_knots_of_a_method_result(holder):
+    v = holder.get()
+    return np.interp(0.3, np.array([0.0, 0.5, 1.0]), v**2)
+
+
+def test_constant_knots_of_a_call_dispatched_while_running_are_fine():
+    values = X[:3].copy()
+    (g,) = zp.gradient(_interp_constant_knots_of_a_method_result, underived.Holder(values))
+    fd = np.zeros(3)
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = 1e-6
+        fd[i] = (_interp_constant_knots_of_a_method_result(underived.Holder(values + e))
+                 - _interp_constant_knots_of_a_method_result(underived.Holder(values - e))) / 2e-6
+    np.testing.assert_allclose(g["values"], fd, rtol=1e-6, atol=1e-9)

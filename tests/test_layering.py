@@ -21,7 +21,7 @@ LAYERS = [
     ["errors", "tree", "context"],
     ["runtime.helpers", "runtime", "kinds"],
     ["rules"],
-    ["resolve", "runtime.implicit", "runtime.dispatch"],
+    ["resolve", "runtime.implicit", "runtime.dispatch", "runtime.flat_calls", "runtime.protocols"],
     ["ir"],
     ["frontend"],
     ["analysis"],

@@ -29,6 +29,7 @@ import weakref
 from . import context
 from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_get
 from .ad.reverse import ReverseTransform
+from .analysis.receivers import receiver_facts
 from .codegen.generate import compile_generated, generate
 from .codegen.naming import function_name
 from .errors import ZygoteError
@@ -36,10 +37,11 @@ from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
-from .transforms.simplify import simplify
+from .resolve import is_array_or_number
 from .rules.registry import qualified_name
 from .runtime.helpers import check_scalar
 from .runtime.library_code import restated_at_call
+from .transforms.simplify import simplify
 
 
 class Entry:
@@ -124,6 +126,24 @@ class Build:
         # guards of the entries being built (innermost last); callees add theirs to the caller's
         self.guards_stack: list[list] = []
         self.in_progress: dict = {}
+        self.returns: dict = {}  # (fn, kinds) -> whether fn returns an array or a number
+
+    def returns_array(self, fn, kinds: tuple) -> bool:
+        """Whether the user function fn, called with arguments of these kinds, certainly
+        returns an array or a number (analysis/receivers.py on its own IR).  A call
+        still being analysed (recursion) is answered False: unknown is always safe."""
+        key = (fn, kinds)
+        if key in self.returns:
+            return self.returns[key]
+        self.returns[key] = False
+        try:
+            ir = self.compiler.lowered_ir(fn)
+        except ZygoteError:  # no source: its result is unknown
+            return False
+        result = ir.body.ops[-1]
+        known = receiver_facts(ir, kinds, self.returns_array)[0]
+        self.returns[key] = result.opcode == "return" and result.operands[0].id in known
+        return self.returns[key]
 
     def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = ()):
         """The pullback of a user function called from transformed code (kinds: what the
@@ -237,7 +257,8 @@ class Compiler:
         build.guards_stack.append(guards)
         try:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
-            program = ReverseTransform(ir, list(active), cells, scalars, reads).run()
+            program = ReverseTransform(ir, list(active), cells, scalars, reads,
+                                       build.returns_array).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}
@@ -314,6 +335,9 @@ def _guards_hold(guards, cells: dict | None = None) -> bool:
                 return False
         elif kind == "global":
             if where.get(name, _MISSING) is not obj:
+                return False
+        elif kind == "array":  # a global the code takes to be an array or a number
+            if not is_array_or_number(where.get(name)):
                 return False
         else:
             try:

@@ -17,15 +17,19 @@ import numpy as np
 
 from .tree import is_active
 
-__all__ = ["COMPLEX", "HOLDS_COMPLEX", "holds_complex", "is_active", "is_complex_kind",
-           "is_object_kind", "scalar_kinds"]
+__all__ = ["ATTRS", "COMPLEX", "HOLDS_COMPLEX", "ITEMS", "holds_complex", "is_active",
+           "is_complex_kind", "is_object_kind", "scalar_kinds"]
 
 _ndarray = np.ndarray
 # The kinds: True, a plain real scalar; False, another real number or array; None,
 # any other object (a user's instance, a container); COMPLEX, a complex number or
-# array; HOLDS_COMPLEX, another object that holds complex values.
+# array; HOLDS_COMPLEX, another object that holds complex values; ITEMS, a list or
+# tuple of real arrays or numbers (params in a list); (ATTRS, *names), an object whose
+# attributes `names` are real arrays or numbers (a layer holding its weights).
 COMPLEX = "complex"
 HOLDS_COMPLEX = "holds complex"
+ITEMS = "items"
+ATTRS = "attrs"
 
 
 def is_complex_kind(kind) -> bool:
@@ -34,7 +38,10 @@ def is_complex_kind(kind) -> bool:
 
 def is_object_kind(kind) -> bool:
     """Neither a number nor an array: its methods are the ones its type defines."""
-    return kind is None or kind == HOLDS_COMPLEX
+    return kind is None or kind == HOLDS_COMPLEX or kind == ITEMS or \
+        isinstance(kind, tuple) and kind[:1] == (ATTRS,)
+
+
 # leaves holding no number, whose attributes are not the user's data
 _NEVER_COMPLEX = (str, bytes, np.generic, type)
 _NEVER_COMPLEX_TYPE_NAMES = ("module", "function", "builtin_function_or_method", "method",
@@ -71,15 +78,44 @@ def holds_complex(x, _seen=None) -> bool:
     return any(holds_complex(v, seen) for v in values)
 
 
+def scalar_kinds(args) -> tuple:
+    """Per argument, the kind compiled code is specialised on: True for a plain real
+    scalar, False for another real number or a NumPy array, COMPLEX for a complex one,
+    HOLDS_COMPLEX for another object holding complex values, ITEMS for a list or tuple
+    of real arrays or numbers, (ATTRS, *names) for an object with such attributes
+    (_object_kind), None for any other object (a user's instance, another container),
+    whose methods, attributes and operators are resolved from its type while running
+    rather than by the ndarray rules (see analysis/receivers.py)."""
+    return tuple(_kind(a) for a in args)
+
+
 def _kind(a):
     if type(a) is float or type(a) is int or isinstance(a, np.floating) and not isinstance(a, _ndarray):
         return True
     number_or_array = isinstance(a, (_ndarray, np.generic, numbers.Number))
+    # complexity first: the rules a complex value may meet are decided by it (docs/complex.md)
     if holds_complex(a):
         return COMPLEX if number_or_array else HOLDS_COMPLEX
-    return False if number_or_array else None
+    if number_or_array:
+        return False
+    if (type(a) is list or type(a) is tuple) and all(map(_array_or_number, a)):
+        return ITEMS
+    return _object_kind(a)
 
 
-def scalar_kinds(args) -> tuple:
-    """Per argument, the kind compiled code is specialised on (see the kinds above)."""
-    return tuple(_kind(a) for a in args)
+def _object_kind(obj):
+    """(ATTRS, *names) for an instance whose attributes `names` hold arrays or numbers
+    that reading `obj.name` returns as they are (no data descriptor of its class in the
+    way, no __getattribute__ of its own); None for any other object.  The layer
+    holding its weights: the code compiled for it splices the rules on them."""
+    held = getattr(obj, "__dict__", None)
+    cls = type(obj)
+    if type(held) is not dict or cls.__getattribute__ is not object.__getattribute__:
+        return None
+    names = tuple(name for name, value in held.items() if _array_or_number(value)
+                  and not hasattr(type(getattr(cls, name, None)), "__set__"))
+    return (ATTRS, *names) if names else None
+
+
+def _array_or_number(x) -> bool:
+    return type(x) in (_ndarray, float, int, bool) or isinstance(x, np.generic)

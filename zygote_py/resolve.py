@@ -14,6 +14,8 @@ disagree.  A callee resolves, in this order, to
   RECEIVER  a method of a builtin type bound to an object: resolved as
             `receiver.name(...)` by `resolve_method`, from the object's type;
   CALLABLE  an object whose class defines __call__ in Python;
+  RECORD    a NamedTuple class (collections.namedtuple's own __new__): constructing
+            one gathers its arguments into fields;
   UNKNOWN   none of these: a NoDerivativeRule when an argument is active
             (`no_rule_message`), a plain call otherwise.
 
@@ -35,6 +37,7 @@ zygote_py but their arguments and `qualified_name`.
 
 from __future__ import annotations
 
+import operator
 import types
 
 import numpy as np
@@ -44,6 +47,7 @@ from .rules.registry import qualified_name
 
 CUSTOM, RULE, NONDIFF, FUNCTION, METHOD, RECEIVER, CALLABLE, UNKNOWN = (
     "custom", "rule", "nondiff", "function", "method", "receiver", "callable", "unknown")
+RECORD = "record"
 ATTRIBUTE, STATIC, CLASS = "attribute", "static", "class"
 PROPERTY, DATA = "property", "data"
 
@@ -94,11 +98,24 @@ def resolve(f, rules) -> Resolution:
     if isinstance(f, types.BuiltinMethodType) and receiver is not None \
             and not isinstance(receiver, types.ModuleType):
         return Resolution(RECEIVER, receiver=receiver, name=f.__name__)  # [].append, x.sum
-    if not isinstance(f, type):  # calling a class constructs it: no derivative through that
+    if isinstance(f, type) and is_record_class(f):
+        return Resolution(RECORD, function=f)
+    if not isinstance(f, type):  # calling another class: no derivative through its __init__
         dunder_call = class_attribute(type(f), "__call__")
         if isinstance(dunder_call, types.FunctionType):
             return Resolution(CALLABLE, function=dunder_call, receiver=f)
     return Resolution(UNKNOWN)
+
+
+def is_record_class(cls: type) -> bool:
+    """cls is a NamedTuple whose instances are made by the __new__ collections.namedtuple
+    generated (a subclass defining its own __new__ is not)."""
+    if not issubclass(cls, tuple):
+        return False
+    for klass in cls.__mro__:
+        if "__new__" in vars(klass):
+            return "_make" in vars(klass) and "_field_defaults" in vars(klass)
+    return False
 
 
 def resolve_method(obj, name: str, rules) -> Resolution:
@@ -175,3 +192,129 @@ def no_rule(f, loc) -> NoDerivativeRule:
     """The error for calling f, which has no derivative, with an active argument at loc."""
     message, hint = no_rule_message(f)
     return NoDerivativeRule(message, loc, hint)
+
+
+# -- Python's operator protocol and NumPy's hand-off to objects ---------------------
+
+# operator -> (its method, the reflected method tried on the right operand, or None)
+OPERATOR_METHODS = {
+    operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
+    operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),
+    operator.floordiv: ("__floordiv__", "__rfloordiv__"), operator.mod: ("__mod__", "__rmod__"),
+    operator.pow: ("__pow__", "__rpow__"), operator.matmul: ("__matmul__", "__rmatmul__"),
+    operator.neg: ("__neg__", None), operator.pos: ("__pos__", None),
+    operator.abs: ("__abs__", None), abs: ("__abs__", None),
+    operator.getitem: ("__getitem__", None),
+}
+# what NumPy calls on an object that is not an ndarray (fromnumeric's _wrapreduction,
+# _wrapfunc and the mean/std/var wrappers): function -> (method, keywords always
+# passed, keywords passed when not None, keywords passed when given)
+NUMPY_HANDOFF = {
+    np.sum: ("sum", ("axis", "out"), ("dtype",), ("keepdims", "initial", "where")),
+    np.prod: ("prod", ("axis", "out"), ("dtype",), ("keepdims", "initial", "where")),
+    np.max: ("max", ("axis", "out"), (), ("keepdims", "initial", "where")),
+    np.min: ("min", ("axis", "out"), (), ("keepdims", "initial", "where")),
+    np.amax: ("max", ("axis", "out"), (), ("keepdims", "initial", "where")),
+    np.amin: ("min", ("axis", "out"), (), ("keepdims", "initial", "where")),
+    np.mean: ("mean", ("axis", "dtype", "out"), (), ("keepdims", "where")),
+    np.std: ("std", ("axis", "dtype", "out", "ddof"), (), ("keepdims", "where", "mean", "correction")),
+    np.var: ("var", ("axis", "dtype", "out", "ddof"), (), ("keepdims", "where", "mean", "correction")),
+    np.cumsum: ("cumsum", ("axis", "dtype", "out"), (), ()),
+    np.cumprod: ("cumprod", ("axis", "dtype", "out"), (), ()),
+    np.round: ("round", ("decimals", "out"), (), ()),
+    np.around: ("round", ("decimals", "out"), (), ()),
+}
+_PLAIN_TYPES = (np.ndarray, float, int, bool, complex, tuple, list, dict, str, bytes, slice,
+                range)  # a tuple of named types: standalone modules copy it
+
+
+def is_array_or_number(x) -> bool:
+    """x is an ndarray, a NumPy scalar or a Python number, of exactly that type."""
+    return type(x) in _ARRAY_OR_NUMBER or isinstance(x, np.generic)
+
+
+_ARRAY_OR_NUMBER = (np.ndarray, float, int, bool, complex)  # a tuple: standalone modules copy it
+
+
+def is_plain_operand(x) -> bool:
+    """x is an ndarray, a NumPy scalar, a number or a builtin container or constant, of
+    exactly that type: what the registered rules are written for.  A subclass (a
+    NamedTuple, an ndarray subclass) is not: its own methods may decide what an
+    operator or a NumPy function does with it (np.sum(obj) calls obj.sum())."""
+    return type(x) in _PLAIN_TYPES or x is None or x is ... or isinstance(x, np.generic)
+
+
+# NumPy's index-trick objects (np.r_, np.c_, np.s_, np.index_exp): their __getitem__ is
+# Python code, but operator.getitem's rule covers them exactly (rules/index_tricks.py)
+_INDEX_TRICKS = (type(np.r_), type(np.c_), type(np.s_))
+_BUILTIN_BASES = (np.ndarray, np.generic, int, float, complex, list, tuple, dict, str, bytes)
+
+
+def _operates_as_builtin(x) -> bool:
+    """x is plain, or of a subclass of a builtin or NumPy type that keeps NumPy's
+    protocols: with no Python method of its own involved, an operator treats it as its
+    base type (a NamedTuple indexed, an ndarray subclass added)."""
+    if is_plain_operand(x):
+        return True
+    if not isinstance(x, _BUILTIN_BASES):
+        return False
+    cls = type(x)
+    return not isinstance(x, np.ndarray) or (
+        cls.__array_ufunc__ is np.ndarray.__array_ufunc__
+        and cls.__array_function__ is np.ndarray.__array_function__)
+
+
+def operator_candidates(fn, operands):
+    """Python's protocol for fn(*operands), fn an operator of OPERATOR_METHODS: None when
+    the registered rule applies (no Python method of an operand is involved and every
+    operand is plain); otherwise the methods to try, in Python's order, each
+    (method found on the class, operand it is called on, the other operands, their
+    positions in operands).  A method returning NotImplemented passes the turn on."""
+    name, reflected = OPERATOR_METHODS[fn]
+    first = operands[0]
+    method = class_attribute(type(first), name)
+    if reflected is None or len(operands) != 2:
+        # x[i]: x's type alone decides (its __getitem__ makes what it likes of the index)
+        deciding = operands[:1] if fn is operator.getitem else operands
+        if fn is operator.getitem and type(first) in _INDEX_TRICKS:
+            return None
+        if not isinstance(method, types.FunctionType) and all(map(_operates_as_builtin, deciding)):
+            return None
+        rest = tuple(range(1, len(operands)))
+        return [(method, first, operands[1:], rest)] if method is not None else []
+    second = operands[1]
+    left, right = type(first), type(second)
+    mirrored = class_attribute(right, reflected) if right is not left else None
+    if not isinstance(method, types.FunctionType) and not isinstance(mirrored, types.FunctionType) \
+            and _operates_as_builtin(first) and _operates_as_builtin(second):
+        return None
+    order = [(method, first, (second,), (1,)), (mirrored, second, (first,), (0,))]
+    if mirrored is not None and issubclass(right, left) and \
+            mirrored is not class_attribute(left, reflected):
+        order.reverse()  # a subclass that overrides the reflected method goes first
+    return [candidate for candidate in order if candidate[0] is not None]
+
+
+def numpy_handoff(fn, args: tuple, kwargs: dict):
+    """(method name, keywords) NumPy calls on args[0] when fn is one of NUMPY_HANDOFF
+    and args[0] is not an ndarray, or None when NumPy does not hand it over."""
+    try:
+        entry = NUMPY_HANDOFF.get(fn)
+    except TypeError:  # an unhashable callee
+        return None
+    if entry is None or not args or type(args[0]) is np.ndarray:
+        return None
+    name, always, unless_none, when_given = entry
+    if not hasattr(args[0], name):  # NumPy's own getattr: the instance, its class, __getattr__
+        return None
+    import inspect  # only for this rare path
+
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    given = bound.arguments
+    passed = {k: given[k] for k in always if k in given}
+    passed.update({k: given[k] for k in unless_none if given.get(k) is not None})
+    passed.update({k: given[k] for k in when_given
+                   if k in given and given[k] is not np._NoValue})
+    passed.update(given.get("kwargs", {}))
+    return name, passed

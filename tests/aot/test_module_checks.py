@@ -6,6 +6,7 @@ gradient.  With example arguments, the code is specialised on the real kinds."""
 
 from __future__ import annotations
 
+import math
 import types
 
 import numpy as np
@@ -40,6 +41,10 @@ def through_helper(x, p):
 
 def numpy_only(x, y):
     return np.sum(np.tanh(x) * y)
+
+
+def math_only(x):
+    return math.tanh(math.sin(x))
 
 
 def keyword_receiver(x, *, scale):
@@ -105,13 +110,22 @@ def test_the_pullback_module_checks_too():
 
 
 def test_no_check_where_nothing_depends_on_the_kind():
-    text = standalone_module(numpy_only)
+    text = standalone_module(math_only)
     assert "check_assumed_arrays" not in text and "checked at each call" not in text
-    module = load(text, "numpy_only_grad")
+    module = load(text, "math_only_grad")
+    (x_bar,) = module.grad_math_only(0.3)
+    assert x_bar == pytest.approx(np.cos(0.3) / np.cosh(np.sin(0.3)) ** 2, rel=1e-12)
+
+
+def test_operands_of_operators_and_numpy_functions_are_checked():
+    # an object's own __rmul__ or __array_ufunc__ would decide what these mean
+    module = load(standalone_module(numpy_only), "numpy_only_grad")
     y = np.array([2.0, -1.0, 0.5])
     x_bar, y_bar = module.grad_numpy_only(P, y)
     np.testing.assert_allclose(x_bar, fd_gradient(lambda x: numpy_only(x, y), P), rtol=1e-7)
     np.testing.assert_allclose(y_bar, np.tanh(P), rtol=1e-12)
+    with pytest.raises(TypeError, match="argument 'y' is a Box"):
+        module.grad_numpy_only(P, Box(y))
 
 
 def test_a_keyword_only_receiver_asks_for_example_arguments():

@@ -53,6 +53,8 @@ DUMPED = [
     ("iterators", "map_of_a_lambda_over_two_lists"), ("iterators", "next_then_loop_over_the_rest"),
     ("iterators", "dict_of_zip"), ("container_methods", "dict_pop_used"),
     ("container_methods", "list_sort_in_place"),
+    ("operator_overloading", "metric_methods"),  # an object's operators, by Python's protocol
+    ("edge_calls", "r_directive"),  # np.r_[...] indexing: operator.getitem's rule, while running
 ]
 if sys.version_info < (3, 11):
     # a lambda passed as a value is rebuilt from its code, which before 3.11 carries no

@@ -54,3 +54,23 @@ def std_method_with_where(x):
 
 def interp_constant_knots(v):
     return np.interp(0.3, np.array([0.0, 0.5, 1.0]), v**2)
+
+
+class Holder:
+    def __init__(self, values):
+        self.values = values
+
+    def get(self):
+        return self.values
+
+
+def max_with_where_of_a_method_result(holder):
+    # what a method returns is not known to be an array: np.max is dispatched while running
+    a = holder.get()
+    return np.max(a, where=a > 0.5, initial=0.0)  # ERR
+
+
+def interp_active_knots_of_a_method_result(holder):
+    # np.interp is dispatched while running (its operands are not known to be arrays)
+    v = holder.get()
+    return np.interp(0.3, np.sort(v), v**2)  # ERR

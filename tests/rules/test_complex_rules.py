@@ -313,3 +313,29 @@ def test_complex_power_keeps_the_real_rules_zero_base_convention():
     """A global base may be complex to the analysis; for a real one, 0 where it is 0."""
     (g,) = zp.gradient(_power_of_a_global_base, 1.5)
     assert g == pytest.approx(2.0 ** 1.5 * np.log(2.0) + 0.5 ** 1.5 * np.log(0.5))
+
+
+class _Holder:
+    def __init__(self, z):
+        self.z = z
+
+    def values(self):
+        return self.z
+
+
+def _maximum_of_what_a_method_returns(holder, x):
+    # what a method returns is not known to be an array: np.maximum is dispatched while
+    # running, on its plain-operand fast path
+    return np.real(np.sum(np.maximum(holder.values() * x, 0.1)))
+
+
+def test_a_rule_on_the_dispatchers_fast_path_refuses_a_complex_value():
+    x = RNG.uniform(0.5, 1, 3)
+    with pytest.raises(zp.NoDerivativeRule, match="numpy.maximum"):
+        zp.gradient(_maximum_of_what_a_method_returns, _Holder(crand(3)), x)
+    # real values through the same path: the rule's number, checked by finite differences
+    z = RNG.uniform(0.5, 1, 3)
+    holder_bar, x_bar = zp.gradient(_maximum_of_what_a_method_returns, _Holder(z), x)
+    (fd_x,) = numerical_gradient(lambda v: _maximum_of_what_a_method_returns(_Holder(z), v), (x,))
+    (fd_z,) = numerical_gradient(lambda w: _maximum_of_what_a_method_returns(_Holder(w), x), (z,))
+    assert np.allclose(x_bar, fd_x, atol=1e-6) and np.allclose(holder_bar["z"], fd_z, atol=1e-6)

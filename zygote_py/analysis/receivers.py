@@ -24,19 +24,22 @@ from __future__ import annotations
 import builtins
 import numbers
 import operator
+import types
 
 import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
-from ..kinds import is_object_kind
-from ..resolve import FUNCTION, resolve
+from ..kinds import ATTRS, ITEMS, is_object_kind
+from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
 
-# results of these operators on arrays and numbers are arrays or numbers
+# results of these operators on arrays and numbers are arrays or numbers (comparisons:
+# bool arrays or bools, such as the mask in np.max(x, where=x > 0))
 _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
               operator.mod, operator.pow, operator.neg, operator.pos, operator.matmul, operator.abs,
-              abs, float}
+              abs, float, operator.lt, operator.le, operator.gt, operator.ge, operator.eq,
+              operator.ne}
 
 # NumPy functions that return tuples or lists of arrays, not one array
 _SEQUENCE_RESULTS = {np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.meshgrid,
@@ -46,6 +49,19 @@ _SEQUENCE_RESULTS = {np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, 
                      np.linalg.eigh, np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, np.modf,
                      np.frexp, np.divmod, np.shape, np.unravel_index, np.indices, np.histogram2d,
                      np.histogramdd, np.tril_indices, np.triu_indices, np.diag_indices}
+
+
+def decided_by_operands(fn) -> bool:
+    """fn's meaning depends on its operands' types: an operator (their dunder methods) or
+    a NumPy function (__array_function__, __array_ufunc__, methods it hands over to)."""
+    if isinstance(fn, np.ufunc):
+        return True
+    try:
+        if fn in OPERATOR_METHODS:
+            return True
+    except TypeError:
+        return False
+    return (getattr(fn, "__module__", None) or "").startswith("numpy")
 
 
 def _known_constant(value) -> bool:
@@ -64,16 +80,42 @@ def _numpy_array_function(fn) -> bool:
     return (getattr(fn, "__module__", "") or "").startswith("numpy")
 
 
+def guards_on_globals(fn: Function, arrays: set[int]) -> list[tuple]:
+    """The compiler's guards for the module globals taken to be arrays or numbers: the
+    code compiled so is valid only while each still holds one (compiler.py checks)."""
+    namespace = getattr(fn.meta.get("pyfn"), "__globals__", None)
+    return [("array", namespace, op.attrs["name"], None) for op in fn.walk()
+            if op.opcode == "global" and op.result.id in arrays]
+
+
 def array_values(fn: Function, kinds=()) -> set[int]:
     """Ids of the values of fn that are certainly NumPy arrays or numbers."""
+    return receiver_facts(fn, kinds)[0]
+
+
+def receiver_facts(fn: Function, kinds=(), returns=None) -> tuple[set[int], set[int]]:
+    """(arrays, plain): see value_levels."""
+    level = value_levels(fn, kinds, returns)
+    return {i for i, lv in level.items() if lv == ARRAY}, set(level)
+
+
+def value_levels(fn: Function, kinds=(), returns=None) -> dict[int, str]:
+    """Value id -> ARRAY (certainly an array or a number), SEQUENCE (a list or tuple of
+    those) or PLAIN (a builtin constant or container of plain values): never an
+    object whose own methods would decide what an operator or a NumPy function does.
+    Values not listed may be anything.
+
+    returns(f, kinds) says whether the Python function f, called with arguments of
+    these kinds, certainly returns an array or a number (the compiler answers it
+    from f's own facts); without it, what a user function returns is unknown."""
     slots = set()
     _collect_slots(fn.body, slots)
     assumed = set(slots)
     while True:
-        known, kept = _forward(fn, kinds, assumed)
+        level, kept = _forward(fn, kinds, assumed, returns)
         kept &= assumed
         if kept == assumed:
-            return known
+            return level
         assumed = kept
 
 
@@ -97,13 +139,15 @@ def assumed_array_params(fn: Function) -> list[int]:
 
 def _consulted_values(fn: Function) -> set[int]:
     """Values whose being an array decides something: receivers of methods and
-    attribute reads, arguments of Python functions (their pullbacks are compiled
-    knowing which arguments are arrays)."""
+    attribute reads, operands of operators and NumPy functions (an object's own
+    methods may take those over), arguments of Python functions (their pullbacks
+    are compiled knowing which arguments are arrays)."""
     out = set()
     for op in fn.walk():
         if op.opcode in ("method", "getattr") and op.operands:
             out.add(op.operands[0].id)
-        elif op.opcode == "call" and resolve(op.attrs["fn"], registry).kind == FUNCTION:
+        elif op.opcode == "call" and (resolve(op.attrs["fn"], registry).kind == FUNCTION
+                                      or decided_by_operands(op.attrs["fn"])):
             out.update(v.id for v in op.operands)
     return out
 
@@ -126,17 +170,33 @@ def _collect_slots(block: Block, slots: set) -> None:
             _collect_slots(region, slots)
 
 
-def _forward(fn: Function, kinds, assumed: set) -> tuple[set[int], set]:
-    """(known value ids, loop slots whose body keeps them known) under the assumed slots."""
-    known: set[int] = set()
+def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int, str], set]:
+    """(value id -> level, loop slots whose body keeps their level) under the assumed
+    slots."""
+    level: dict[int, str] = {}
     kept: set = set()
+    namespace = getattr(fn.meta.get("pyfn"), "__globals__", {})
     variadic = _variadic_params(fn)
+    array_attributes: dict[int, tuple] = {}  # object parameter -> its array attributes
     for i, param in enumerate(fn.params):
-        if (i >= len(kinds) or not is_object_kind(kinds[i])) and i not in variadic:
-            known.add(param.id)
+        if i in variadic:
+            continue
+        kind = kinds[i] if i < len(kinds) else False
+        if kind == ITEMS:  # a list or tuple of arrays or numbers
+            level[param.id] = SEQUENCE
+        elif isinstance(kind, tuple) and kind[:1] == (ATTRS,):  # an object holding arrays
+            array_attributes[param.id] = kind[1:]
+        elif not is_object_kind(kind):  # COMPLEX too; HOLDS_COMPLEX is an object
+            level[param.id] = ARRAY
 
     def is_known(v) -> bool:
-        return v.id in known
+        return level.get(v.id) == ARRAY
+
+    def is_plain(v) -> bool:
+        return v.id in level
+
+    def is_sequence(v) -> bool:  # its items are arrays or numbers
+        return level.get(v.id) in (ARRAY, SEQUENCE)
 
     def visit(block: Block) -> None:
         for op in block.ops:
@@ -145,50 +205,100 @@ def _forward(fn: Function, kinds, assumed: set) -> tuple[set[int], set]:
                 for region in op.regions:
                     visit(region)
                 for k, result in enumerate(op.results):
-                    if all(is_known(r.ops[-1].operands[k]) for r in op.regions):
-                        known.add(result.id)
+                    merged = _meet(level.get(r.ops[-1].operands[k].id) for r in op.regions)
+                    if merged is not None:
+                        level[result.id] = merged
             elif code in ("for", "while"):
                 visit_loop(op)
-            elif op.results and _op_gives_array(op, is_known):
-                known.update(r.id for r in op.results)
+            elif code == "global":  # its value now; the compiled code guards on its kind
+                if is_array_or_number(namespace.get(op.attrs["name"])):
+                    level[op.result.id] = ARRAY
+            elif code == "getattr" and op.attrs["name"] in \
+                    array_attributes.get(op.operands[0].id, ()):
+                level[op.result.id] = ARRAY  # as the object held it when the call was made
+            elif code == "unpack":
+                if is_sequence(op.operands[0]):
+                    level.update((r.id, ARRAY) for r in op.results)
+            elif not op.results:
+                continue
+            elif code == "call" and returns is not None and \
+                    _returns_array(op, is_known, is_sequence, returns):
+                level[op.result.id] = ARRAY
+            elif _op_gives_array(op, is_known, is_plain, is_sequence):
+                level.update((r.id, ARRAY) for r in op.results)
+            elif _op_gives_sequence(op, is_known, is_plain, is_sequence):
+                level.update((r.id, SEQUENCE) for r in op.results)
+            elif _op_gives_plain(op, is_known, is_plain):
+                level.update((r.id, PLAIN) for r in op.results)
 
     def visit_loop(op: Op) -> None:
         layout = loop_layout(op)
         if op.opcode == "for":
-            _iteration_targets(op, layout, is_known, known)
+            _iteration_targets(op, layout, is_sequence, level)
         for k, init in enumerate(layout.inits):
-            if (id(op), k) in assumed and is_known(init):
-                known.add(layout.carried[k].id)
+            if (id(op), k) in assumed and is_plain(init):
+                level[layout.carried[k].id] = level[init.id]
                 if layout.cond_args:  # a while loop's cond receives the slots too
-                    known.add(layout.cond_args[k].id)
+                    level[layout.cond_args[k].id] = level[init.id]
         for region in op.regions:
             visit(region)
         for k, result in enumerate(layout.results):
-            if layout.carried[k].id in known and is_known(layout.yields[k]):
+            carried = level.get(layout.carried[k].id)
+            if carried is not None and level.get(layout.yields[k].id) == carried:
                 kept.add((id(op), k))
-                known.add(result.id)
+                level[result.id] = carried
 
     visit(fn.body)
-    return known, kept
+    return level, kept
 
 
-def _iteration_targets(op: Op, layout: LoopLayout, is_known, known: set) -> None:
-    """Range indices and enumerate counters are ints; items of a known array are known."""
+ARRAY, SEQUENCE, PLAIN = "array", "sequence", "plain"
+
+
+def _returns_array(op: Op, is_known, is_sequence, returns) -> bool:
+    """A call of a Python function, each operand one positional parameter, that returns
+    an array or a number for arguments of these kinds (as its pullback is compiled)."""
+    fn = op.attrs["fn"]
+    if op.attrs.get("star") or op.attrs.get("kw") or resolve(fn, registry).kind != FUNCTION:
+        return False
+    code = fn.__code__
+    if code.co_argcount != len(op.operands) or code.co_kwonlyargcount or code.co_flags & 0x0C:
+        return False
+    return returns(fn, call_kinds(op.operands, is_known, is_sequence))
+
+
+def call_kinds(operands, is_known, is_sequence) -> tuple:
+    """What a callee's pullback is compiled knowing of each argument (kinds.scalar_kinds'
+    values, False standing for any array or number)."""
+    return tuple(False if is_known(v) else ITEMS if is_sequence(v) else None for v in operands)
+
+
+def _meet(levels) -> str | None:
+    """The level of a value that is one of values of these levels."""
+    levels = set(levels)
+    if None in levels or not levels:
+        return None
+    return levels.pop() if len(levels) == 1 else PLAIN
+
+
+def _iteration_targets(op: Op, layout: LoopLayout, is_sequence, level: dict) -> None:
+    """Range indices and enumerate counters are ints; items of a known array or of a
+    sequence of them are known."""
     kind = op.attrs.get("kind")
     targets, iterables = layout.targets, layout.iterables
     if kind == "range":
-        known.update(t.id for t in targets)
+        level.update((t.id, ARRAY) for t in targets)
     elif kind == "enumerate" and targets:
-        known.add(targets[0].id)
-        if len(targets) > 1 and iterables and is_known(iterables[0]):
-            known.add(targets[1].id)
+        level[targets[0].id] = ARRAY
+        if len(targets) > 1 and iterables and is_sequence(iterables[0]):
+            level[targets[1].id] = ARRAY
     elif kind in ("iter", "reversed", "zip"):
         for iterable, target in zip(iterables, targets):
-            if is_known(iterable):
-                known.add(target.id)
+            if is_sequence(iterable):
+                level[target.id] = ARRAY
 
 
-def _op_gives_array(op: Op, is_known) -> bool:
+def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
     code = op.opcode
     if code == "const":
         return _known_constant(op.attrs["value"])
@@ -196,10 +306,14 @@ def _op_gives_array(op: Op, is_known) -> bool:
         fn = op.attrs["fn"]
         if fn is builtins.len:
             return True
-        if fn is operator.getitem:  # an item or a slice of a known array
-            return bool(op.operands) and is_known(op.operands[0])
+        if fn is operator.getitem:  # an item or a slice of a known array; an item of a sequence
+            return len(op.operands) == 2 and (is_known(op.operands[0]) or (
+                is_sequence(op.operands[0]) and is_known(op.operands[1])))
+        if isinstance(fn, types.BuiltinFunctionType) and fn.__module__ == "math":
+            return True  # a float or an int, whatever the argument (its __float__ decides)
         if _numpy_array_function(fn):
-            return True
+            # an object argument may take the call over (np.sum(obj) calls obj.sum())
+            return all(is_plain(v) for v in op.operands)
         try:
             operator_like = fn in _OPERATORS
         except TypeError:
@@ -213,3 +327,52 @@ def _op_gives_array(op: Op, is_known) -> bool:
         return is_known(op.operands[0]) and name != "tolist" and \
             registry.method_rule(np.ndarray, name) is not None
     return False
+
+
+def _op_gives_sequence(op: Op, is_known, is_plain, is_sequence) -> bool:
+    """Tuples and lists of arrays or numbers: literals, appends, and the NumPy functions
+    that return several arrays (np.linalg.slogdet, np.split, ...)."""
+    code = op.opcode
+    if code in ("tuple", "list"):
+        return all(is_known(v) for v in op.operands)
+    if code == "append":
+        return is_sequence(op.operands[0]) and is_known(op.operands[1])
+    if code == "extend":
+        return is_sequence(op.operands[0]) and is_sequence(op.operands[1])
+    if code == "call":
+        fn = op.attrs["fn"]
+        try:
+            several = fn in _SEQUENCE_RESULTS
+        except TypeError:
+            return False
+        return several and all(is_plain(v) for v in op.operands)
+    return False
+
+
+def _op_gives_plain(op: Op, is_known, is_plain) -> bool:
+    """Builtin constants, containers of plain values, and the non-differentiable
+    attributes of arrays (x.shape, x.ndim): plain, though not arrays or numbers."""
+    code = op.opcode
+    if code == "const":
+        return _plain_constant(op.attrs["value"])
+    if code in ("tuple", "list", "dict"):
+        return all(is_plain(v) for v in op.operands)
+    if code == "call":  # an item of a plain container, arithmetic on shapes, slices
+        fn = op.attrs["fn"]
+        try:
+            operator_like = fn is operator.getitem or fn is builtins.slice or fn in _OPERATORS
+        except TypeError:
+            return False
+        return operator_like and bool(op.operands) and all(is_plain(v) for v in op.operands)
+    if code == "getattr":
+        return is_known(op.operands[0]) and \
+            registry.attr_is_nondifferentiable(np.ndarray, op.attrs["name"])
+    return False
+
+
+def _plain_constant(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return is_plain_operand(value) and all(_plain_constant(v) for v in value)
+    if isinstance(value, dict):
+        return is_plain_operand(value) and all(_plain_constant(v) for v in value.values())
+    return is_plain_operand(value) and not isinstance(value, (range,))

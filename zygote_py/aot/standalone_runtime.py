@@ -37,14 +37,17 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import types
 
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
 from ..runtime.dispatch import _custom as custom_pullback
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, PROPERTY, RECEIVER,
-                       RULE, STATIC, no_rule_message, resolve, resolve_attribute, resolve_method)
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, OPERATOR_METHODS,
+                       PROPERTY, RECEIVER, RULE, STATIC, is_plain_operand, no_rule_message,
+                       numpy_handoff, resolve, resolve_attribute, resolve_method)
+from ..runtime.protocols import call_operator, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 from ..tree import keyed_cotangent
 
@@ -208,6 +211,9 @@ def call(f, operands, spec, loc):
     if kind == CUSTOM:
         return custom_pullback(how.rule, flat)
     if kind == RULE:
+        decided = object_operands(f, flat, loc)
+        if decided is not None:
+            return decided
         y, back = rule_pullback(how.rule, f, flat, 0)
         return y, lambda g: (None, *back(g))
     if kind == NO_DERIVATIVE:
@@ -222,6 +228,41 @@ def call(f, operands, spec, loc):
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), zero_back(n)
     raise no_rule(f, loc)
+
+
+def object_operands(f, flat, loc):
+    """dispatch._object_operands: Python's operator protocol and NumPy's hand-off to an
+    object's method, with this module's pullbacks (runtime/protocols.py)."""
+    if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
+        found = call_operator(f, tuple(flat.args), method_pullback(loc), is_active, failure(loc))
+        if found is None:
+            return None
+        y, back = found
+        return y, lambda g: (None, *flat.regroup(back(g), {}))
+    if all(map(is_plain_operand, flat.args)) and all(map(is_plain_operand, flat.kwargs.values())):
+        return None
+    handoff = numpy_handoff(f, tuple(flat.args), flat.kwargs)
+    if handoff is not None:
+        name, keywords = handoff
+        y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
+        rest = [None] * (len(flat.args) - 1)
+        return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
+    if isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy"):
+        refuse_object_operands(f, tuple(flat.args), flat.kwargs, failure(loc))
+    return None
+
+
+def method_pullback(loc):
+    def pullback(method, receiver, others):
+        y, back = function_pullback(method, Flat(others, [None] * len(others), (receiver,)), 1,
+                                    loc)
+        return y, lambda g: back(g)[1:]
+
+    return pullback
+
+
+def failure(loc):
+    return lambda message, hint: TypeError(f"{loc}: {message}")
 
 
 def call_method(obj, name, operands, spec, loc):

@@ -33,13 +33,19 @@ import numpy as np
 
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
-from ..kinds import is_active, scalar_kinds
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, PROPERTY,
-                       RECEIVER, RULE, STATIC, no_rule, resolve, resolve_attribute, resolve_method)
+from ..kinds import scalar_kinds
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
+                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC,
+                       is_plain_operand, no_rule, numpy_handoff, resolve, resolve_attribute,
+                       resolve_method)
 from ..rules import registry
-from ..tree import LIST, keyed_cotangent, kind_of, zeros_like
+from ..tree import child_cotangent, keyed_cotangent
 from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
+from .flat_calls import (_Flat, _origins, _positional_rule, _positional_rule_pullback,
+                         _rule_pullback, _spread, carries_derivative)
+from .flat_calls import ints_are_reals  # noqa: F401  (standalone modules replace it: aot/builder.py)
 from .library_code import restated_at_call
+from .protocols import call_operator, refuse_object_operands
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -98,142 +104,6 @@ class _ObservedRegistry:
     @staticmethod
     def attr_is_nondifferentiable(cls, name):
         return _seen("nondiff_attr", (cls, name), registry.attr_is_nondifferentiable(cls, name))
-
-
-class _Flat:
-    """Operands flattened into (args, kwargs), remembering where each came from; prefix
-    (e.g. the `self` of a method) goes first in args and has no operand of its own.
-    Standalone modules (`zygote-py grad`) carry a copy of this class."""
-
-    def __init__(self, operands, spec, prefix=()):
-        self.args: list = [*prefix]
-        self.kwargs: dict = {}
-        self.origin = []
-        for value, how in zip(operands, spec):
-            if how is None:
-                self.origin.append(("pos", len(self.args)))
-                self.args.append(value)
-            elif how == "*":
-                items = tuple(value)
-                self.origin.append(("star", len(self.args), len(items), value))
-                self.args.extend(items)
-            elif how == "**":
-                self.origin.append(("dstar", list(value.keys()), value))
-                self.kwargs.update(value)
-            else:
-                self.origin.append(("kw", how))
-                self.kwargs[how] = value
-
-    @classmethod
-    def prefixed(cls, prefix: tuple, flat):  # flat: a _Flat (the copy in a module is renamed)
-        """prefix + flat's positional arguments, flat's keywords: the call a method or
-        callable object really receives (self first)."""
-        out = cls((*prefix, *flat.args), [None] * (len(prefix) + len(flat.args)))
-        out.kwargs = dict(flat.kwargs)
-        return out
-
-    def regroup(self, arg_bars, kw_bars) -> tuple:
-        """Cotangents per flattened argument -> cotangents per operand."""
-        out = []
-        for origin in self.origin:
-            kind = origin[0]
-            if kind == "pos":
-                out.append(arg_bars[origin[1]])
-            elif kind == "kw":
-                out.append(kw_bars.get(origin[1]))
-            elif kind == "star":
-                _, start, n, value = origin
-                part = list(arg_bars[start:start + n])
-                if all(p is None for p in part):
-                    out.append(None)
-                elif isinstance(value, np.ndarray):
-                    out.append(np.stack([zeros_like(value[i]) if p is None else p
-                                         for i, p in enumerate(part)]))
-                else:  # the internal cotangent of a sequence: a list for a list, else a tuple
-                    out.append(list(part) if kind_of(value) == LIST else tuple(part))
-            else:
-                _, keys, value = origin
-                part = {k: kw_bars.get(k) for k in keys}
-                out.append(None if all(v is None for v in part.values()) else part)
-        return tuple(out)
-
-    def any_active(self) -> bool:
-        return any(carries_derivative(a) for a in (*self.args, *self.kwargs.values()))
-
-
-def _origins(sig: inspect.Signature, flat: _Flat):
-    """For each parameter of sig: where its value came from in the flattened call."""
-    bound = sig.bind(*range(len(flat.args)), **{k: ("kw", k) for k in flat.kwargs})
-    out = {}
-    for name, param in sig.parameters.items():
-        if name not in bound.arguments:
-            continue
-        value = bound.arguments[name]
-        if param.kind == param.VAR_POSITIONAL:
-            out[name] = ("varpos", list(value))
-        elif param.kind == param.VAR_KEYWORD:
-            out[name] = ("varkw", {k: v[1] for k, v in value.items()})
-        elif isinstance(value, tuple):
-            out[name] = ("kw", value[1])
-        else:
-            out[name] = ("pos", value)
-    return out
-
-
-def _spread(origins, bars_by_param: dict, flat: _Flat):
-    """Cotangents per parameter -> per flattened argument and keyword."""
-    arg_bars = [None] * len(flat.args)
-    kw_bars: dict = {}
-    for name, origin in origins.items():
-        bar = bars_by_param.get(name)
-        if bar is None:
-            continue
-        kind = origin[0]
-        if kind == "pos":
-            arg_bars[origin[1]] = bar
-        elif kind == "kw":
-            kw_bars[origin[1]] = bar
-        elif kind == "varpos":
-            for i, bi in zip(origin[1], bar):
-                arg_bars[i] = bi
-        else:
-            for key, kwname in origin[1].items():
-                kw_bars[kwname] = bar.get(key) if isinstance(bar, dict) else None
-    return arg_bars, kw_bars
-
-
-def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
-    """(y, back) for a registered rule; back gives (self or callee, per-operand) cotangents.
-    With a complex operand, the rule's complex form, or NoDerivativeRule if it has none."""
-    call_args = ((self_obj,) if self_obj is not None else ()) + tuple(flat.args)
-    if any(is_complex(a) for a in call_args) or any(is_complex(v) for v in flat.kwargs.values()):
-        complex_rule = registry.for_complex(rule)
-        if complex_rule is None:
-            raise complex_error(rule.qualname, loc)
-        rule = complex_rule
-    y = fn_call(*flat.args, **flat.kwargs)
-    sig = inspect.Signature(list(rule.params))
-    bound = sig.bind(*call_args, **flat.kwargs)
-    bound.apply_defaults()
-    shift = _Flat.prefixed((self_obj,) if self_obj is not None else (), flat)
-    origins = _origins(sig, shift)
-
-    vjp = rule.vjp
-    if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in call_args):
-        vjp = rule.meta["sequence"]
-
-    def back(g):
-        if g is None:
-            return (None,) * (1 + len(flat.origin))
-        outs = vjp(g, y, *bound.args, **bound.kwargs)
-        if len(rule.diff) == 1:
-            outs = (outs,)
-        arg_bars, kw_bars = _spread(origins, dict(zip(rule.diff, outs)), shift)
-        head = arg_bars[0] if self_obj is not None else None
-        arg_bars = arg_bars[1:] if self_obj is not None else arg_bars
-        return (head, *flat.regroup(arg_bars, kw_bars))
-
-    return y, back
 
 
 def _function_pullback(f, flat: _Flat, prefix=()):
@@ -308,42 +178,6 @@ def active_cells(f) -> tuple:
     return tuple(out)
 
 
-def carries_derivative(value, seen: set | None = None) -> bool:
-    """An active value, or a function whose closure holds one (a closure made while
-    differentiating, passed on or held by another: a decorator's wrapper, say)."""
-    if is_active(value):
-        return True
-    if _is_integral(value) and ints_are_reals():
-        return True  # an explicit int argument is differentiated as a real in this call
-    if type(value) is not types.FunctionType or not value.__closure__:
-        return False
-    seen = set() if seen is None else seen
-    if id(value) in seen:
-        return False
-    seen.add(id(value))
-    for cell in value.__closure__:
-        try:
-            if carries_derivative(cell.cell_contents, seen):
-                return True
-        except ValueError:
-            pass
-    return False
-
-
-def ints_are_reals() -> bool:
-    """Whether the gradient call running now differentiates an int argument (context.py);
-    standalone modules, which give ints no gradient, replace this with False."""
-    return context.current().reals
-
-
-def _is_integral(value) -> bool:
-    """An int (not a bool) or an integer array."""
-    t = type(value)
-    if t is int or isinstance(value, np.integer):
-        return True
-    return t is np.ndarray and value.dtype.kind in "iu"
-
-
 LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
 
 
@@ -352,6 +186,12 @@ def _zero_back(n):
 
 
 def call(f, operands, spec, loc):
+    if all(how is None for how in spec) and all(map(is_plain_operand, operands)):
+        # the common case (an operator or a NumPy function on arrays the compiler could
+        # not prove to be arrays): no object can take the call over, the rule applies
+        how = resolve(f, _ObservedRegistry)
+        if how.kind == RULE and _positional_rule(how.rule, operands):
+            return _positional_rule_pullback(how.rule, f, tuple(operands))
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
     how = resolve(f, _ObservedRegistry)
@@ -359,6 +199,11 @@ def call(f, operands, spec, loc):
     if kind == CUSTOM:
         return _custom(how.rule, flat)
     if kind == RULE:
+        decided = _object_operands(f, flat, loc)
+        if decided is not None:
+            return decided
+        if not flat.kwargs and len(flat.args) == n - 1 and _positional_rule(how.rule, flat.args):
+            return _positional_rule_pullback(how.rule, f, flat.args)
         return _rule_pullback(how.rule, f, flat, loc)
     if kind == NONDIFF:
         if f in VARY_ON_COMPLEX and flat.any_active() and any(is_complex(a) for a in flat.args):
@@ -381,6 +226,8 @@ def call(f, operands, spec, loc):
         return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
     if kind == RECEIVER:
         return call_method(how.receiver, how.name, operands, spec, loc)
+    if kind == RECORD:
+        return _record_pullback(f, flat)
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     raise no_rule(f, loc)
@@ -399,6 +246,58 @@ def _partial_pullback(p: functools.partial, flat: _Flat, loc):
     y, back = _function_pullback(p.func, flat, prefix=p.args)
     skip = 1 + len(p.args)
     return y, lambda g: (None, *back(g)[skip:])
+
+
+def _record_pullback(cls, flat: _Flat):
+    """(y, back) for constructing a NamedTuple: each field's cotangent goes to the argument
+    that filled it."""
+    y = cls(*flat.args, **flat.kwargs)
+    sig = inspect.signature(cls.__new__)
+    shifted = _Flat.prefixed((cls,), flat)
+    origins = _origins(sig, shifted)
+
+    def back(g):
+        if g is None:
+            return (None,) * (1 + len(flat.origin))
+        by_field = {name: child_cotangent(g, y, name, i) for i, name in enumerate(cls._fields)}
+        arg_bars, kw_bars = _spread(origins, by_field, shifted)
+        return (None, *flat.regroup(arg_bars[1:], kw_bars))
+
+    return y, back
+
+
+def _object_operands(f, flat: _Flat, loc):
+    """(y, back) of f(...) when an operand is an object whose own methods decide what the
+    call means (runtime/protocols.py): Python's operator protocol, NumPy handing a
+    reduction to the object's method; None when f's registered rule applies."""
+    if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
+        found = call_operator(f, tuple(flat.args), _method_pullback, carries_derivative,
+                              _failure(loc))
+        if found is None:
+            return None
+        y, back = found
+        return y, lambda g: (None, *flat.regroup(back(g), {}))
+    if all(map(is_plain_operand, flat.args)) and all(map(is_plain_operand, flat.kwargs.values())):
+        return None
+    handoff = numpy_handoff(f, tuple(flat.args), flat.kwargs)
+    if handoff is not None:
+        name, keywords = handoff
+        y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
+        rest = [None] * (len(flat.args) - 1)
+        return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
+    if isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy"):
+        refuse_object_operands(f, tuple(flat.args), flat.kwargs, _failure(loc))
+    return None
+
+
+def _method_pullback(method, receiver, others: tuple):
+    """(y, back) of method(receiver, *others); back gives the receiver's cotangent, the others'."""
+    y, back = _function_pullback(method, _Flat(others, [None] * len(others)), prefix=(receiver,))
+    return y, lambda g: back(g)[1:]
+
+
+def _failure(loc):
+    return lambda message, hint: ZygoteError(message, loc, hint)
 
 
 def call_method(obj, name, operands, spec, loc):

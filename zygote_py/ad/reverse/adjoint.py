@@ -68,7 +68,8 @@ class AdjointBuilder:
     """Builds the backward block of fn; the state every adjoint handler reads and updates."""
 
     def __init__(self, fn: Function, varied: set[int], scalars, reads: ConstantReads,
-                 arrays: set[int]):
+                 arrays: set[int], plain: set[int] = frozenset(),
+                 sequences: set[int] = frozenset()):
         self.fn = fn
         self.varied = varied  # ids of primal values that depend on the active inputs
         self.scalars = scalars  # ids of primal values known to be plain scalars
@@ -76,6 +77,10 @@ class AdjointBuilder:
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
         self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
+        # ... and those, with builtin constants and containers of plain values: where every
+        # operand is, an operator or a NumPy function means its registered rule
+        self.plain = plain
+        self.sequences = sequences  # lists and tuples of arrays or numbers
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.ir = IRBuilder()  # where backward ops go: the current scope's block, at its end

@@ -26,10 +26,11 @@ import numpy as np
 from ...analysis.activity import attribute_is_nondifferentiable
 from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
+from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
-from ...kinds import COMPLEX, HOLDS_COMPLEX
-from ...resolve import (CALLABLE, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, UNKNOWN,
-                        no_rule, resolve)
+from ...kinds import COMPLEX, HOLDS_COMPLEX, ITEMS
+from ...resolve import (CALLABLE, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD, RULE,
+                        UNKNOWN, no_rule, resolve)
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
@@ -53,7 +54,16 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         return
     if fn is operator.getitem and index_into_outer(builder, op):
         return
-    if how.kind == RULE:
+    if how.kind == RULE and decided_by_operands(fn) and \
+            not all(v.id in builder.plain for v in _deciding_operands(fn, op)):
+        # an operand that may be an object: its own methods may take the call over
+        # (Python's operator protocol, np.sum(obj) calling obj.sum()): decided while running
+        bound = bind_call(how.rule, op, op.operands)
+        if bound is not None:  # where the rule applies, an active underived argument is
+            # refused here, from activity (the dispatcher cannot tell a constant array apart)
+            refuse_active_nondiff(builder, how.rule, op, bound, options=False)
+        dynamic_call(builder, op, kind="call")
+    elif how.kind == RULE:
         rule = how.rule
         bound = bind_call(rule, op, op.operands)
         if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
@@ -68,7 +78,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             guard_complex(builder, registry.qualified_name(fn), op.operands)
     elif how.kind == FUNCTION:
         user_call(builder, op)
-    elif how.kind in (METHOD, RECEIVER, CALLABLE) or _resolved_while_running(fn):
+    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD) or _resolved_while_running(fn):
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
@@ -136,7 +146,8 @@ def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value
         _apply_rule(builder, rule, bound, result, needed, g)
 
 
-def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) -> None:
+def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict,
+                          options: bool = True) -> None:
     """An active argument the rule gives no cotangent for would be a silent zero: refuse it.
 
     A rule names such real-valued parameters in `underived=` (np.interp's knots
@@ -144,9 +155,11 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict) ->
     an active one raises NoDerivativeRule at the call site.  Index, axis and
     shape parameters are not listed: their derivative is zero where it exists.
     Options the rule has no derivative for at all (`where=` of np.max,
-    np.interp's period=) are named in `unsupported=` and refused when given.
+    np.interp's period=) are named in `unsupported=` and refused when given (unless
+    options is False: a call dispatched while running, where an object's own method may
+    take the option, and the dispatcher refuses it when the rule applies).
     """
-    for name in rule.meta.get("unsupported", ()):  # an option the rule has no derivative for
+    for name in rule.meta.get("unsupported", ()) if options else ():  # no derivative for it
         value = bound.get(name)
         given = value.defining_op is None or value.defining_op.opcode != "const" or \
             value.defining_op.attrs["value"] is not None if isinstance(value, Value) else False
@@ -222,7 +235,9 @@ def _callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
     array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
     if any(op.operands[i].id in builder.maybe_complex for i in idx):
         return COMPLEX if array else HOLDS_COMPLEX
-    return False if array else None
+    if array:
+        return False
+    return ITEMS if len(idx) == 1 and op.operands[idx[0]].id in builder.sequences else None
 
 
 def _bound_values(bound: dict) -> list[Value]:
@@ -273,8 +288,8 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a closure over parameters: its cells' cotangents
         return
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
-    # per callee parameter: a known array or number (False) or not (None), and whether it
-    # may receive complex values (COMPLEX, HOLDS_COMPLEX)
+    # per callee parameter: a known array or number (False), a list or tuple of them
+    # (ITEMS) or not (None), and whether it may receive complex values (COMPLEX, HOLDS_COMPLEX)
     kinds = tuple(_callee_kind(builder, op, idx) for idx in mapping)
     callee = CalleeRef(fn, active, builder.reads.implicit, kinds)  # compiled by the driver, afterwards
     if callee not in builder.callees:
@@ -372,6 +387,12 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
                         expr="_zp_attribute_cotangent")
     builder.maybe_none.add(part.id)
     builder.accumulate(obj, part)
+
+
+def _deciding_operands(fn, op: Op) -> list[Value]:
+    """The operands whose types decide what fn does: for x[i], x's alone (its
+    __getitem__ makes what it likes of the index)."""
+    return op.operands[:1] if fn is operator.getitem else op.operands
 
 
 def _is_sequence(value: Value) -> bool:

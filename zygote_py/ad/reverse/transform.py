@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ...analysis.activity import varied_values
 from ...analysis.complexity import complex_values
-from ...analysis.receivers import array_values
+from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
@@ -64,7 +64,7 @@ class ReverseTransform:
     data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 reads: ConstantReads | None = None):
+                 reads: ConstantReads | None = None, returns=None):
         self.fn = fn
         self.active = active
         self.active_cells = tuple(active_cells)
@@ -78,7 +78,10 @@ class ReverseTransform:
         roots += read_roots
         self.guards += guards
         # values whose methods and attributes the ndarray rules describe (the rest: dispatch)
-        arrays = array_values(fn, scalar_params)
+        # returns(f, kinds): whether a called user function returns an array (the driver knows)
+        levels = value_levels(fn, scalar_params, returns)
+        arrays = {i for i, level in levels.items() if level == ARRAY}
+        self.guards += guards_on_globals(fn, arrays)
         varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                arrays=arrays)
         # arguments that held complex values (no kinds: real, as grad_source without args shows)
@@ -88,7 +91,8 @@ class ReverseTransform:
             varied = varied_values(fn, active, extra_roots=roots + varying,
                                    implicit=reads.implicit, arrays=arrays)
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
-        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays)
+        self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
+                                      {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
 
     def run(self) -> AdjointProgram:

@@ -1,0 +1,96 @@
+"""Python's operator protocol and NumPy's hand-off to objects, while running.
+
+`a + b` means `type(a).__add__(a, b)`, then, if that is missing or returns
+NotImplemented, `type(b).__radd__(b, a)` (first, when type(b) is a subclass
+of type(a) overriding it); `np.sum(obj)` on an object that is not an ndarray
+means `obj.sum(axis=None, out=None)`.  When an operand of such a call is an
+object of a user type, the registered rule of `operator.add` or `np.sum` is
+not what runs, so neither run-time dispatcher (runtime/dispatch.py and the
+copy standalone modules carry, aot/standalone_runtime.py) may apply it.  The
+decisions are resolve.py's (`operator_candidates`, `numpy_handoff`); this
+module runs them, with the dispatcher's own way of differentiating a Python
+method passed in (`method_pullback(method, receiver, others) -> (y, back)`,
+back giving the receiver's cotangent then the others'), so that both
+dispatchers follow one protocol.  What cannot be differentiated exactly (a
+builtin method applied to a user object, such as ndarray * obj making an
+object array) raises the dispatcher's error (`fail(message, hint)`: a
+ZygoteError at the call site in process) rather than returning a number.
+"""
+
+from __future__ import annotations
+
+import types
+
+from ..resolve import OPERATOR_METHODS, is_plain_operand, operator_candidates
+
+_SYMBOLS = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/",
+            "__floordiv__": "//", "__mod__": "%", "__pow__": "** or pow()", "__matmul__": "@",
+            "__neg__": "unary -", "__pos__": "unary +", "__abs__": "abs()",
+            "__getitem__": "[]"}
+
+
+def call_operator(fn, operands: tuple, method_pullback, active, fail):
+    """(y, back) of fn(*operands) by Python's protocol, or None when the registered rule
+    applies (every operand plain).  back(g) gives one cotangent per operand."""
+    candidates = operator_candidates(fn, operands)
+    if candidates is None:
+        return None
+    n = len(operands)
+    for method, receiver, others, positions in candidates:
+        if isinstance(method, types.FunctionType):
+            y, back = method_pullback(method, receiver, others)
+            if y is NotImplemented:
+                continue
+            receiver_position = next(i for i in range(n) if i not in positions)
+            return y, _reordered(back, receiver_position, positions, n)
+        bound = method.__get__(receiver, type(receiver)) if hasattr(type(method), "__get__") \
+            else method
+        y = bound(*others)
+        if y is NotImplemented:
+            continue
+        if any(map(active, operands)):
+            kinds = " and ".join(type(v).__name__ for v in operands)
+            what = _describe(fn)  # outside the f-string: standalone copies rename names
+            raise fail(f"{what} of {kinds} runs the builtin {type(receiver).__name__}"
+                       " method on an object of another type, which has no derivative (NumPy, "
+                       "for one, applies the operation to the object element by element)",
+                       "give the object's class the method (and `__array_ufunc__ = None`, so "
+                       "that NumPy defers to it)")
+        return y, lambda g: (None,) * n
+    kinds = "' and '".join(type(v).__name__ for v in operands)
+    what = _describe(fn)
+    raise TypeError(f"unsupported operand type(s) for {what}: '{kinds}'")
+
+
+def _reordered(back, receiver_position: int, positions: tuple, n: int):
+    """back(g) -> (receiver's cotangent, *others') -> one cotangent per operand, in order."""
+    def per_operand(g):
+        receiver_bar, *other_bars = back(g)
+        out = [None] * n
+        out[receiver_position] = receiver_bar
+        for position, bar in zip(positions, other_bars):
+            out[position] = bar
+        return tuple(out)
+
+    return per_operand
+
+
+def refuse_object_operands(fn, args: tuple, kwargs: dict, fail) -> None:
+    """A NumPy rule is written for arrays and numbers: an object of another type (a user
+    array type with __array_ufunc__, an object NumPy would wrap in an object array)
+    passed to it is an error, not the rule's number."""
+    for value in (*args, *kwargs.values()):
+        if not is_plain_operand(value) and not callable(value):
+            what = _describe(fn)
+            raise fail(f"{what} is called with an object of type "
+                       f"{type(value).__name__}, for which its derivative rule (written for "
+                       "arrays and numbers) does not hold",
+                       "pass an ndarray (np.asarray(...)), or register a rule with "
+                       "@zp.adjoint for a function that takes the object")
+
+
+def _describe(fn) -> str:
+    names = OPERATOR_METHODS.get(fn) if isinstance(fn, types.BuiltinFunctionType) else None
+    if names is not None:
+        return _SYMBOLS.get(names[0], names[0])
+    return getattr(fn, "__name__", repr(fn))
