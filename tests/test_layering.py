@@ -30,7 +30,7 @@ LAYERS = [
     ["codegen"],
     ["compiler"],
     ["params"],
-    ["api", "callables"],
+    ["api", "callables", "hooks"],
     ["nn", "aot"],
     ["cli", "__init__", "__main__"],
 ]

@@ -16,6 +16,7 @@ from .api import (
     withgradient,
 )
 from .params import Grads, Params, leaf_gradients, params
+from .hooks import checkpointed, hook, no_grad, retain, retained
 from .tree import StructureError, register_structure
 from .errors import (
     MutationError,
@@ -39,14 +40,19 @@ __all__ = [
     "Params",
     "ZygoteError",
     "adjoint",
+    "checkpointed",
     "differentiable",
     "grad_source",
     "gradient",
+    "hook",
     "jacobian",
     "leaf_gradients",
+    "no_grad",
     "params",
     "pullback",
     "register_structure",
+    "retain",
+    "retained",
     "stop_gradient",
     "withgradient",
 ]

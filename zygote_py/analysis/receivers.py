@@ -33,6 +33,7 @@ from ..ir.ops import LoopLayout, loop_layout
 from ..kinds import ATTRS, ITEMS, is_object_kind
 from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
+from ..rules.untracked import untracked
 
 # results of these operators on arrays and numbers are arrays or numbers (comparisons:
 # bool arrays or bools, such as the mask in np.max(x, where=x > 0))
@@ -306,6 +307,8 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
         fn = op.attrs["fn"]
         if fn is builtins.len:
             return True
+        if fn is untracked:  # x itself (inside `with zp.no_grad():`)
+            return is_known(op.operands[0])
         if fn is operator.getitem:  # an item or a slice of a known array; an item of a sequence
             return len(op.operands) == 2 and (is_known(op.operands[0]) or (
                 is_sequence(op.operands[0]) and is_known(op.operands[1])))
@@ -341,6 +344,8 @@ def _op_gives_sequence(op: Op, is_known, is_plain, is_sequence) -> bool:
         return is_sequence(op.operands[0]) and is_sequence(op.operands[1])
     if code == "call":
         fn = op.attrs["fn"]
+        if fn is untracked:
+            return is_sequence(op.operands[0])
         try:
             several = fn in _SEQUENCE_RESULTS
         except TypeError:
@@ -359,6 +364,8 @@ def _op_gives_plain(op: Op, is_known, is_plain) -> bool:
         return all(is_plain(v) for v in op.operands)
     if code == "call":  # an item of a plain container, arithmetic on shapes, slices
         fn = op.attrs["fn"]
+        if fn is untracked:
+            return is_plain(op.operands[0])
         try:
             operator_like = fn is operator.getitem or fn is builtins.slice or fn in _OPERATORS
         except TypeError:

@@ -15,12 +15,15 @@ import numpy as np
 
 from ..ir.core import Block, Function, Op
 from ..ir.ops import loop_layout
+from ..rules.untracked import untracked
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                operator.neg, operator.pos, operator.mod, operator.floordiv, abs, pow, float}
 
 
 def _scalar_fn(fn) -> bool:
+    if fn is untracked:  # x itself (inside `with zp.no_grad():`)
+        return True
     if fn in _ARITHMETIC or isinstance(fn, np.ufunc):
         return True
     return getattr(fn, "__module__", None) == "math"

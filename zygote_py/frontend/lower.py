@@ -24,6 +24,11 @@ from .lower_iterators import IteratorLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
+from ..rules.untracked import untracked
+
+# ops that compute a value (not only move one): inside `with zp.no_grad():` their results
+# carry no derivative
+_COMPUTING = frozenset(("call", "callv", "method", "getattr"))
 
 
 class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
@@ -43,6 +48,8 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
+        # inside `with zp.no_grad():` (lower_stmt.py: stmt_With): computed values are untracked
+        self.untracked_depth: int = parent.untracked_depth if parent else 0
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:
@@ -179,7 +186,23 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.note_kind(op)
         if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)
+        if self.untracked_depth and opcode in _COMPUTING:
+            return self.untracked(op, node)
         return op
+
+    def untracked(self, op, node):
+        """The op passing op's result through `untracked` (no derivative), standing in for
+        op: inside `with zp.no_grad():` whatever is computed is a constant to the gradient.
+        The container bookkeeping of op's result carries over to the untracked value."""
+        inner = op.result
+        wrapped = self.builder.emit("call", [inner], 1, {"fn": untracked, "expr": "_zp_untracked",
+                                                         "kw": (), "star": ()}, (),
+                                    hints=[inner.hint] if inner.hint else (), loc=self.loc(node))
+        if inner.id in self.kinds:
+            self.kinds[wrapped.result.id] = self.kinds[inner.id]
+        if inner.id in self.fresh:
+            self.fresh.add(wrapped.result.id)
+        return wrapped
 
     # -- nested functions ---------------------------------------------------
     def make_local_function(self, node, name) -> LocalFunction:

@@ -14,6 +14,7 @@ import gast
 
 from ..ir.core import Block, Value
 from ..ir.intrinsics import builtins_or
+from ..rules.untracked import no_grad
 from .scope import bound_names
 
 # Keys of the early-exit flags in the environment: not identifiers, so that no variable of the
@@ -25,7 +26,6 @@ FLAGS = (BREAK, CONTINUE, RETURN)
 _UNSUPPORTED_STATEMENTS = {
     "Try": ("try/except is not supported", "move the try/except outside the differentiated function"),
     "TryStar": ("try/except* is not supported", "move it outside the differentiated function"),
-    "With": ("with blocks are not supported", "move the with block outside the differentiated function"),
     "AsyncWith": ("async with is not supported", "differentiate a plain def"),
     "AsyncFor": ("async for is not supported", "differentiate a plain def"),
     "AsyncFunctionDef": ("async def is not supported", "differentiate a plain def"),
@@ -129,6 +129,46 @@ class StmtLowering:
         else:
             raise self.mutation_error(node, "augmented assignment to an attribute writes into an object",
                                       "compute the new value and return it instead")
+
+    def stmt_With(self, node):
+        """`with zp.no_grad():`, the one `with` a differentiated function may hold: its body
+        is lowered with every computed value untracked (lower.py: Lowerer.untracked)."""
+        hint = ("move the with block outside the differentiated function; only "
+                "`with zp.no_grad():` is supported inside one")
+        if len(node.items) != 1:
+            raise self.unsupported(node, "a with statement of several context managers is not "
+                                   "supported", hint)
+        item = node.items[0]
+        context = item.context_expr
+        if not isinstance(context, gast.Call) or context.args or context.keywords:
+            callee = self.static_object(context)
+            if callee is no_grad:
+                raise self.unsupported(node, "`with zp.no_grad:` needs the call: `with zp.no_grad():`",
+                                       "write `with zp.no_grad():`")
+            raise self.unsupported(node, "with blocks are not supported", hint)
+        if self.static_object(context.func) is not no_grad:
+            raise self.unsupported(node, "with blocks are not supported", hint)
+        if item.optional_vars is not None:
+            raise self.unsupported(node, "`with zp.no_grad() as name:` binds nothing useful",
+                                   "write `with zp.no_grad():`")
+        self.untracked_depth += 1
+        try:
+            self.stmts(node.body)
+        finally:
+            self.untracked_depth -= 1
+
+    def static_object(self, node):
+        """The object a name or attribute chain resolves to when the function is transformed
+        (a module, class or function), or None where it is data read while running."""
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        value = self.expr_or_function(node)
+        if not isinstance(value, Value):
+            return None
+        op = value.defining_op
+        if op is not None and op.opcode == "const" and op.attrs.get("static"):
+            return op.attrs["value"]
+        return None
 
     def stmt_Assert(self, node):
         test = self.expr(node.test)
