@@ -56,7 +56,7 @@ from .sourcecopy import (
     plain_literal,
     rename,
 )
-from .common import NotStandalone, display_path, hashable, is_internal
+from .common import NotStandalone, display_path, hashable, is_internal, not_standalone_utility
 from .layout import ModuleLayout
 from .units import GeneratedCode
 from .user_code import UserCode
@@ -120,6 +120,9 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         if id(obj) in _TABLES:
             self.tables_used.add(_TABLES[id(obj)])
             return _TABLES[id(obj)]
+        refused = not_standalone_utility(obj)
+        if refused is not None:
+            raise NotStandalone(*refused)
         literal = plain_literal(obj)
         if literal is not None and len(literal) <= 80:
             return literal
@@ -156,6 +159,11 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
 
     def module(self, mod) -> str:
         name = mod.__name__
+        if name == "zygote_py" or name.startswith("zygote_py."):
+            raise NotStandalone(f"the code reads module {name} (zp.stop_gradient, zp.hook, "
+                                "zp.checkpointed, zp.no_grad, ...), which a standalone module "
+                                "cannot import", hint="a standalone module imports only NumPy and "
+                                "the standard library; differentiate this code with zp.gradient")
         if not _is_library_module(name):
             raise NotStandalone(f"the code reads module {name}, which is neither NumPy nor in the "
                                 "standard library", hint="a standalone module imports only those")

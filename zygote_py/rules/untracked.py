@@ -79,4 +79,5 @@ def untracked_function(fn):
     def untracked_call(*args, **kwargs):
         return run_untracked(fn, args, kwargs)
 
+    untracked_call._zp_untracked = fn  # what standalone modules refuse (aot/common.py)
     return untracked_call
