@@ -27,6 +27,7 @@ from ..errors import ZygoteError
 from . import standalone_runtime as sr
 from .record import Recording
 from .builder import Builder, NotStandalone, display_path
+from .common import not_standalone_utility
 from .sourcecopy import free_globals
 
 
@@ -91,6 +92,9 @@ def _dynamic_sites(builder: Builder, compiled) -> list:
                 out.append((loc, f"the method call .{ast.literal_eval(node.args[1])}(...)"))
             elif helper is dispatch.call:
                 callee = _resolve(node.args[0], bound, unit.__globals__, local)
+                refused = not_standalone_utility(callee)
+                if refused is not None:  # zp.checkpointed, a zp.no_grad function: by name
+                    raise NotStandalone(refused[0], loc, refused[2])
                 if callee is not None:
                     builder.static_callees.append(callee)
                 if callee is None or not _rule_known(callee):
