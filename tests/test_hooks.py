@@ -384,3 +384,27 @@ def test_a_checkpointed_1000_step_rnn_keeps_O1_step_activations():
     # and the measurement does see activations: without checkpointing each step keeps its own
     plain_short, plain_long = _peak_bytes(100, False), _peak_bytes(300, False)
     assert (plain_long - plain_short) / 200 > activations / 2
+
+
+def step_with_output(h, x, W):
+    h = np.tanh(W @ h + x)
+    return h, 2.0 * h
+
+
+def rnn_with_outputs(W, xs, h, checkpoint):
+    total = 0.0
+    for x in xs:
+        h, y = zp.checkpointed(step_with_output, h, x, W) if checkpoint else step_with_output(h, x, W)
+        total = total + np.sum(y ** 2)
+    return total
+
+
+def test_checkpointed_function_returning_a_tuple_through_a_pullback_called_twice():
+    W = RNG.normal(size=(2, 2)) * 0.3
+    xs = RNG.normal(size=(4, 2))
+    h = RNG.normal(size=2)
+    want = numerical_gradient(lambda W, xs, h: rnn_with_outputs(W, xs, h, False), (W, xs, h))
+    _, back = zp.pullback(rnn_with_outputs, W, xs, h, True)
+    for seed in (1.0, 2.0):
+        for got, fd in zip(back(seed)[:3], want):
+            np.testing.assert_allclose(got, seed * fd, rtol=1e-6, atol=1e-8)
