@@ -408,3 +408,13 @@ def test_checkpointed_function_returning_a_tuple_through_a_pullback_called_twice
     for seed in (1.0, 2.0):
         for got, fd in zip(back(seed)[:3], want):
             np.testing.assert_allclose(got, seed * fd, rtol=1e-6, atol=1e-8)
+
+
+def test_checkpointed_function_without_a_derivative_is_named_in_the_error():
+    doubled = np.frompyfunc(lambda v: v * 2, 1, 1)  # a ufunc with no rule
+
+    def f(x):
+        return np.sum(zp.checkpointed(doubled, x).astype(float))
+
+    with pytest.raises(zp.NoDerivativeRule, match=r"zp.checkpointed\(<lambda> \(vectorized\), \.\.\.\)"):
+        zp.gradient(f, np.ones(2))

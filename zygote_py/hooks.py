@@ -61,7 +61,7 @@ def _hook_rule(fn, x):
 
 def _check_replacement(fn, new, g, x) -> None:
     """The cotangent a hook returned fits x (a wrong shape would broadcast silently)."""
-    name = getattr(fn, "__qualname__", None) or repr(fn)
+    name = _name(fn)
     if new is None:
         raise ZygoteError(f"the zp.hook function {name} returned None instead of a cotangent",
                           hint="return the cotangent it receives to keep it (g), or a new one "
@@ -221,10 +221,14 @@ def _checkpointed_rule(f, *args):
         token = _COLLECTING.set(kept)
         try:
             again, pullback = dispatch.call(f, args, (None,) * len(args), None)
+        except ZygoteError as err:
+            if err.loc is not None:  # it names the user's line already
+                raise
+            raise _restated(err, f) from None
         finally:
             _COLLECTING.reset(token)
         if not _same(y, again):
-            name = getattr(f, "__qualname__", None) or repr(f)
+            name = _name(f)
             raise ZygoteError(
                 f"zp.checkpointed: running {name} again in the backward pass gave a different "
                 "result than in the forward pass, so its gradient would be that of another "
@@ -233,6 +237,20 @@ def _checkpointed_rule(f, *args):
         return pullback(g)  # (cotangent of f itself: its captured values, *of each argument)
 
     return y, back
+
+
+def _restated(err: ZygoteError, f) -> ZygoteError:
+    """err, saying which checkpointed call it came from: run-time dispatch knows no call
+    site for the recomputation, so the message would not say where it happened."""
+    message = f"in the backward pass of zp.checkpointed({_name(f)}, ...): {err.message}"
+    try:
+        return type(err)(message, None, err.hint)
+    except TypeError:  # a subclass made otherwise: the original, as it is
+        return err
+
+
+def _name(f) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
 def _same(a, b) -> bool:

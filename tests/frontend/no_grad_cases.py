@@ -159,3 +159,33 @@ CASES = [
     (augmented_and_nested, augmented_and_nested_ref),
     (appends_to_an_outer_list, appends_to_an_outer_list_ref),
 ]
+
+
+def while_break_and_iterators(x, w):
+    y = x * 1.0
+    with zp.no_grad():
+        k = 0
+        while np.sum(y) < 10 and k < 5:
+            y = y * 2.0 + w
+            k += 1
+            if k > 3:
+                break
+        for i, (a, b) in enumerate(zip(x, w)):
+            y = y + a * b * i
+    return np.sum(y * x) + k
+
+
+def while_break_and_iterators_ref(x, w):
+    y = x * 1.0
+    k = 0
+    while np.sum(y) < 10 and k < 5:
+        y = sg(y * 2.0 + w)
+        k += 1
+        if k > 3:
+            break
+    for i, (a, b) in enumerate(zip(x, w)):
+        y = sg(y + a * b * i)
+    return np.sum(y * x) + k
+
+
+CASES.append((while_break_and_iterators, while_break_and_iterators_ref))
