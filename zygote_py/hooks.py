@@ -129,18 +129,22 @@ class retained:
 
     def all(self, name: str) -> list:
         """The cotangents of every value retained under name, in the order retained."""
-        if name not in self._slots:
-            raise KeyError(f"nothing was retained as {name!r} (retained: {sorted(self._slots)})")
-        return [_as_gradient(slot) for slot in self._slots[name]]
+        return [_as_gradient(slot) for slot in self._named(name)]
 
     def __getitem__(self, name: str):
-        slots = self._slots.get(name)
-        if slots is None:
-            raise KeyError(f"nothing was retained as {name!r} (retained: {sorted(self._slots)})")
+        slots = self._named(name)
         if len(slots) > 1:
             raise ZygoteError(f"{len(slots)} values were retained as {name!r}",
                               hint=f"kept.all({name!r}) lists their cotangents in order")
         return _as_gradient(slots[0])
+
+    def _named(self, name: str) -> list[_Slot]:
+        slots = self._slots.get(name)
+        if slots is None:
+            raise KeyError(f"nothing was retained as {name!r} (retained: {sorted(self._slots)}); "
+                           "zp.retain records only while the forward pass runs inside the "
+                           "`with zp.retained()` block")
+        return slots
 
     def __contains__(self, name) -> bool:
         return name in self._slots
