@@ -377,9 +377,10 @@ def test_a_checkpointed_1000_step_rnn_keeps_O1_step_activations():
     activations = N_STATE * N_STATE * 8  # one step's z, 32 KiB
     short, long = _peak_bytes(200, True), _peak_bytes(1000, True)
     per_step = (long - short) / 800
-    # what grows with the length is each step's inputs and the closures that hold them
-    # (about 2 KiB): far below one step's activations, whose peak is paid once
-    assert per_step < activations / 8, per_step
+    # what grows with the length is each step's state and the closures that hold it
+    # (about 2 KiB on CPython 3.10-3.13): far below one step's activations (32 KiB), which
+    # are paid once, by the step being recomputed
+    assert per_step < activations / 4, per_step
     assert long < 100 * activations  # 1000 steps' activations would be 1000 of them
     # and the measurement does see activations: without checkpointing each step keeps its own
     plain_short, plain_long = _peak_bytes(100, False), _peak_bytes(300, False)
