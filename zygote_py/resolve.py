@@ -161,6 +161,16 @@ def resolve_attribute(cls: type, name: str, rules) -> Resolution:
     return Resolution(DATA, name=name)
 
 
+def reads_bound_method(obj, name: str) -> bool:
+    """Whether `obj.name` gives a method bound to obj: a function on its class that the
+    instance does not shadow.  The cotangent of such a bound method (what calling it
+    hands back for the callee itself) is the cotangent of obj, its receiver."""
+    held = getattr(obj, "__dict__", None)
+    if held is not None and name in held:
+        return False
+    return isinstance(class_attribute(type(obj), name), types.FunctionType)
+
+
 def class_attribute(cls: type, name: str):
     """What an instance of cls finds as name on its class, or None: the first class of
     the MRO defining it decides.  The metaclass is not consulted (its attributes

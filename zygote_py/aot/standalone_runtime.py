@@ -46,7 +46,8 @@ from ..runtime.dispatch import _custom as custom_pullback
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, OPERATOR_METHODS,
                        PROPERTY, RECEIVER, RULE, STATIC, is_plain_operand, no_rule_message,
-                       numpy_handoff, resolve, resolve_attribute, resolve_method)
+                       numpy_handoff, reads_bound_method, resolve, resolve_attribute,
+                       resolve_method)
 from ..runtime.protocols import call_operator, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 from ..tree import keyed_cotangent
@@ -300,7 +301,8 @@ def call_method(obj, name, operands, spec, loc):
 
 def attribute_cotangent(obj, name, g):
     """Cotangent of obj from that of obj.name: through the attribute's rule, none for a
-    non-differentiable attribute, through a property's getter, or {name: g}."""
+    non-differentiable attribute, through a property's getter, g itself for a bound
+    method, or {name: g}."""
     if g is None:
         return None
     how = resolve_attribute(type(obj), name, TableRules)
@@ -312,6 +314,8 @@ def attribute_cotangent(obj, name, g):
     if how.kind == PROPERTY:
         _, back = function_pullback(how.function, Flat((), (), (obj,)), 1, f"property {name}")
         return back(g)[1]
+    if reads_bound_method(obj, name):
+        return g  # a bound method's cotangent is its receiver's
     return keyed_cotangent(obj, name, g)
 
 

@@ -36,8 +36,8 @@ from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC,
-                       is_plain_operand, no_rule, numpy_handoff, resolve, resolve_attribute,
-                       resolve_method)
+                       is_plain_operand, no_rule, numpy_handoff, reads_bound_method, resolve,
+                       resolve_attribute, resolve_method)
 from ..rules import registry
 from ..tree import child_cotangent, keyed_cotangent
 from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
@@ -351,7 +351,8 @@ def _custom(rule, flat: _Flat):
 
 def attribute_cotangent(obj, name, g):
     """Cotangent of obj from that of obj.name: through the attribute's rule, none for a
-    non-differentiable attribute, through a property's getter, or {name: g}."""
+    non-differentiable attribute, through a property's getter, g itself for a bound
+    method, or {name: g}."""
     if g is None:
         return None
     # uncached: observers (aot/record.py) see every lookup, and a class may change
@@ -364,5 +365,7 @@ def attribute_cotangent(obj, name, g):
     if kind == PROPERTY:
         _, back = _function_pullback(how.function, _Flat((), ()), prefix=(obj,))
         return back(g)[1]
+    if reads_bound_method(obj, name):  # `layer.step` passed on or called as a value
+        return g  # a bound method's cotangent is its receiver's (see call: METHOD)
     return keyed_cotangent(obj, name, g)  # positional for a NamedTuple field
 
