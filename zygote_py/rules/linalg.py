@@ -17,6 +17,7 @@ from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import shape_of, unbroadcast
+from zygote_py.runtime.helpers import pure
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -259,6 +260,7 @@ def vector_norm_cotangent(g, y, x, ord, axis, keepdims):
 # products
 
 
+@pure
 def matmul_cotangent_a(g, a, b):
     """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
     if a.ndim == 2 and b.ndim == 2:
@@ -266,6 +268,7 @@ def matmul_cotangent_a(g, a, b):
     return _matmul_cotangents(g, a, b)[0]
 
 
+@pure
 def matmul_cotangent_b(g, a, b):
     """The cotangent of b in a @ b."""
     if a.ndim == 2 and b.ndim == 2:
@@ -273,12 +276,14 @@ def matmul_cotangent_b(g, a, b):
     return _matmul_cotangents(g, a, b)[1]
 
 
+@pure
 def dot_cotangent_a(g, a, b):
     if np.ndim(a) == 2 and np.ndim(b) == 2:
         return g @ b.T
     return _dot_cotangents(g, a, b)[0]
 
 
+@pure
 def dot_cotangent_b(g, a, b):
     if np.ndim(a) == 2 and np.ndim(b) == 2:
         return a.T @ g
