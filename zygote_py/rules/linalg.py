@@ -24,17 +24,30 @@ from zygote_py.runtime.helpers import pure
 # helpers
 
 
-def _matmul_cotangents(g, a, b):
-    """Cotangents of a @ b for 1-D operands and (broadcasting) stacks of matrices."""
-    if a.ndim == 1 and b.ndim == 1:
-        return g * b, g * a
+def _matmul_operands(g, a, b):
+    """a, b and g of a @ b with 1-D operands made matrices (as matmul treats them)."""
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = np.expand_dims(g, -2) if a.ndim == 1 else g
     g2 = np.expand_dims(g2, -1) if b.ndim == 1 else g2
-    ga = unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2)
-    gb = unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2)
-    return np.reshape(ga, a.shape), np.reshape(gb, b.shape)
+    return g2, a2, b2
+
+
+def _matmul_cotangent_of_a(g, a, b):
+    """The cotangent of a in a @ b for 1-D operands and (broadcasting) stacks of matrices;
+    only this product is computed (a cotangent of b nobody needs costs nothing)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b
+    g2, a2, b2 = _matmul_operands(g, a, b)
+    return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), a.shape)
+
+
+def _matmul_cotangent_of_b(g, a, b):
+    """The cotangent of b in a @ b (see `_matmul_cotangent_of_a`)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return g * a
+    g2, a2, b2 = _matmul_operands(g, a, b)
+    return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), b.shape)
 
 
 def _dot_cotangents(g, a, b):
@@ -293,7 +306,7 @@ def matmul_cotangent_a(g, a, b):
     """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
-    return _matmul_cotangents(g, a, b)[0]
+    return _matmul_cotangent_of_a(g, a, b)
 
 
 @pure
@@ -301,7 +314,7 @@ def matmul_cotangent_b(g, a, b):
     """The cotangent of b in a @ b."""
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
-    return _matmul_cotangents(g, a, b)[1]
+    return _matmul_cotangent_of_b(g, a, b)
 
 
 @pure
