@@ -135,6 +135,8 @@ def combine(runs):
             return dict(runs[0], rounds=runs)
         out = dict(min(ok, key=lambda r: r["median_s"]))
         out["first_s"] = min(r["first_s"] for r in ok)
+        peaks = [r["peak_mb"] for r in ok if r.get("peak_mb") is not None]
+        out["peak_mb"] = min(peaks) if peaks else None
     out["rounds"] = runs
     return out
 
@@ -218,6 +220,11 @@ def render_table(results, opts):
             base = base_res.get("median_s") if base_res.get("status") == "ok" else None
             row = [cell(results[s][wl], key, base, s, wl, notes) for s in systems]
             lines.append(f"| {wl} | " + " | ".join(row) + " |")
+    lines.append("| **peak memory** |" + " |" * len(systems))
+    for wl in opts.workloads:
+        row = [f"+{results[s][wl]['peak_mb']:.0f} MB" if results[s][wl].get("status") == "ok"
+               and results[s][wl].get("peak_mb") is not None else "—" for s in systems]
+        lines.append(f"| {wl} | " + " | ".join(row) + " |")
     foot = notes.lines()
     if foot:
         lines += [""] + [f"{f}  " for f in foot]
@@ -300,7 +307,8 @@ def parse_args(argv=None):
     )
     p.add_argument("--quick", action="store_true", help="few repeats (smoke test)")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
-    p.add_argument("--workloads", default=",".join(workloads.NAMES), help="comma-separated subset")
+    p.add_argument("--workloads", default=",".join(workloads.DEFAULT), help="comma-separated "
+                   "subset (default: all but long_loop, whose million steps take minutes a system)")
     p.add_argument("--budget", type=float, help="seconds of timed samples per pair (default 2)")
     p.add_argument("--min-reps", type=int, default=3, help="fewest timed samples (default 3)")
     p.add_argument("--max-reps", type=int, help="most timed samples (default 21, quick 5)")

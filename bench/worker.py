@@ -97,8 +97,12 @@ def run_workload(mod, name, opts):
         stage = "prepare"
         make = mod.prepare(name, data)
         stage = "first call"
+        rss_before = peak_rss_mb()
         first_s, (grad_fn, result) = timing.time_call(lambda: _make_and_call(make))
         out["first_s"] = first_s
+        # the growth of the process's peak resident memory over the data and the
+        # library, during the first gradient call (its tape, caches and compiled code)
+        out["peak_mb"] = peak_rss_mb() - rss_before
         stage = "check"
         ok, err, msg = check_result(mod, name, data, result)
         out["max_rel_err"] = err
@@ -113,6 +117,13 @@ def run_workload(mod, name, opts):
         if opts.traceback:
             traceback.print_exc(file=sys.stderr)
     return out
+
+
+def peak_rss_mb():
+    """The process's peak resident set size so far, in MB (Linux: ru_maxrss is in KB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _make_and_call(make):

@@ -22,6 +22,10 @@ SEED = 0
 x_batch = None  # (128, 784) MLP input batch
 y_onehot = None  # (128, 10) one-hot MLP labels
 xs = None  # (50, 16, 32) RNN input sequence
+masses = None  # (32,) N-body masses
+lstm_xs = None  # (50, 32, 64) one-hot LSTM inputs
+lstm_ys = None  # (50, 32, 64) one-hot LSTM targets
+tf_x = None  # (8, 64, 128) transformer-block input
 
 
 # --------------------------------------------------------------------------
@@ -61,14 +65,108 @@ def small_ops(x):
     return np.sum(x)
 
 
+def scalar_loop_n(x, n):
+    # W1 with its trip count passed as an argument (n = 1000 in W1n, 10^6 in W9).
+    for _ in range(n):
+        x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
+    return x
+
+
+def nbody_accel(pos):
+    # Softened pairwise gravity; the diagonal (a body on itself) has d = 0.
+    d = pos[None, :, :] - pos[:, None, :]
+    r2 = np.einsum("ijk,ijk->ij", d, d) + 0.01
+    return np.einsum("ij,ijk,j->ik", r2**-1.5, d, masses)
+
+
+def nbody(pos, vel):
+    dt = 0.01
+    acc = nbody_accel(pos)
+    for _ in range(50):
+        pos = pos + dt * vel + (0.5 * dt * dt) * acc
+        acc_next = nbody_accel(pos)
+        vel = vel + (0.5 * dt) * (acc + acc_next)
+        acc = acc_next
+    return np.sum(pos**2) + 0.5 * np.sum(masses[:, None] * vel**2)
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def lstm_loss(Wx, Wh, b, Wy, by):
+    hidden = Wh.shape[0]
+    h = np.zeros((lstm_xs.shape[1], hidden))
+    c = np.zeros((lstm_xs.shape[1], hidden))
+    loss = 0.0
+    for t in range(lstm_xs.shape[0]):
+        z = lstm_xs[t] @ Wx + h @ Wh + b
+        i = sigmoid(z[:, :hidden])
+        f = sigmoid(z[:, hidden : 2 * hidden])
+        o = sigmoid(z[:, 2 * hidden : 3 * hidden])
+        g = np.tanh(z[:, 3 * hidden :])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        logits = h @ Wy + by
+        m = logits - np.max(logits, axis=1, keepdims=True)
+        logp = m - np.log(np.sum(np.exp(m), axis=1, keepdims=True))
+        loss = loss - np.sum(lstm_ys[t] * logp)
+    return loss / (lstm_xs.shape[0] * lstm_xs.shape[1])
+
+
+def layer_norm(x, gain, bias):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.mean((x - mu) ** 2, axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * gain + bias
+
+
+def transformer_loss(Wq, Wk, Wv, Wo, W1, b1, W2, b2, g1, c1, g2, c2):
+    batch, seq, width = tf_x.shape
+    heads = 4
+    dh = width // heads
+    x = tf_x
+    h = layer_norm(x, g1, c1)
+    q = np.transpose(np.reshape(h @ Wq, (batch, seq, heads, dh)), (0, 2, 1, 3))
+    k = np.transpose(np.reshape(h @ Wk, (batch, seq, heads, dh)), (0, 2, 1, 3))
+    v = np.transpose(np.reshape(h @ Wv, (batch, seq, heads, dh)), (0, 2, 1, 3))
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(dh)
+    s = s - np.max(s, axis=-1, keepdims=True)
+    a = np.exp(s)
+    a = a / np.sum(a, axis=-1, keepdims=True)
+    o = np.reshape(np.transpose(a @ v, (0, 2, 1, 3)), (batch, seq, width))
+    x = x + o @ Wo
+    h = layer_norm(x, g2, c2)
+    u = h @ W1 + b1
+    u = 0.5 * u * (1.0 + np.tanh(0.7978845608028654 * (u + 0.044715 * u**3)))
+    x = x + u @ W2 + b2
+    return np.mean(x**2)
+
+
 FUNCTIONS = {
     "scalar_loop": scalar_loop,
     "mlp": mlp_loss,
     "rnn": rnn_loss,
     "elementwise": elementwise,
     "small_ops": small_ops,
+    "scalar_loop_n": scalar_loop_n,
+    "nbody": nbody,
+    "lstm": lstm_loss,
+    "transformer": transformer_loss,
+    "long_loop": scalar_loop_n,
 }
 NAMES = list(FUNCTIONS)
+DEFAULT = [name for name in NAMES if name != "long_loop"]  # run.py's default set
+# The workloads of the first table (W1-W5) and the larger programs (W1n, W6-W9).
+LABELS = {
+    "scalar_loop": "W1", "mlp": "W2", "rnn": "W3", "elementwise": "W4", "small_ops": "W5",
+    "scalar_loop_n": "W1n", "nbody": "W6", "lstm": "W7", "transformer": "W8", "long_loop": "W9",
+}
+# Workloads whose gradient is checked against central finite differences along
+# random directions (no hand-derived reference; see ``check_fd``).
+FD_CHECKED = {"nbody", "lstm", "transformer"}
+# Positional arguments after the differentiated ones, passed to every system
+# but not differentiated (the trip count of W1n and W9).
+
 
 # Names of the differentiated positional arguments, per workload (tables, docs).
 ARG_NAMES = {
@@ -77,6 +175,11 @@ ARG_NAMES = {
     "rnn": ("W_h", "W_x", "b"),
     "elementwise": ("x",),
     "small_ops": ("x",),
+    "scalar_loop_n": ("x",),
+    "nbody": ("pos", "vel"),
+    "lstm": ("Wx", "Wh", "b", "Wy", "by"),
+    "transformer": ("Wq", "Wk", "Wv", "Wo", "W1", "b1", "W2", "b2", "g1", "c1", "g2", "c2"),
+    "long_loop": ("x",),
 }
 
 DESCRIPTIONS = {
@@ -85,6 +188,14 @@ DESCRIPTIONS = {
     "rnn": "tanh RNN, 50 steps, hidden 128, input 32, batch 16; loss sum(h**2); grads W_h, W_x, b",
     "elementwise": "x: 1e6 float64; sum(sin(x)*exp(-x**2) + log1p(x*x))",
     "small_ops": "x: 10 float64; 200 x (x = tanh(1.01*x + 0.1)); sum(x)",
+    "scalar_loop_n": "W1 with n = 1000 passed as an argument: f(x, n); d/dx",
+    "nbody": "32 bodies, velocity Verlet, 50 steps, pairwise forces by broadcasting and einsum; "
+    "grads of pos, vel",
+    "lstm": "character LSTM, hidden 128, vocabulary 64, sequence 50, batch 32, softmax "
+    "cross-entropy at every step; grads of 5 params",
+    "transformer": "pre-norm transformer block, batch 8, sequence 64, width 128, 4 heads, "
+    "GELU MLP of width 512; loss mean(x**2); grads of 12 params",
+    "long_loop": "W1 with n = 1,000,000 passed as an argument; time and peak memory",
 }
 
 
@@ -100,7 +211,7 @@ def make_data(name):
     Returns a dict: ``args`` (tuple of the differentiated arguments) and
     ``consts`` (dict of the non-differentiated data, for peers that pass it
     explicitly)."""
-    global x_batch, y_onehot, xs
+    global x_batch, y_onehot, xs, masses, lstm_xs, lstm_ys, tf_x
     rng = np.random.default_rng(SEED)
     if name == "scalar_loop":
         # A Python float, not an array: the workload is about per-op overhead.
@@ -126,6 +237,37 @@ def make_data(name):
         return {"args": (rng.standard_normal(1_000_000),), "consts": {}}
     if name == "small_ops":
         return {"args": (rng.standard_normal(10),), "consts": {}}
+    if name in ("scalar_loop_n", "long_loop"):
+        n = 1000 if name == "scalar_loop_n" else 1_000_000
+        return {"args": (0.7,), "consts": {}, "extra": (n,)}
+    if name == "nbody":
+        masses = 0.5 + rng.random(32)
+        pos = rng.standard_normal((32, 3))
+        vel = 0.1 * rng.standard_normal((32, 3))
+        return {"args": (pos, vel), "consts": {"masses": masses}}
+    if name == "lstm":
+        vocab, hidden, steps, batch = 64, 128, 50, 32
+        lstm_xs = np.eye(vocab)[rng.integers(0, vocab, size=(steps, batch))]
+        lstm_ys = np.eye(vocab)[rng.integers(0, vocab, size=(steps, batch))]
+        args = (rng.standard_normal((vocab, 4 * hidden)) / np.sqrt(vocab),
+                rng.standard_normal((hidden, 4 * hidden)) / np.sqrt(hidden),
+                np.zeros(4 * hidden),
+                rng.standard_normal((hidden, vocab)) / np.sqrt(hidden),
+                np.zeros(vocab))
+        return {"args": args, "consts": {"xs": lstm_xs, "ys": lstm_ys}}
+    if name == "transformer":
+        batch, seq, width, mlp = 8, 64, 128, 512
+        tf_x = rng.standard_normal((batch, seq, width))
+
+        def dense(n_in, n_out):
+            return rng.standard_normal((n_in, n_out)) / np.sqrt(n_in)
+
+        args = (dense(width, width), dense(width, width), dense(width, width), dense(width, width),
+                dense(width, mlp), 0.1 * rng.standard_normal(mlp), dense(mlp, width),
+                0.1 * rng.standard_normal(width),
+                1.0 + 0.1 * rng.standard_normal(width), 0.1 * rng.standard_normal(width),
+                1.0 + 0.1 * rng.standard_normal(width), 0.1 * rng.standard_normal(width))
+        return {"args": args, "consts": {"x": tf_x}}
     raise KeyError(f"unknown workload {name!r}; known: {', '.join(NAMES)}")
 
 
@@ -188,18 +330,46 @@ def _ref_small_ops(x, steps=200):
     return (g,)
 
 
+def _ref_scalar_loop_n(x, n=None):
+    return _ref_scalar_loop(x, 1000 if n is None else n)
+
+
 _REFERENCES = {
     "scalar_loop": _ref_scalar_loop,
     "mlp": _ref_mlp,
     "rnn": _ref_rnn,
     "elementwise": _ref_elementwise,
     "small_ops": _ref_small_ops,
+    "scalar_loop_n": lambda x: _ref_scalar_loop(x, 1000),
+    "long_loop": lambda x: _ref_scalar_loop(x, 1_000_000),
 }
 
 
 def reference_grad(name, args):
     """The exact gradient of workload ``name`` at ``args`` (tuple, one per arg)."""
     return _REFERENCES[name](*args)
+
+
+def call_args(name, data):
+    """The positional arguments of workload ``name``'s NumPy function."""
+    return tuple(data["args"]) + tuple(data.get("extra", ()))
+
+
+def check_fd(name, args, got, directions=3, eps=1e-6, rtol=1e-6):
+    """Check a gradient ``got`` of an FD-checked workload against central finite
+    differences of the NumPy function along random directions."""
+    f = FUNCTIONS[name]
+    rng = np.random.default_rng(SEED + 2)
+    worst = 0.0
+    for _ in range(directions):
+        vs = [rng.standard_normal(np.shape(a)) for a in args]
+        fd = (f(*[a + eps * v for a, v in zip(args, vs)])
+              - f(*[a - eps * v for a, v in zip(args, vs)])) / (2 * eps)
+        exact = sum(float(np.sum(np.asarray(g, dtype=np.float64) * v)) for g, v in zip(got, vs))
+        worst = max(worst, abs(fd - exact) / max(abs(fd), 1e-12))
+    if worst > rtol:
+        return False, worst, f"gradient vs finite differences: rel err {worst:.2e} > {rtol:.0e}"
+    return True, worst, "ok"
 
 
 # --------------------------------------------------------------------------
@@ -218,6 +388,14 @@ def compare(name, got, ref=None, args=None):
     ``got`` is a sequence of array-likes (one per differentiated arg).
     Returns ``(ok, max_rel_err, message)``; the relative error of each arg is
     ``||got - ref|| / ||ref||`` so tiny or huge gradients are judged alike."""
+    if ref is None and name in FD_CHECKED:
+        n_args = len(ARG_NAMES[name])
+        if got is None or len(got) != n_args or any(g is None for g in got):
+            return False, float("inf"), f"expected {n_args} gradients, got {got!r:.80}"
+        bad = [i for i, (g, a) in enumerate(zip(got, args)) if np.shape(g) != np.shape(a)]
+        if bad:
+            return False, float("inf"), f"gradient {bad[0]} has the wrong shape"
+        return check_fd(name, args, got)
     if ref is None:
         ref = reference_grad(name, args)
     if got is None or len(got) != len(ref):
@@ -269,6 +447,9 @@ def check_reference_fd(name, args, directions=3, eps=1e-6, rtol=1e-5):
     random directions ``v``: one pair of evaluations per direction instead of
     two per parameter (the MLP has 270k parameters).  Returns
     ``(ok, max_rel_err, message)``."""
+    if name in FD_CHECKED:  # no hand-derived reference: each system is checked by FD
+        return True, 0.0, "ok"
+    name = "scalar_loop" if name in ("scalar_loop_n", "long_loop") else name
     if name in _FD_SHORT:
         f, ref_fn = _FD_SHORT[name]
         ref = ref_fn(*args)
@@ -293,5 +474,5 @@ def check_reference_fd(name, args, directions=3, eps=1e-6, rtol=1e-5):
 if __name__ == "__main__":
     # `python bench/workloads.py`: self-check the reference gradients.
     for wl in NAMES:
-        a = make_data(wl)["args"]
-        print(wl, check_reference_fd(wl, a), "primal =", FUNCTIONS[wl](*a))
+        d = make_data(wl)
+        print(wl, check_reference_fd(wl, d["args"]), "primal =", FUNCTIONS[wl](*call_args(wl, d)))

@@ -14,6 +14,8 @@ import os
 # warnings and adds start-up time).  Must be set before jax is imported.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from systems import restated  # noqa: E402
+
 PACKAGE = "jax"
 
 
@@ -78,6 +80,8 @@ def prepare(name, data, jit):
     jax = _jax()
     import jax.numpy as jnp
 
+    if name in restated.NAMES:
+        return _prepare_restated(jax, jnp, name, data, jit)
     f = functions()[name]
     args, consts = data["args"], data["consts"]
     dev = [jnp.asarray(a) for a in args]
@@ -96,6 +100,31 @@ def prepare(name, data, jit):
             g = jax.jit(g)
         # JAX dispatches asynchronously: wait for the result inside the timing.
         return lambda: jax.block_until_ready(g(*call_args))
+
+    return make
+
+
+def _prepare_restated(jax, jnp, name, data, jit):
+    """The larger workloads.  The trip count of W1n is static under ``jit`` (the loop
+    unrolls, as W1's does).  W9's million steps would unroll into a million-op program:
+    there JAX gets ``lax.fori_loop``, the loop JAX users write for it, eager and jit."""
+    if name == "long_loop":
+        def fn(x, n):
+            def step(_, x):
+                return jnp.sin(x) * x + 0.5 * jnp.cos(x) / (1 + x * x)
+            return jax.lax.fori_loop(0, n, step, x)
+    else:
+        fn = restated.build(restated.numpy_like(jnp))[name]
+    params = tuple(jnp.asarray(a) for a in data["args"])
+    rest = tuple(jnp.asarray(c) for c in data["consts"].values()) + tuple(data.get("extra", ()))
+    n_static = len(data.get("extra", ()))
+    static = tuple(range(1 + len(rest) - n_static, 1 + len(rest)))
+
+    def make():
+        g = jax.grad(lambda params, *more: fn(*params, *more))
+        if jit:
+            g = jax.jit(g, static_argnums=static)
+        return lambda: jax.block_until_ready(g(params, *rest))
 
     return make
 

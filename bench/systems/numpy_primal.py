@@ -16,7 +16,7 @@ def version():
 
 
 def prepare(name, data):
-    f, args = workloads.FUNCTIONS[name], data["args"]
+    f, args = workloads.FUNCTIONS[name], workloads.call_args(name, data)
 
     def make():
         return lambda: f(*args)

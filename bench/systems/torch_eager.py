@@ -7,6 +7,8 @@ gradient call clears ``.grad`` first, as a training step's ``zero_grad``
 would, then runs forward and ``backward``.
 """
 
+from systems import restated
+
 PACKAGE = "torch"
 
 
@@ -63,9 +65,13 @@ def prepare(name, data):
     if os.environ.get("BENCH_THREADS"):  # run.py --threads N
         torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
 
-    f = _functions()[name]
     leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in data["args"]]
-    consts = [torch.from_numpy(c) for c in data["consts"].values()]
+    if name in restated.NAMES:
+        f = restated.build(restated.torch_like(torch))[name]
+        consts = [torch.from_numpy(c) for c in data["consts"].values()] + list(data.get("extra", ()))
+    else:
+        f = _functions()[name]
+        consts = [torch.from_numpy(c) for c in data["consts"].values()]
 
     def grad_fn():
         for p in leaves:

@@ -81,6 +81,8 @@ class Emitter:
             return False
         if op.opcode in ("method", "callv") or not is_pure(op):
             return False
+        if op.opcode == "call" and getattr(op.attrs.get("fn"), "_zp_pure", False):
+            return False  # zygote_py's own helpers: one helper call a line reads best
         result = op.result
         if result.id in self.grouped or self.uses.get(result.id, 0) != 1 or result.hint in self.named:
             return False

@@ -8,6 +8,7 @@ through helpers.
 
 from __future__ import annotations
 
+import functools
 import operator
 import string
 
@@ -17,22 +18,36 @@ from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
 from zygote_py.runtime import shape_of, unbroadcast
+from zygote_py.runtime.helpers import pure
 
 # ---------------------------------------------------------------------------
 # helpers
 
 
-def _matmul_cotangents(g, a, b):
-    """Cotangents of a @ b for 1-D operands and (broadcasting) stacks of matrices."""
-    if a.ndim == 1 and b.ndim == 1:
-        return g * b, g * a
+def _matmul_operands(g, a, b):
+    """a, b and g of a @ b with 1-D operands made matrices (as matmul treats them)."""
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     g2 = np.expand_dims(g, -2) if a.ndim == 1 else g
     g2 = np.expand_dims(g2, -1) if b.ndim == 1 else g2
-    ga = unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2)
-    gb = unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2)
-    return np.reshape(ga, a.shape), np.reshape(gb, b.shape)
+    return g2, a2, b2
+
+
+def _matmul_cotangent_of_a(g, a, b):
+    """The cotangent of a in a @ b for 1-D operands and (broadcasting) stacks of matrices;
+    only this product is computed (a cotangent of b nobody needs costs nothing)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b
+    g2, a2, b2 = _matmul_operands(g, a, b)
+    return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), a.shape)
+
+
+def _matmul_cotangent_of_b(g, a, b):
+    """The cotangent of b in a @ b (see `_matmul_cotangent_of_a`)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return g * a
+    g2, a2, b2 = _matmul_operands(g, a, b)
+    return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), b.shape)
 
 
 def _dot_cotangents(g, a, b):
@@ -96,22 +111,23 @@ def _tensordot_cotangents(g, a, b, axes):
     return ga, gb
 
 
-def _einsum_specs(subscripts, operands):
-    """Explicit, ellipsis-free input specs and output spec of an einsum call."""
+def _einsum_specs(subscripts, ndims):
+    """Explicit, ellipsis-free input specs and output spec of an einsum call whose
+    operands have these numbers of dimensions."""
     subs = subscripts.replace(" ", "")
     ins, out = subs.split("->") if "->" in subs else (subs, None)
     in_specs = ins.split(",")
     used = {c for c in subs if c.isalpha()}
     spare = [c for c in string.ascii_letters if c not in used]
     n_ell = 0
-    for s, op in zip(in_specs, operands):
+    for s, ndim in zip(in_specs, ndims):
         if "..." in s:
-            n_ell = max(n_ell, np.ndim(op) - len(s.replace("...", "")))
+            n_ell = max(n_ell, ndim - len(s.replace("...", "")))
     ell = "".join(spare[:n_ell])
     specs = []
-    for s, op in zip(in_specs, operands):
+    for s, ndim in zip(in_specs, ndims):
         if "..." in s:
-            k = np.ndim(op) - len(s.replace("...", ""))
+            k = ndim - len(s.replace("...", ""))
             s = s.replace("...", ell[n_ell - k:])
         specs.append(s)
     if out is None:
@@ -123,21 +139,47 @@ def _einsum_specs(subscripts, operands):
     return specs, out
 
 
-def _einsum_cotangents(g, subscripts, operands):
-    """One cotangent per operand of np.einsum(subscripts, *operands)."""
-    specs, out = _einsum_specs(subscripts, operands)
-    optimize = "greedy" if len(operands) > 2 else False
-    grads = []
-    for i, (target, op) in enumerate(zip(specs, operands)):
-        op_shape = np.shape(op)
+@functools.lru_cache(maxsize=512)
+def _einsum_plan(subscripts, shapes):
+    """What the cotangents of np.einsum(subscripts, *operands) need, decided once per
+    subscripts and operand shapes: per operand, the einsum that computes its cotangent
+    and how to bring that to the operand's shape.  A memo of a pure function of its
+    key (like the cached rule IR in ad/splice.py), so it never changes a result."""
+    specs, out = _einsum_specs(subscripts, [len(s) for s in shapes])
+    plans = []
+    for i, (target, op_shape) in enumerate(zip(specs, shapes)):
         others = [s for j, s in enumerate(specs) if j != i]
-        other_ops = [o for j, o in enumerate(operands) if j != i]
         uniq = "".join(dict.fromkeys(target))
         available = set(out).union(*others) if others else set(out)
         keep = "".join(c for c in uniq if c in available)
         expr = ",".join([out] + others) + "->" + keep
-        grad = np.einsum(expr, g, *other_ops, optimize=optimize)
         size = {c: op_shape[target.index(c)] for c in uniq}
+        plans.append((expr, target, uniq, keep, size))
+    return tuple(plans)
+
+
+def _einsum_path(expr, arrays):
+    """The contraction order for np.einsum(expr, *arrays): none for two operands
+    (one direct call), the greedy order otherwise, planned once per shapes."""
+    if len(arrays) <= 2:
+        return False
+    return _greedy_path(expr, tuple(np.shape(a) for a in arrays))
+
+
+@functools.lru_cache(maxsize=512)
+def _greedy_path(expr, shapes):
+    path, _ = np.einsum_path(expr, *[np.empty(s) for s in shapes], optimize="greedy")
+    return path
+
+
+def _einsum_cotangents(g, subscripts, operands):
+    """One cotangent per operand of np.einsum(subscripts, *operands)."""
+    plans = _einsum_plan(subscripts.replace(" ", ""), tuple(np.shape(op) for op in operands))
+    grads = []
+    for i, (expr, target, uniq, keep, size) in enumerate(plans):
+        other_ops = [o for j, o in enumerate(operands) if j != i]
+        op_shape = np.shape(operands[i])
+        grad = np.einsum(expr, g, *other_ops, optimize=_einsum_path(expr, (g, *other_ops)))
         if len(keep) < len(uniq):
             # letters summed inside this operand only: broadcast over them
             grad = np.reshape(grad, [grad.shape[keep.index(c)] if c in keep else 1 for c in uniq])
@@ -259,26 +301,30 @@ def vector_norm_cotangent(g, y, x, ord, axis, keepdims):
 # products
 
 
+@pure
 def matmul_cotangent_a(g, a, b):
     """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
-    return _matmul_cotangents(g, a, b)[0]
+    return _matmul_cotangent_of_a(g, a, b)
 
 
+@pure
 def matmul_cotangent_b(g, a, b):
     """The cotangent of b in a @ b."""
     if a.ndim == 2 and b.ndim == 2:
         return a.T @ g
-    return _matmul_cotangents(g, a, b)[1]
+    return _matmul_cotangent_of_b(g, a, b)
 
 
+@pure
 def dot_cotangent_a(g, a, b):
     if np.ndim(a) == 2 and np.ndim(b) == 2:
         return g @ b.T
     return _dot_cotangents(g, a, b)[0]
 
 
+@pure
 def dot_cotangent_b(g, a, b):
     if np.ndim(a) == 2 and np.ndim(b) == 2:
         return a.T @ g

@@ -18,6 +18,7 @@ import numpy as np
 from zygote_py.rules.iterators import read_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.runtime import accum, unbroadcast
+from zygote_py.runtime.helpers import pure
 from zygote_py.runtime.iterators import Items, read_start
 
 # ---------------------------------------------------------------------------
@@ -107,6 +108,7 @@ def fmod(g, y, a, b, out=None, **kwargs):
 # powers
 
 
+@pure
 def _pow_exponent_cotangent(g, y, a):
     """g * d(a**b)/db = g * a**b * log(a), taken as 0 where a <= 0 (no real log).
 

@@ -15,6 +15,15 @@ from .iterators import Items, read_start
 _ndarray = np.ndarray
 
 
+def pure(fn):
+    """Mark a helper as free of effects: dead-code removal may drop a call of it whose
+    result nothing reads (analysis/purity.py).  Only for helpers that neither write into
+    an argument nor raise on purpose (check_scalar raises; accum_index writes)."""
+    fn._zp_pure = True
+    return fn
+
+
+@pure
 def shape_of(x):
     """The NumPy shape of x without converting it (() for Python scalars)."""
     shape = getattr(x, "shape", None)
@@ -23,6 +32,7 @@ def shape_of(x):
     return np.shape(x)
 
 
+@pure
 def unbroadcast(g, x):
     """Sum the cotangent g down to the shape of the primal x (undoing broadcasting)."""
     if g is None:
@@ -61,6 +71,7 @@ def normalize_axis(axis, ndim):
     return (axis % ndim if ndim else 0,)
 
 
+@pure
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the cotangent of a reduction of x back over the reduced axes."""
     xshape = shape_of(x)
@@ -69,6 +80,7 @@ def expand_reduced(g, x, axis=None, keepdims=False):
     return np.broadcast_to(g, xshape)
 
 
+@pure
 def reduced_size(x, axis=None):
     """How many elements of x each output of a reduction over axis combines."""
     xshape = shape_of(x)
@@ -78,6 +90,7 @@ def reduced_size(x, axis=None):
     return n
 
 
+@pure
 def zeros_if_none(g, x):
     """g, or zeros shaped like the primal x when g is None (a loop needs a value)."""
     if g is not None:
@@ -97,6 +110,7 @@ def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
 
 
 # -- cotangents of containers ---------------------------------------------------
+@pure
 def item_cotangent(g, key):
     """The cotangent of one element of a tuple/list/dict whose cotangent is g."""
     if g is None:
@@ -106,6 +120,7 @@ def item_cotangent(g, key):
     return g[key]
 
 
+@pure
 def unpack_cotangent(x, parts, star):
     """The cotangent of x from those of the targets of `a, *b, c = x`."""
     if all(p is None for p in parts):
@@ -122,6 +137,7 @@ def unpack_cotangent(x, parts, star):
     return tuple(parts)
 
 
+@pure
 def split_last(g):
     """(cotangent of the list before append, cotangent of the appended item)."""
     if g is None:
@@ -129,6 +145,7 @@ def split_last(g):
     return g[:-1], g[-1]
 
 
+@pure
 def split_tail(g, items):
     """(cotangent of the list before extend, cotangent of the items it was extended by)."""
     if g is None:
@@ -147,6 +164,7 @@ def split_tail(g, items):
     return head, tail
 
 
+@pure
 def split_key(g, key):
     """(cotangent of the dict before d[key] = v, cotangent of v)."""
     if g is None or key not in g:
@@ -198,6 +216,7 @@ def _is_basic_index(index) -> bool:
                for p in parts)
 
 
+@pure
 def accum(a, b):
     """a + b where either may be None (zero), and structures add child by child
     (tree.accumulate; two arrays or two floats are added here, without a call)."""
