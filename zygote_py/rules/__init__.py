@@ -11,6 +11,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     containers,
     cotangents,
     factorizations,
+    fft,
     indexing,
     iterators,
     linalg,
