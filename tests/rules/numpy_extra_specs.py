@@ -6,7 +6,7 @@ real and imaginary directions, complex outputs paired as Re(sum(g * y)) (docs/co
 from __future__ import annotations
 
 import numpy as np
-from rule_harness import C, F, R
+from rule_harness import C, F, R, S
 
 fft = np.fft
 EXTRA_SPECS = []
@@ -43,3 +43,30 @@ for fn in (fft.irfft2, fft.irfftn):
 add(F(fft.rfftn, R(2, 3, 4)), F(fft.irfftn, C(2, 3, 3)))
 for fn in (fft.fftshift, fft.ifftshift):
     add(F(fn, R(5)), F(fn, R(4, 5)), F(fn, C(4, 3), axes=1), F(fn, R(3, 4, 5), axes=(0, 2)))
+
+# ---------------------------------------------------------------------------
+# scipy.signal (only with SciPy installed)
+
+try:
+    import scipy.signal as sig
+except ImportError:
+    sig = None
+
+if sig is not None:
+    for mode in ("full", "same", "valid"):
+        for fn in (sig.convolve, sig.correlate):
+            add(F(fn, R(6), R(3), mode=mode), F(fn, R(3), R(6), mode=mode),
+                F(fn, R(5), R(4), mode=mode, method="direct"),
+                F(fn, C(5), C(2), mode=mode, method="fft"), F(fn, R(4, 5), C(2, 3), mode=mode),
+                F(fn, C(4, 4), R(3, 2), mode=mode, method="direct"))
+        for fn in (sig.fftconvolve, sig.oaconvolve):
+            add(F(fn, R(7), R(4), mode=mode), F(fn, C(3, 5), R(3, 2), mode=mode),
+                F(fn, R(3, 6), R(1, 3), mode=mode, axes=1), F(fn, C(2, 5), R(2, 3), mode=mode, axes=-1),
+                F(fn, R(3, 6), R(3, 4), mode=mode, axes=[1]))
+        for fn in (sig.convolve2d, sig.correlate2d):
+            add(F(fn, R(4, 5), R(2, 3), mode=mode), F(fn, R(3, 4), R(3, 3), mode=mode),
+                F(fn, C(4, 4), C(2, 2), mode=mode))
+            for boundary in ("fill", "wrap", "symm"):
+                add(F(fn, R(4, 5), R(3, 2), mode=mode, boundary=boundary, fillvalue=S()),
+                    F(fn, R(3, 3), R(4, 3), mode="full" if mode == "valid" else mode,
+                      boundary=boundary))

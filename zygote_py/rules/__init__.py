@@ -25,6 +25,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     rule_helpers,
     scans,
     shapes,
+    signal,
     statistics,
     structure,
 )
