@@ -6,7 +6,7 @@ real and imaginary directions, complex outputs paired as Re(sum(g * y)) (docs/co
 from __future__ import annotations
 
 import numpy as np
-from rule_harness import C, F, R, S
+from rule_harness import CUSTOM, C, F, R, S
 
 fft = np.fft
 EXTRA_SPECS = []
@@ -70,3 +70,97 @@ if sig is not None:
                 add(F(fn, R(4, 5), R(3, 2), mode=mode, boundary=boundary, fillvalue=S()),
                     F(fn, R(3, 3), R(4, 3), mode="full" if mode == "valid" else mode,
                       boundary=boundary))
+
+# ---------------------------------------------------------------------------
+# np.interp with active knots (and its forward rule)
+
+
+def _knots(n, lo=-1.0, hi=2.0):
+    """n sorted knots in [lo, hi], at least 0.2 apart."""
+    def draw(rng):
+        return np.sort(rng.uniform(lo, hi - 0.2 * n, n)) + 0.2 * np.arange(n)
+    return CUSTOM(draw, f"knots{n}")
+
+
+add(F(np.interp, R(7, lo=-0.9, hi=1.9), _knots(5), R(5)),
+    F(np.interp, R(3, 2, lo=-2.0, hi=3.0), _knots(4), R(4)),
+    F(np.interp, R(6, lo=-2.0, hi=3.0), _knots(5), R(5), left=S(), right=S()),
+    F(np.interp, S(-0.5, 1.5), _knots(3, -1.0, 2.5), [S(), S(), S()]),
+    F(np.interp, R(5, lo=-0.5, hi=1.5), [S(-1.0, -0.7), S(0.1, 0.3), S(1.0, 1.4)], R(3)))
+
+# ---------------------------------------------------------------------------
+# strided reads, np.block, np.cov / corrcoef, trapezoid / trapz, polyval, eig / eigvals
+
+from numpy.lib.stride_tricks import as_strided, sliding_window_view  # noqa: E402
+
+newer_trapz = getattr(np, "trapz", None)
+
+
+def _contiguous(*shape):
+    return CUSTOM(lambda rng: rng.standard_normal(shape), f"R{'x'.join(map(str, shape))}")
+
+
+add(F(sliding_window_view, R(7), 3), F(sliding_window_view, R(4, 5), (2, 3)),
+    F(sliding_window_view, C(5, 4), 2, axis=0), F(sliding_window_view, R(3, 6), (2, 2), axis=(1, 1)),
+    F(as_strided, R(6), shape=(4, 3), strides=(8, 8), note="overlapping windows"),
+    F(as_strided, R(3, 4), shape=(2, 2), strides=(64, 8), note="every other row"),
+    F(as_strided, C(5), shape=(3,), strides=(32,)),
+    F(as_strided, R(2, 3), shape=(3, 2), strides=(8, 24), note="a transpose"))
+add(F(np.block, [R(2, 3), R(2, 2)]), F(np.block, [[R(2, 2), R(2, 3)], [R(1, 5)]]),
+    F(np.block, [[C(2, 2), R(2, 1)], [R(1, 2), S()]]), F(np.block, R(3)),
+    F(np.block, [[[R(1, 2, 2)], [R(1, 1, 2)]]]))
+add(F(np.cov, R(3, 6)), F(np.cov, R(6)), F(np.cov, R(6, 3), rowvar=False),
+    F(np.cov, R(2, 5), R(5), bias=True), F(np.cov, R(5, 2), R(5, 1), rowvar=False, ddof=2),
+    F(np.cov, R(3, 6), fweights=np.array([1, 2, 1, 3, 1, 1])),
+    F(np.cov, R(2, 6), aweights=np.array([0.5, 1.0, 2.0, 1.5, 0.7, 1.2]), ddof=1),
+    F(np.corrcoef, R(3, 6)), F(np.corrcoef, R(6), R(6)), F(np.corrcoef, R(6, 2), rowvar=False),
+    F(np.corrcoef, R(2, 5), R(1, 5)))
+add(F(getattr(np, "trapezoid", None), R(6), dx=S(0.5, 2)), F(getattr(np, "trapezoid", None), R(3, 5), axis=0),
+    F(getattr(np, "trapezoid", None), R(3, 5), CUSTOM(lambda rng: np.sort(rng.standard_normal(5)), "sorted5")),
+    F(newer_trapz, R(6)), F(newer_trapz, R(3, 5), CUSTOM(lambda rng: np.sort(rng.standard_normal(5)), "sorted5")),
+    F(np.polyval, R(4), R(5)), F(np.polyval, [S(), S(), S()], S()), F(np.polyval, R(1), R(3)))
+
+
+def _pairs(rng):
+    """A real 4x4 matrix with two well separated complex-conjugate pairs of eigenvalues.
+    (LAPACK's sign of an eigenvector of a random matrix can flip between a +-1e-6 step, a
+    discontinuity of NumPy's eig itself: these specs keep away from one.)"""
+    blocks = np.zeros((4, 4))
+    blocks[:2, :2] = [[1.0, 2.0], [-2.0, 1.0]]
+    blocks[2:, 2:] = [[-1.0, 0.7], [-0.7, -1.0]]
+    basis = np.eye(4) + 0.3 * rng.standard_normal((4, 4))
+    return basis @ blocks @ np.linalg.inv(basis)
+
+
+def _spread(n, complex_=False, real_spectrum=False, batch=()):
+    """Matrices with well separated eigenvalues (real ones: V diag(w) V^-1, w spread)."""
+    def draw(rng):
+        if real_spectrum:
+            v = rng.standard_normal(batch + (n, n)) + 2.0 * np.eye(n)
+            w = np.arange(1, n + 1) * 1.5 + rng.uniform(-0.3, 0.3, batch + (n,))
+            return (v * w[..., None, :]) @ np.linalg.inv(v)
+        a = rng.standard_normal(batch + (n, n))
+        if complex_:
+            a = a + 1j * rng.standard_normal(batch + (n, n))
+        return a
+    return CUSTOM(draw, f"eig{n}{'c' if complex_ else ''}{'r' if real_spectrum else ''}{batch}")
+
+
+def _eig_cotangent(y, rng):
+    w, v = y
+    def draw(like):
+        out = rng.standard_normal(like.shape)
+        return out + 1j * rng.standard_normal(like.shape) if np.iscomplexobj(like) else out
+    return (draw(w), draw(v))
+
+
+L = np.linalg
+add(F(L.eigvals, _spread(4)), F(L.eigvals, _spread(3, complex_=True)),
+    F(L.eigvals, _spread(3, real_spectrum=True)), F(L.eigvals, _spread(3, batch=(2,))),
+    F(L.eig, _spread(3, real_spectrum=True), g=_eig_cotangent, note="real spectrum"),
+    F(L.eig, CUSTOM(_pairs, "pairs4"), g=_eig_cotangent, note="complex pairs"),
+    F(L.eig, _spread(3, complex_=True), g=_eig_cotangent),
+    F(L.eig, _spread(3, batch=(2,)), g=_eig_cotangent),
+    F(L.eig, _spread(3), g=lambda y, rng: (_eig_cotangent(y, rng)[0], None), note="values only"),
+    F(L.eig, _spread(3, complex_=True), g=lambda y, rng: (None, _eig_cotangent(y, rng)[1]),
+      note="vectors only"))

@@ -18,6 +18,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     math_rules,
     nondiff,
     numpy_elementwise,
+    numpy_extra,
     operators,
     products,
     reductions,

@@ -35,7 +35,7 @@ from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
-from ..splice import Splice, bind_call
+from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
 from .callees import CalleeRef, bind_parameters
@@ -198,12 +198,12 @@ def _keyword_operands(op: Op) -> dict:
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
     splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
-    values = {"g": g}
+    values = {COTANGENT: g}
     for name in splice.used_params:
-        if name == "g" or name not in splice.unbound:
+        if name == COTANGENT or name not in splice.unbound:
             continue
-        if name == "y":
-            values["y"] = builder.fetch(result)
+        if name == OUTPUT:
+            values[OUTPUT] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
             values[name] = builder.fetch(bound[name])
         elif isinstance(bound.get(name), tuple) and \
