@@ -4,7 +4,8 @@ central finite differences.
 `check_jvp(spec, seed)` draws the spec's arguments (rule_harness), a random tangent for
 every float or complex leaf of each differentiable argument (complex leaves get complex
 tangents), calls `rule.jvp(*tangents, y, *args, **kwargs)` (one tangent per name in
-`rule.diff`, in that order) and compares the result with (f(x + eps dx) - f(x - eps dx)) /
+`rule.diff`, in that order; a dict tangent gives some fields of a result object) and
+compares the result with (f(x + eps dx) - f(x - eps dx)) /
 (2 eps), all differentiable arguments moved together.
 """
 
@@ -14,6 +15,9 @@ import inspect
 
 import numpy as np
 from rule_harness import draw, leaves, replace
+
+from zygote_py import context
+from zygote_py.api import _compiler
 
 EPS = 1e-6
 RTOL = 1e-5
@@ -61,7 +65,8 @@ def check_jvp(spec, seed: int = 0) -> None:
     bound = sig.bind(*args, **kwargs)
     tangents = [_tangent_like(bound.arguments[name], rng) if name in bound.arguments else None
                 for name in rule.diff]
-    dy = rule.jvp(*tangents, y, *args, **kwargs)
+    with context.using(compiler=_compiler()):  # for rules that differentiate a given function
+        dy = rule.jvp(*tangents, y, *args, **kwargs)
 
     def at(step):
         moved = dict(bound.arguments)
@@ -71,8 +76,11 @@ def check_jvp(spec, seed: int = 0) -> None:
         b = inspect.BoundArguments(sig, moved)
         return spec.primal(b.args, b.kwargs)
 
-    plus, minus = _flat(at(EPS)), _flat(at(-EPS))
-    got = _flat(dy)
+    plus, minus, got = at(EPS), at(-EPS), dy
+    if isinstance(dy, dict):  # a result object's tangent, by the fields that have one
+        plus, minus = [plus[k] for k in dy], [minus[k] for k in dy]
+        got = list(dy.values())
+    plus, minus, got = _flat(plus), _flat(minus), _flat(got)
     assert len(got) == len(plus), f"{spec.id}: jvp gives {len(got)} outputs, primal {len(plus)}"
     for i, (d, p, m) in enumerate(zip(got, plus, minus)):
         fd = (p - m) / (2 * EPS)

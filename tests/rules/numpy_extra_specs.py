@@ -164,3 +164,42 @@ add(F(L.eigvals, _spread(4)), F(L.eigvals, _spread(3, complex_=True)),
     F(L.eig, _spread(3), g=lambda y, rng: (_eig_cotangent(y, rng)[0], None), note="values only"),
     F(L.eig, _spread(3, complex_=True), g=lambda y, rng: (None, _eig_cotangent(y, rng)[1]),
       note="vectors only"))
+
+# ---------------------------------------------------------------------------
+# scipy.integrate.odeint (adjoint method; the derivative of the exact solution, so the
+# forward solve is asked for a fine tolerance)
+
+try:
+    import scipy.integrate as integrate
+except ImportError:
+    integrate = None
+
+
+def damped_pendulum(y, t, theta, w):
+    return np.array([y[1], -theta * np.sin(y[0]) - w[0] * y[1] + w[1] * t])
+
+
+def logistic_growth(t, y, r):
+    return r * y * (1.0 - y)
+
+
+if integrate is not None:
+    _TIMES = CUSTOM(lambda rng: np.sort(rng.uniform(0.0, 2.0, 4)), "times4")
+    _RATES = CUSTOM(lambda rng: rng.uniform(0.5, 2.0, 2), "rates2")
+    add(F(integrate.odeint, damped_pendulum, R(2), _TIMES, args=(S(0.5, 1.5), _RATES),
+          rtol=1e-12, atol=1e-12),
+        F(integrate.odeint, logistic_growth, CUSTOM(lambda rng: rng.uniform(0.1, 0.3, 1), "y0"),
+          np.linspace(0.0, 1.0, 3), args=(S(0.5, 1.5),), tfirst=True, rtol=1e-12, atol=1e-12))
+
+
+def _ivp_field(t, y, theta, w):
+    return np.array([y[1], -theta * np.sin(y[0]) - w[0] * y[1] + w[1] * t])
+
+
+if integrate is not None:
+    add(F(integrate.solve_ivp, _ivp_field, (0.0, 1.5), R(2), t_eval=np.array([0.3, 0.9, 1.5]),
+          args=(S(0.5, 1.5), CUSTOM(lambda rng: rng.uniform(0.5, 2.0, 2), "rates2")), rtol=1e-12,
+          atol=1e-12, g=lambda y, rng: {"y": rng.standard_normal(y.y.shape)}),
+        F(integrate.solve_ivp, logistic_growth, (0.0, 1.0), [S(0.1, 0.3)], method="LSODA",
+          t_eval=np.array([0.0, 0.5, 1.0]), args=(S(0.5, 1.5),), rtol=1e-12, atol=1e-12,
+          g=lambda y, rng: {"y": rng.standard_normal(y.y.shape)}))

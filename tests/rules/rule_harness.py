@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from zygote_py import context
+from zygote_py.api import _compiler
 from zygote_py.rules import registry
 from zygote_py.runtime.iterators import Items
 
@@ -356,7 +358,9 @@ def check(spec: Spec, seed: int = 0) -> int:
     kwargs = draw(spec.kwargs, rng)
     y = spec.primal(args, kwargs)
     g = spec.g(y, rng) if spec.g is not None else random_like(y, rng)
-    with warnings.catch_warnings():
+    # a rule that differentiates a function it is given (odeint) asks run-time dispatch,
+    # which needs the compiler a gradient call would install
+    with warnings.catch_warnings(), context.using(compiler=_compiler()):
         warnings.simplefilter("error")  # a rule must not warn (nan, divide by zero, deprecations)
         cts = call_rule(spec, args, kwargs, g, y)
 

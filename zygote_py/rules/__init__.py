@@ -13,6 +13,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     factorizations,
     fft,
     indexing,
+    integrate,
     iterators,
     linalg,
     math_rules,
