@@ -91,7 +91,7 @@ add(F(np.interp, R(7, lo=-0.9, hi=1.9), _knots(5), R(5)),
 # ---------------------------------------------------------------------------
 # strided reads, np.block, np.cov / corrcoef, trapezoid / trapz, polyval, eig / eigvals
 
-from numpy.lib.stride_tricks import as_strided, sliding_window_view  # noqa: E402
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 newer_trapz = getattr(np, "trapz", None)
 
@@ -170,7 +170,7 @@ add(F(L.eigvals, _spread(4)), F(L.eigvals, _spread(3, complex_=True)),
 # forward solve is asked for a fine tolerance)
 
 try:
-    import scipy.integrate as integrate
+    from scipy import integrate
 except ImportError:
     integrate = None
 

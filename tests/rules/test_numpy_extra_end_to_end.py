@@ -151,7 +151,7 @@ def test_eig_eigenvalues_feed_a_real_only_rule_guarded():
 
 def test_eigenvectors_at_a_repeated_eigenvalue_are_refused():
     def loss(a):
-        w, v = np.linalg.eig(a)
+        _, v = np.linalg.eig(a)
         return np.sum(np.abs(v[0]))
 
     with pytest.raises(zp.NoDerivativeRule, match="repeated"):

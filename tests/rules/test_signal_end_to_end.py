@@ -83,6 +83,7 @@ def test_without_scipy_nothing_registers_and_nothing_fails(tmp_path):
             "print(zygote_py.gradient(lambda x: np.sum(np.abs(np.fft.rfft(x)) ** 2), np.ones(4)))\n")
     script = tmp_path / "no_scipy.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          check=False)
     assert done.returncode == 0, done.stderr
     assert "array([8., 8., 8., 8.])" in done.stdout  # 2 X_0 d(sum x)/dx, X_0 = 4

@@ -25,10 +25,13 @@ call inside a `zp.params` gradient is refused here (f's globals would not be fol
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from zygote_py import context
-from zygote_py.errors import NoDerivativeRule
+from zygote_py.errors import NoDerivativeRule, ZygoteError
+from zygote_py.kinds import scalar_kinds
 from zygote_py.rules.registry import vjp
 
 try:
@@ -40,17 +43,47 @@ _BACKWARD_TOLERANCE = 1e-10
 
 
 def _pullback_of(func, tfirst):
-    """(f(y, t), vjp(y, t, a) -> (f, a^T df/dy, [a^T df/darg for each arg])) via dispatch."""
-    from zygote_py.runtime import dispatch  # lazily: dispatch imports the resolver
+    """(f(y, t), vjp(y, t, a) -> (f, a^T df/dy, [a^T df/darg for each arg])), from f's
+    compiled pullback (the compiler of the running gradient call, as run-time dispatch
+    gets it).  f's closure cells are constants here: a closure over an active value is
+    refused by the transform (`underived=`)."""
+    if not isinstance(func, types.FunctionType) or not _plain_positional(func):
+        raise NoDerivativeRule(
+            f"the ODE rules differentiate a Python function (def or lambda) taking its "
+            f"arguments by position, not {func!r}", None,
+            "wrap the derivative function in a def taking (y, t, *args)")
+    compiler = context.current().compiler
+    if compiler is None:
+        raise ZygoteError("an ODE rule ran outside a gradient call, so it has no compiler",
+                          hint="call it through zp.gradient / zp.pullback, or inside "
+                               "zygote_py.context.using(compiler=...)")
 
     def evaluate(y, t, args, a):
-        operands = [t, y, *args] if tfirst else [y, t, *args]
-        out, back = dispatch.call(func, operands, [None] * len(operands), None)
-        bars = back(a) if a is not None else (None,) * (1 + len(operands))
-        ybar = bars[2] if tfirst else bars[1]
-        return np.asarray(out, dtype=np.float64), ybar, list(bars[3:])
+        operands = (t, y, *args) if tfirst else (y, t, *args)
+        if func.__code__.co_argcount != len(operands):
+            raise NoDerivativeRule(f"{func.__name__} takes {func.__code__.co_argcount} arguments, "
+                                   f"and the ODE passes {len(operands)}", None,
+                                   "give it exactly (y, t, *args)")
+        active = tuple(_carries(v) for v in operands)
+        pullback = compiler.entry(func, active, "pullback", (), scalar_kinds(operands)).fn
+        out, back = pullback(*operands)
+        bars = back(a) if a is not None else (None,) * len(operands)
+        ybar = bars[1] if tfirst else bars[0]
+        return np.asarray(out, dtype=np.float64), ybar, list(bars[2:2 + len(args)])
 
     return evaluate
+
+
+def _plain_positional(func):
+    code = func.__code__
+    return not code.co_kwonlyargcount and not code.co_flags & 0x0C
+
+
+def _carries(value):
+    """Floats and float arrays carry a derivative (the state, the parameters)."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    return isinstance(value, (float, np.floating))
 
 
 def _as_vector(x, size):

@@ -28,8 +28,8 @@ from numpy.lib.stride_tricks import as_strided as _as_strided
 from numpy.lib.stride_tricks import sliding_window_view as _sliding_window_view
 
 from zygote_py.errors import NoDerivativeRule
-from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules import registry
+from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import since, vjp
 from zygote_py.rules.scans import _trapezoid_cotangents
 from zygote_py.rules.shapes import like_input

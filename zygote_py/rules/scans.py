@@ -110,7 +110,7 @@ def _interp_cotangents(g, x, xp, fp, left, right, period):
     dy/dx = slope, dy/dfp = (1 - t, t), dy/dxp = slope (t - 1, -t); the fill values outside."""
     if period is not None:
         raise NotImplementedError("zygote_py: no derivative rule for np.interp(period=...)")
-    xa, idx, width, t, slope, below, above, inside = _interp_segments(x, xp, fp)
+    xa, idx, _, t, slope, below, above, inside = _interp_segments(x, xp, fp)
     n = np.size(xp)
     g = np.broadcast_to(g, xa.shape)
     gi = np.where(inside, g, 0.0)
@@ -137,7 +137,7 @@ def _interp_cotangents(g, x, xp, fp, left, right, period):
 
 def interp_jvp(dx, dxp, dfp, dleft, dright, y, x, xp, fp, left=None, right=None, period=None):
     """The same derivatives, applied to tangents (None: zero)."""
-    xa, idx, width, t, slope, below, above, inside = _interp_segments(x, xp, fp)
+    _, idx, _, t, slope, below, above, _ = _interp_segments(x, xp, fp)
     dfpa = np.zeros(np.size(fp)) if dfp is None else np.asarray(dfp, dtype=np.float64)
     dxpa = np.zeros(np.size(xp)) if dxp is None else np.asarray(dxp, dtype=np.float64)
     dxa = 0.0 if dx is None else np.asarray(dx, dtype=np.float64)

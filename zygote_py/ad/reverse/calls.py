@@ -159,14 +159,7 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict,
     options is False: a call dispatched while running, where an object's own method may
     take the option, and the dispatcher refuses it when the rule applies).
     """
-    if rule.meta.get("calls_function") and builder.reads.implicit:
-        # a rule that differentiates a function it is given (odeint) cannot follow the
-        # zp.params that function reads: refused, never a silent zero
-        raise NoDerivativeRule(
-            f"the rule for {rule.qualname} does not follow zp.params read inside the function "
-            "it is given", op.loc,
-            "pass the parameters through its args= and take an explicit gradient "
-            "(zp.gradient(loss, params...))")
+    builder.reads.check_rule_call(rule, op)  # the Params variant refuses some (reads.py)
     for name in rule.meta.get("unsupported", ()) if options else ():  # no derivative for it
         value = bound.get(name)
         given = value.defining_op is None or value.defining_op.opcode != "const" or \
