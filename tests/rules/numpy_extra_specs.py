@@ -183,12 +183,17 @@ def logistic_growth(t, y, r):
     return r * y * (1.0 - y)
 
 
+def _named(fn):
+    """A function argument with a stable label (a test id must not hold an address)."""
+    return CUSTOM(lambda rng: fn, fn.__name__)
+
+
 if integrate is not None:
     _TIMES = CUSTOM(lambda rng: np.sort(rng.uniform(0.0, 2.0, 4)), "times4")
     _RATES = CUSTOM(lambda rng: rng.uniform(0.5, 2.0, 2), "rates2")
-    add(F(integrate.odeint, damped_pendulum, R(2), _TIMES, args=(S(0.5, 1.5), _RATES),
+    add(F(integrate.odeint, _named(damped_pendulum), R(2), _TIMES, args=(S(0.5, 1.5), _RATES),
           rtol=1e-12, atol=1e-12),
-        F(integrate.odeint, logistic_growth, CUSTOM(lambda rng: rng.uniform(0.1, 0.3, 1), "y0"),
+        F(integrate.odeint, _named(logistic_growth), CUSTOM(lambda rng: rng.uniform(0.1, 0.3, 1), "y0"),
           np.linspace(0.0, 1.0, 3), args=(S(0.5, 1.5),), tfirst=True, rtol=1e-12, atol=1e-12))
 
 
@@ -197,9 +202,9 @@ def _ivp_field(t, y, theta, w):
 
 
 if integrate is not None:
-    add(F(integrate.solve_ivp, _ivp_field, (0.0, 1.5), R(2), t_eval=np.array([0.3, 0.9, 1.5]),
+    add(F(integrate.solve_ivp, _named(_ivp_field), (0.0, 1.5), R(2), t_eval=np.array([0.3, 0.9, 1.5]),
           args=(S(0.5, 1.5), CUSTOM(lambda rng: rng.uniform(0.5, 2.0, 2), "rates2")), rtol=1e-12,
           atol=1e-12, g=lambda y, rng: {"y": rng.standard_normal(y.y.shape)}),
-        F(integrate.solve_ivp, logistic_growth, (0.0, 1.0), [S(0.1, 0.3)], method="LSODA",
+        F(integrate.solve_ivp, _named(logistic_growth), (0.0, 1.0), [S(0.1, 0.3)], method="LSODA",
           t_eval=np.array([0.0, 0.5, 1.0]), args=(S(0.5, 1.5),), rtol=1e-12, atol=1e-12,
           g=lambda y, rng: {"y": rng.standard_normal(y.y.shape)}))
