@@ -1,6 +1,6 @@
 """A rule that gives no cotangent for a real-valued argument refuses, at the
 user's line and before anything runs, a call where that argument is active
-(np.interp's knots, a quantile's q, a norm's order, ...); so does a rule given
+(a quantile's q, a norm's order, ...); so does a rule given
 an option it has no derivative for (`where=` of np.max, np.interp's period=)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import zygote_py as zp
 
 X = np.array([0.2, 0.9, 0.4, 0.6])
 REFUSED = [
-    (underived.interp_active_knots, (X,), "xp"),
     (underived.quantile_active_q, (X, 0.3), "q"),
     (underived.norm_active_order, (X, 3.0), "ord"),
     (underived.pad_active_constant, (X, 0.5), "kwargs"),
@@ -85,12 +84,12 @@ def test_option_without_a_rule_is_refused_by_the_run_time_dispatcher():
 
 def test_active_underived_argument_of_a_call_dispatched_while_running_is_refused():
     """Decided from activity where the call is compiled: the dispatcher alone cannot tell
-    active knots from constant ones (was a silent zero for the knots' dependence)."""
-    path, line, text = marked_location(underived.interp_active_knots_of_a_method_result)
+    an active q from a constant one (was a silent zero for its dependence)."""
+    path, line, text = marked_location(underived.quantile_active_q_of_a_method_result)
     with pytest.raises(zp.NoDerivativeRule) as info:
-        zp.gradient(underived.interp_active_knots_of_a_method_result, underived.Holder(X[:3]))
+        zp.gradient(underived.quantile_active_q_of_a_method_result, underived.Holder(X[:3]))
     assert_points_at(info.value, path, line, text, check_col=False)
-    assert "'xp'" in str(info.value)
+    assert "'q'" in str(info.value)
 
 
 def _interp_constant_knots_of_a_method_result(holder):

@@ -7,6 +7,10 @@ cotangent g shaped like y, and compares, for every differentiable argument and
 every float leaf inside it (floats, float arrays, inside lists/tuples/dicts),
 <x_bar, e> with <g, (f(x + eps e) - f(x - eps e)) / (2 eps)> in float64, over
 all basis directions e of small leaves and a few random ones of larger leaves.
+
+Complex values follow docs/complex.md: a complex output's cotangent g is a covector, the
+pairing is <g, y> = Re(sum(g * y)), and a complex leaf is moved in its real and its
+imaginary directions (the rule's x_bar pairs with a direction e as Re(sum(x_bar * e))).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from zygote_py import context
+from zygote_py.api import _compiler
 from zygote_py.rules import registry
 from zygote_py.runtime.iterators import Items
 
@@ -85,6 +91,13 @@ def A0(lo=None, hi=None):
     """A 0-d float64 array."""
     inner = S(lo, hi)
     return Gen(lambda rng: np.array(inner(rng)), "A0")
+
+
+def C(*shape):
+    """A complex128 array (real and imaginary parts standard normal)."""
+    def draw(rng):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return Gen(draw, f"C{_shape_label(shape)}")
 
 
 def B(*shape):
@@ -194,7 +207,7 @@ def A(cls, name, *args):
 def is_float_leaf(x):
     if type(x) is float or isinstance(x, np.floating):
         return True
-    return isinstance(x, np.ndarray) and x.dtype.kind == "f"
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
 
 
 def leaves(obj, path=()):
@@ -256,6 +269,8 @@ def random_like(y, rng):
         return float(rng.standard_normal())
     if isinstance(y, np.floating):
         return type(y)(rng.standard_normal())
+    if isinstance(y, np.ndarray) and y.dtype.kind == "c":
+        return rng.standard_normal(y.shape) + 1j * rng.standard_normal(y.shape)
     if isinstance(y, np.ndarray):
         return rng.standard_normal(y.shape).astype(y.dtype if y.dtype.kind == "f" else np.float64)
     if isinstance(y, (list, tuple)):
@@ -278,20 +293,24 @@ def inner(g, y):
         return sum(inner(gi, yi) for gi, yi in zip(g, y))
     if isinstance(y, dict):
         return sum(inner(g.get(k), v) for k, v in y.items())
+    if np.iscomplexobj(g) or np.iscomplexobj(y):  # the covector pairing (docs/complex.md)
+        return float(np.real(np.sum(np.asarray(g) * np.asarray(y))))
     return float(np.sum(np.asarray(g, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 
 def directions(leaf, rng):
     shape = np.shape(leaf)
     size = int(np.prod(shape))
-    if size <= 4:
-        for i in range(size):
-            e = np.zeros(size)
-            e[i] = 1.0
-            yield e.reshape(shape)
-    else:
-        for _ in range(3):
-            yield rng.standard_normal(shape)
+    parts = (1.0, 1j) if np.iscomplexobj(leaf) else (1.0,)
+    for part in parts:
+        if size <= 4:
+            for i in range(size):
+                e = np.zeros(size)
+                e[i] = 1.0
+                yield e.reshape(shape) * part
+        else:
+            for _ in range(3):
+                yield rng.standard_normal(shape) * part
 
 
 def perturbed(leaf, e, step):
@@ -339,7 +358,9 @@ def check(spec: Spec, seed: int = 0) -> int:
     kwargs = draw(spec.kwargs, rng)
     y = spec.primal(args, kwargs)
     g = spec.g(y, rng) if spec.g is not None else random_like(y, rng)
-    with warnings.catch_warnings():
+    # a rule that differentiates a function it is given (odeint) asks run-time dispatch,
+    # which needs the compiler a gradient call would install
+    with warnings.catch_warnings(), context.using(compiler=_compiler()):
         warnings.simplefilter("error")  # a rule must not warn (nan, divide by zero, deprecations)
         cts = call_rule(spec, args, kwargs, g, y)
 
@@ -366,7 +387,7 @@ def check(spec: Spec, seed: int = 0) -> int:
                 f_plus = _call_moved(spec, sig, bound, name, replace(value, path, perturbed(leaf, e, EPS)))
                 f_minus = _call_moved(spec, sig, bound, name, replace(value, path, perturbed(leaf, e, -EPS)))
                 fd = (inner(g, f_plus) - inner(g, f_minus)) / (2 * EPS)
-                an = 0.0 if ct_leaf is None else float(np.sum(np.asarray(ct_leaf, np.float64) * e))
+                an = 0.0 if ct_leaf is None else float(np.real(np.sum(np.asarray(ct_leaf) * e)))
                 scale = max(1.0, abs(fd), abs(an))
                 assert abs(fd - an) <= RTOL * scale + ATOL, (
                     f"{name}{list(path)}: rule gives {an!r}, finite differences {fd!r}"
@@ -385,6 +406,7 @@ __all__ = [
     "WITH_ZEROS",
     "A",
     "B",
+    "C",
     "F",
     "M",
     "P",

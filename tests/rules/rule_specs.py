@@ -900,3 +900,8 @@ add(
     F(_statistics._quantile_cotangent, R(2, 3), R(3, 5), np.array([0.2, 0.9]), 1, False, "linear", None),
     F(_statistics._quantile_cotangent, R(1, 5), R(3, 5), 0.4, 0, True, "linear", None),
 )
+
+# numpy.fft, scipy.signal and the NumPy additions of issue 15 keep their own table
+from numpy_extra_specs import EXTRA_SPECS  # noqa: E402
+
+add(*EXTRA_SPECS)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import types
 
 from ..analysis.activity import may_read_parameters
+from ..errors import NoDerivativeRule
 from ..ir.core import Function, Op, Value
 from ..runtime import implicit as implicit_runtime
 from ..runtime.implicit import current_params, holds_parameter
@@ -96,6 +97,16 @@ class ImplicitParamReads(ConstantReads):
 
     def may_read_parameters(self, op: Op, arrays=None) -> bool:
         return may_read_parameters(op, arrays)
+
+    def check_rule_call(self, rule, op: Op) -> None:
+        """A rule that differentiates a function it is given (odeint: `calls_function`)
+        cannot follow the parameters that function reads: refused, never a silent zero."""
+        if rule.meta.get("calls_function"):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} does not follow zp.params read inside the "
+                "function it is given", op.loc,
+                "pass the parameters through its args= and take an explicit gradient "
+                "(zp.gradient(loss, params...))")
 
     def adjoint_read(self, builder: AdjointBuilder, op: Op) -> bool:
         if not is_module_data_read(op):

@@ -126,6 +126,12 @@ def _all_scalar_constants(value) -> bool:
     return _is_scalar_constant(value)
 
 
+# The names a rule's first two parameters (g, y) go by in a splice: never a primal parameter's
+# name, so a primal may have a parameter called y (np.cov(m, y)) or g.
+COTANGENT = "<g>"
+OUTPUT = "<y>"
+
+
 class Splice:
     """The rule's ops copied for one call site, not yet placed in a block."""
 
@@ -133,7 +139,7 @@ class Splice:
                  result_is_scalar: bool = False):
         self.rule = rule
         ir = rule_ir(rule.vjp)
-        names = ["g", "y", *[p.name for p in rule.params]]
+        names = [COTANGENT, OUTPUT, *[p.name for p in rule.params]]
         self.placeholders = {param.id: Value(name) for param, name in zip(ir.params, names)}
         self.param_of = {v.id: name for name, v in zip(names, self.placeholders.values())}
         vmap = dict(self.placeholders)
@@ -141,7 +147,7 @@ class Splice:
         builder = IRBuilder(Block())
         # parameters the call site fixes to constants become constants of the copy
         for param, name in zip(ir.params, names):
-            known = _known_constant(bound.get(name, _ABSENT)) if name not in ("g", "y") else _ABSENT
+            known = _known_constant(bound.get(name, _ABSENT)) if name not in (COTANGENT, OUTPUT) else _ABSENT
             if known is not _ABSENT:
                 vmap[param.id] = builder.const(known)
         for op in ir.body.ops[:-1]:

@@ -75,7 +75,10 @@ def may_read_parameters(op: Op, arrays: set[int] | None = None) -> bool:
     code = op.opcode
     if code == "call":
         fn = op.attrs["fn"]
-        return isinstance(fn, types.FunctionType) and registry.function_rule(fn) is None \
+        rule = registry.function_rule(fn)
+        if rule is not None and rule.meta.get("calls_function"):
+            return True  # odeint runs the function it is given (its rule then refuses)
+        return isinstance(fn, types.FunctionType) and rule is None \
             and registry.custom_rule(fn) is None and call_is_differentiable(fn)
     if code == "callv":
         return True

@@ -12,7 +12,8 @@ the reverse transform picks the complex variant of a rule or guards the call
   and np.exp(1j * x) are covered;
 - it comes from a source the transform cannot see into: a module global or
   closure cell read, a call of a callable value, a NumPy FFT or scimath
-  function, a user function whose code (or a function it names) mentions
+  function, np.linalg.eig or eigvals (a real matrix may have complex
+  eigenvalues), a user function whose code (or a function it names) mentions
   complex numbers;
 - it is computed from a maybe-complex value, except by the few functions
   whose result is real whatever their input (abs, real, imag, angle, ...).
@@ -45,7 +46,7 @@ _REAL_ATTRS = frozenset({"real", "imag", "shape", "ndim", "size", "dtype", "item
 # names whose mention in a user function's code means it may make a complex value
 _COMPLEX_NAMES = frozenset({"complex", "complex64", "complex128", "complex256", "csingle",
                             "cdouble", "clongdouble", "complexfloating", "fft", "emath", "scimath",
-                            "astype", "view", "sqrt_complex"})
+                            "astype", "view", "sqrt_complex", "eig", "eigvals"})
 _COMPLEX_DTYPE_STRINGS = ("complex", "c8", "c16", "c32", "F", "D", "G")
 
 
@@ -105,7 +106,8 @@ def _names(code: types.CodeType):
 def _produces_complex(fn) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return module.startswith(("numpy.fft", "numpy.lib.scimath", "numpy.emath")) or \
-        fn is builtins.complex or (isinstance(fn, type) and issubclass(fn, np.complexfloating))
+        fn in (np.linalg.eig, np.linalg.eigvals, builtins.complex) or \
+        (isinstance(fn, type) and issubclass(fn, np.complexfloating))
 
 
 def complex_values(fn: Function, complex_params: list[bool]) -> set[int]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,9 +149,11 @@ def qualified_name(obj: Any) -> str:
 
 def _public_home(obj: Any, name: str) -> str | None:
     """The shortest public module (no `_private` part) whose attribute `name` is obj."""
-    homes = [mod_name for mod_name, module in list(sys.modules.items())
-             if module is not None and not any(p.startswith("_") for p in mod_name.split("."))
-             and getattr(module, name, None) is obj]
+    with warnings.catch_warnings():  # deprecated namespaces (scipy.signal.signaltools) warn
+        warnings.simplefilter("ignore")
+        homes = [mod_name for mod_name, module in list(sys.modules.items())
+                 if module is not None and not any(p.startswith("_") for p in mod_name.split("."))
+                 and getattr(module, name, None) is obj]
     return min(homes, key=lambda m: (m.count("."), len(m))) if homes else None
 
 

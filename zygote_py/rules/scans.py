@@ -7,7 +7,8 @@ input has zeros (the first zero of a lane gets the product of its neighbours,
 everything after it zero).  Linear operators (diff, convolve, correlate,
 trapezoid) get their transposes.  interp is differentiable in x (the slope of
 the segment x falls in; zero outside [xp[0], xp[-1]] and taken from the right
-segment at a knot), fp and the left/right fill values; xp is a constant.
+segment at a knot), in the knots xp (moving a segment's ends moves t), fp and the
+left/right fill values.
 """
 
 from __future__ import annotations
@@ -88,24 +89,37 @@ def _full_output(g, a, v, mode):
     return full
 
 
-def _interp_cotangents(g, x, xp, fp, left, right, period):
-    if period is not None:
-        raise NotImplementedError("zygote_py: no derivative rule for np.interp(period=...)")
+def _interp_segments(x, xp, fp):
+    """For each x: its segment's left knot index, the segment's width and slope, the
+    position t in it, and the masks of points below, above and inside [xp[0], xp[-1]]."""
     xa = np.asarray(x, dtype=np.float64)
     xp = np.asarray(xp, dtype=np.float64)
     fpa = np.asarray(fp, dtype=np.float64)
-    n = xp.size
-    g = np.broadcast_to(g, xa.shape)
-    idx = np.clip(np.searchsorted(xp, xa, side="right") - 1, 0, n - 2)
+    idx = np.clip(np.searchsorted(xp, xa, side="right") - 1, 0, xp.size - 2)
     width = xp[idx + 1] - xp[idx]
-    t = (xa - xp[idx]) / width
+    safe = np.where(width == 0, 1.0, width)  # repeated knots: a jump, no slope
+    t = (xa - xp[idx]) / safe
+    slope = (fpa[idx + 1] - fpa[idx]) / safe
     below = xa < xp[0]
     above = xa > xp[-1]
-    inside = ~(below | above)
-    gx = np.where(inside, g * (fpa[idx + 1] - fpa[idx]) / width, 0.0)
+    return xa, idx, safe, t, slope, below, above, ~(below | above)
+
+
+def _interp_cotangents(g, x, xp, fp, left, right, period):
+    """y = fp_i + (fp_{i+1} - fp_i) t, t = (x - xp_i) / (xp_{i+1} - xp_i) inside the knots:
+    dy/dx = slope, dy/dfp = (1 - t, t), dy/dxp = slope (t - 1, -t); the fill values outside."""
+    if period is not None:
+        raise NotImplementedError("zygote_py: no derivative rule for np.interp(period=...)")
+    xa, idx, _, t, slope, below, above, inside = _interp_segments(x, xp, fp)
+    n = np.size(xp)
+    g = np.broadcast_to(g, xa.shape)
     gi = np.where(inside, g, 0.0)
-    gfp = (np.bincount(np.ravel(idx), np.ravel(gi * (1.0 - t)), minlength=n)
-           + np.bincount(np.ravel(idx) + 1, np.ravel(gi * t), minlength=n))
+    gx = gi * slope
+    flat = np.ravel(idx)
+    gfp = (np.bincount(flat, np.ravel(gi * (1.0 - t)), minlength=n)
+           + np.bincount(flat + 1, np.ravel(gi * t), minlength=n))
+    gxp = (np.bincount(flat, np.ravel(gi * slope * (t - 1.0)), minlength=n)
+           + np.bincount(flat + 1, np.ravel(-gi * slope * t), minlength=n))
     g_below = float(np.sum(np.where(below, g, 0.0)))
     g_above = float(np.sum(np.where(above, g, 0.0)))
     gleft = gright = None
@@ -118,7 +132,21 @@ def _interp_cotangents(g, x, xp, fp, left, right, period):
     else:
         gright = g_above
     gx = float(gx) if np.ndim(x) == 0 else gx
-    return gx, like_input(gfp, fp), gleft, gright
+    return gx, like_input(gxp, xp), like_input(gfp, fp), gleft, gright
+
+
+def interp_jvp(dx, dxp, dfp, dleft, dright, y, x, xp, fp, left=None, right=None, period=None):
+    """The same derivatives, applied to tangents (None: zero)."""
+    _, idx, _, t, slope, below, above, _ = _interp_segments(x, xp, fp)
+    dfpa = np.zeros(np.size(fp)) if dfp is None else np.asarray(dfp, dtype=np.float64)
+    dxpa = np.zeros(np.size(xp)) if dxp is None else np.asarray(dxp, dtype=np.float64)
+    dxa = 0.0 if dx is None else np.asarray(dx, dtype=np.float64)
+    inner = (slope * dxa + (1.0 - t) * dfpa[idx] + t * dfpa[idx + 1]
+             + slope * ((t - 1.0) * dxpa[idx] - t * dxpa[idx + 1]))
+    fill_below = dfpa[0] if left is None else (0.0 if dleft is None else dleft)
+    fill_above = dfpa[-1] if right is None else (0.0 if dright is None else dright)
+    out = np.where(below, fill_below, np.where(above, fill_above, inner))
+    return float(out) if np.ndim(x) == 0 else out
 
 
 def _trapezoid_cotangents(g, y, x, dx, axis):
@@ -225,9 +253,9 @@ def correlate(g, y, a, v, mode="valid"):
     return np.correlate(full, v[::-1], "valid"), np.correlate(full, a, "valid")[::-1]
 
 
-@vjp(np.interp, diff=("x", "fp", "left", "right"), underived=("xp",), unsupported=("period",))
+@vjp(np.interp, diff=("x", "xp", "fp", "left", "right"), unsupported=("period",), jvp=interp_jvp)
 def interp(g, y, x, xp, fp, left=None, right=None, period=None):
-    """xp (the knots) must not depend on the inputs (refused if it does); period= has no rule."""
+    """x, the knots xp, the values fp and the fills; period= has no rule."""
     return _interp_cotangents(g, x, xp, fp, left, right, period)
 
 

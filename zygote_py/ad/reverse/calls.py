@@ -35,7 +35,7 @@ from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
-from ..splice import Splice, bind_call
+from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
 from .callees import CalleeRef, bind_parameters
@@ -159,6 +159,7 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict,
     options is False: a call dispatched while running, where an object's own method may
     take the option, and the dispatcher refuses it when the rule applies).
     """
+    builder.reads.check_rule_call(rule, op)  # the Params variant refuses some (reads.py)
     for name in rule.meta.get("unsupported", ()) if options else ():  # no derivative for it
         value = bound.get(name)
         given = value.defining_op is None or value.defining_op.opcode != "const" or \
@@ -198,12 +199,12 @@ def _keyword_operands(op: Op) -> dict:
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
     splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
-    values = {"g": g}
+    values = {COTANGENT: g}
     for name in splice.used_params:
-        if name == "g" or name not in splice.unbound:
+        if name == COTANGENT or name not in splice.unbound:
             continue
-        if name == "y":
-            values["y"] = builder.fetch(result)
+        if name == OUTPUT:
+            values[OUTPUT] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
             values[name] = builder.fetch(bound[name])
         elif isinstance(bound.get(name), tuple) and \

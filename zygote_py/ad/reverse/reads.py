@@ -6,7 +6,9 @@ implicit-parameter feature changes what happens, the way Zygote passes a
 `Context{I}` whose methods do nothing when `I` is false:
   - which primal values are roots besides the active arguments (`roots`);
   - whether a call may read parameters itself, so that it is differentiated
-    even with no active argument (`may_read_parameters`);
+    even with no active argument (`may_read_parameters`), and whether a call of a
+    registered rule must be refused (`check_rule_call`: odeint's rule cannot follow
+    the parameters its derivative function reads);
   - a getattr that is a read of its own rather than an attribute of a
     differentiated value (`adjoint_read`);
   - a call of a closure that must go through run-time dispatch
@@ -33,6 +35,9 @@ class ConstantReads:
         """Whether op runs code that may read a parameter itself (arrays: the ids of the
         values known to be arrays or numbers, whose methods are NumPy's)."""
         return False
+
+    def check_rule_call(self, rule, op) -> None:
+        """Refuse a call of a registered rule this variant cannot differentiate (none here)."""
 
     def adjoint_read(self, builder, op) -> bool:
         """Emit the adjoint of a getattr that reads module data; False when it is not one."""
