@@ -13,6 +13,7 @@ def branches_grad(x):
         else:
             # cases.py:30  y = math.sin(x)
             y = math.sin(x)
+    # cases.py:31  return y * 2.0
     _zp_y = y * 2.0
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return y * 2.0  cases.py:31

@@ -3,6 +3,7 @@ def closure_grad(x):
     t = x * 3.0 + 1.0
     # cases.py:74  return t * scale
     t_1 = x * 3.0
+    # cases.py:77  return g(x) * f(x)
     _zp_y = t * t_1
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return g(x) * f(x)  cases.py:77

@@ -7,8 +7,12 @@ import math
 import types
 
 import numpy as np
+import pytest
 
+import zygote_py as zp
 from zygote_py.rules import registry, table
+
+NUMPY_2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
 def _scratch_module():
@@ -67,3 +71,23 @@ def test_names_are_the_public_ones_on_every_numpy():
     assert registry.qualified_name(bound) == "numpy.random.RandomState.beta"
     assert registry.qualified_name(np.random.RandomState) == "numpy.random.RandomState"
     assert registry.qualified_name(np.random.beta) == "numpy.random.RandomState.beta"
+
+
+def test_an_attribute_only_newer_numpy_has_is_registered_exactly_where_it_exists():
+    present = hasattr(np.ndarray, "mT")
+    assert registry.requirement("numpy.ndarray.mT") == "NumPy 2.0"
+    assert (registry.attr_rule(np.ndarray, "mT") is not None) == present
+    assert ("numpy.ndarray.mT" in registry.absent_rules()) == (not present)
+    assert "| `numpy.ndarray.mT` | `shapes.ndarray_mT` | (NumPy 2.0+)" in table.render()
+
+
+@pytest.mark.skipif(NUMPY_2, reason="NumPy 1.x only: NumPy 2 has these arguments")
+@pytest.mark.parametrize("f", [
+    lambda x: np.var(x, correction=1),
+    lambda x: np.std(x, mean=0.5),
+    lambda x: np.sum(np.linalg.cholesky(np.outer(x, x) + np.eye(3), upper=True)),
+])
+def test_numpy_2_arguments_on_numpy_1_are_numpys_own_error(f):
+    # the rules accept NumPy 2's arguments, but the primal is NumPy's: NumPy 1.x refuses them
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        zp.gradient(f, np.array([0.3, -1.2, 0.7]))

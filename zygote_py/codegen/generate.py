@@ -112,12 +112,15 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
     emitter.line(header)
     emitter.indent = 1
     result = {}
-    emitter.block(forward.body, lambda op: result.setdefault("y", emitter.expr(op.operands[0])))
+    emitter.block(forward.body, lambda op: result.setdefault("y", emitter.expr(op.operands[0]))
+                  and result.setdefault("op", op.operands[0].defining_op))
     import ast
 
     y_expr = result["y"]
     if not (isinstance(y_expr, ast.Name)):
         y_name = names.fresh("_zp_y")
+        if result["op"] is not None:  # the line of the returned expression, for its errors
+            emitter.comment_for(result["op"])
         emitter.line(f"{y_name} = {unparse(y_expr)}")
         y_expr = ast.Name(y_name, ast.Load())
     y_text = unparse(y_expr)

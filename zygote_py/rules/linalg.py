@@ -224,7 +224,10 @@ def einsum_sublist_cotangents(g, first, rest):
 def _solve_cotangents(g, y, a, b):
     """Cotangents of x = solve(a, b) with stacks of matrices and broadcasting."""
     at = np.swapaxes(a, -1, -2)
-    if np.ndim(b) == 1:
+    # b holds vectors when x has fewer dimensions than a (a matrix b gives x at least a's).  Read
+    # from the result, not from b: NumPy 2 takes b as vectors only when it is 1-D, NumPy 1.x
+    # whenever it has one dimension fewer than a (a of (3, 3, 3) with b of (3, 3)).
+    if np.ndim(y) < np.ndim(a):
         gb = np.linalg.solve(at, g[..., None])[..., 0]
         ga = -gb[..., :, None] * y[..., None, :]
     else:

@@ -212,13 +212,21 @@ def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None,
     return register
 
 
-def vjp_attr(cls: type, *names: str) -> Callable:
-    """Register a reverse rule for attribute reads `obj.name`; the rule is (g, y, self)."""
+def vjp_attr(cls: type, *names: str, since: str | None = None) -> Callable:
+    """Register a reverse rule for attribute reads `obj.name`; the rule is (g, y, self).
+
+    `since="NumPy 2.0"` marks attributes only newer versions have: where `cls` lacks one, the
+    rule is recorded for the table but not registered, as `since` does for functions."""
 
     def register(fn: Callable) -> Callable:
         params = _rule_params(fn, 2)
         for name in names:
             qual = f"{qualified_name(cls)}.{name}"
+            if since is not None:
+                _REQUIREMENTS[qual] = since
+                if not hasattr(cls, name):
+                    _ABSENT_RULES[qual] = fn
+                    continue
             _ATTR_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, _default_diff(params))
         return fn
 
@@ -242,6 +250,8 @@ def jvp(primal: Any) -> Callable:
 def _rules_of(primal: Any) -> list[Rule]:
     """The registered rules of a function, `(cls, name)` method or `("attr", cls, name)`."""
     if isinstance(primal, tuple) and len(primal) == 3 and primal[0] == "attr":
+        if primal[1:] not in _ATTR_RULES and f"{qualified_name(primal[1])}.{primal[2]}" in _ABSENT_RULES:
+            return []  # an attribute this NumPy lacks (vjp_attr's since=)
         return [_ATTR_RULES[primal[1:]]]
     if isinstance(primal, tuple):
         return [_METHOD_RULES[primal]]

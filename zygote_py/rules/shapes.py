@@ -235,7 +235,7 @@ def ndarray_T(g, y, self):
     return g.T
 
 
-@vjp_attr(np.ndarray, "mT")
+@vjp_attr(np.ndarray, "mT", since="NumPy 2.0")
 def ndarray_mT(g, y, self):
     return np.swapaxes(g, -1, -2)
 
