@@ -32,7 +32,7 @@ from .ad.reverse import ReverseTransform
 from .analysis.receivers import receiver_facts
 from .codegen.generate import compile_generated, generate
 from .codegen.naming import function_name
-from .errors import ZygoteError
+from .errors import MutationError, ZygoteError
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
@@ -151,6 +151,7 @@ class Build:
         key = (fn, active, implicit, kinds)
         if key in self.in_progress:
             return self.in_progress[key]
+        self.compiler.refuse_argument_writes(fn)
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
@@ -213,6 +214,22 @@ class Compiler:
         body = clone_block(ir.body, vmap)
         copy = Function(ir.name, list(body.args), body, ir.loc, ir.signature, dict(ir.meta))
         return copy
+
+    def refuse_argument_writes(self, fn) -> None:
+        """A function called from differentiated code may not write into its arguments: the
+        caller's adjoint would not know its array changed (docs/mutation.md)."""
+        try:
+            ir = self.lowered_ir(fn)
+        except ZygoteError:
+            return  # no source: refused or resolved elsewhere
+        writes = ir.meta.get("param_writes")
+        if writes:
+            loc = writes[0][0]
+            name = getattr(fn, "__name__", "the function")
+            raise MutationError(
+                f"{name}() writes into an array passed to it; only the function being "
+                "differentiated may write into its arguments", loc,
+                "write into a copy inside it (a = a.copy()), or return the new array")
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),

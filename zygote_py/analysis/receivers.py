@@ -28,6 +28,7 @@ import types
 
 import numpy as np
 
+from ..runtime import writes
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
 from ..kinds import ATTRS, ITEMS, is_object_kind
@@ -306,6 +307,10 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
         fn = op.attrs["fn"]
         if fn is builtins.len:
             return True
+        if fn is writes.write_item or fn is writes.write_item_augmented:
+            return is_known(op.operands[0])  # the array written into (an ndarray, or refused)
+        if fn is writes.augmented_write:  # y op= v: y written into, or rebound to y op v
+            return is_known(op.operands[0]) and is_known(op.operands[1])
         if fn is operator.getitem:  # an item or a slice of a known array; an item of a sequence
             return len(op.operands) == 2 and (is_known(op.operands[0]) or (
                 is_sequence(op.operands[0]) and is_known(op.operands[1])))

@@ -22,11 +22,12 @@ from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
+from .lower_writes import WriteLowering
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
 
 
-class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
+class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -43,6 +44,12 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
+        # may-alias classes of values and the names a write left stale (lower_writes.py)
+        self.alias_parent: dict[int, int] = parent.alias_parent if parent else {}
+        self.alias_info: dict = parent.alias_info if parent else {}
+        self.stale: dict[int, tuple] = parent.stale if parent else {}
+        self.open_blocks: list = parent.open_blocks if parent else []
+        self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:
@@ -67,10 +74,6 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
     @block.setter
     def block(self, block: Block | None) -> None:
         self.builder.block = block
-
-    def at(self, block: Block):
-        """Lower into block for the duration of a with-statement."""
-        return self.builder.at(block)
 
     def const(self, value, node=None) -> Value:
         return self.emit("const", (), attrs={"value": value}, node=node).result
@@ -148,11 +151,14 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
                 self.fresh.add(new.id)
                 self.env[base_node.id] = new
                 return
+            if isinstance(current, Value):  # an array (or refused while running: a list argument)
+                self.array_store(base_node.id, current, target, node, value, augment)
+                return
         what = "item assignment" if augment is None else "augmented item assignment"
         raise self.mutation_error(
-            node, f"{what} writes into an array or list in place",
-            "build the result functionally (np.where, np.concatenate, a list you append to); "
-            "in-place writes into arrays are not differentiated yet")
+            node, f"{what} writes into an object reached through an expression",
+            "name the array first (a = obj.a; a[i] = v), or build the result functionally "
+            "(np.where, np.concatenate)")
 
     def is_dict(self, value: Value) -> bool:
         while value.defining_op is not None and value.defining_op.opcode == "setitem":
@@ -177,6 +183,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         op = self.builder.emit(opcode, operands, nresults, attrs, regions,
                                hints=[hint] if hint else hints, loc=self.loc(node))
         self.note_kind(op)
+        self.track_aliases(op)
         if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)
         return op
@@ -351,13 +358,18 @@ def lower_function(pyfn) -> Function:
     params = [body.add_arg(name) for name in sig.names]
     lowerer.block = body
     lowerer.root_block = body
+    lowerer.open_blocks.append(body)
     lowerer.env = dict(zip(sig.names, params))
+    for index, param in enumerate(params):
+        lowerer.alias_class(param).params.add(index)
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)
     else:
         lowerer.stmts(node.body)
         result = lowerer.finish_body(node)
     lowerer.emit("return", [result], nresults=0, node=node)
+    if lowerer.param_writes:
+        lowerer.check_arguments_at_entry(params, node)
     # The parameters are the body block's arguments; the Function lists them too.
     name = getattr(pyfn, "__name__", "f")
     fn = Function(name if name != "<lambda>" else "lambda", params, body, loc_of(filename, node),
@@ -365,4 +377,5 @@ def lower_function(pyfn) -> Function:
     fn.meta["guards"] = lowerer.guards
     fn.meta["pyfn"] = pyfn
     fn.meta["filename"] = filename
+    fn.meta["param_writes"] = lowerer.param_writes
     return fn

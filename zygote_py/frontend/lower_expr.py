@@ -147,6 +147,8 @@ class ExprLowering:
                     node, f"{name!r} names a list or dict that was modified through another name",
                     "zygote_py tracks in-place updates of containers through one name; "
                     "copy the container (list(x)) before modifying it under a second name")
+            if isinstance(value, Value) and value.id in self.stale:
+                self.check_stale(name, value, node)  # may share memory with a written array
             return value
         return self.free_name(name, node)
 

@@ -33,6 +33,18 @@ class ForwardPlan:
     def __init__(self):
         self.calls: dict[int, tuple[str, dict, Value]] = {}  # id(call op) -> (opcode, attrs, back)
         self.trip_counts: dict[int, Value] = {}  # id(loop op) -> its trip count
+        # id(write op) -> [(save function, operands, saved value)]: run just before the write
+        self.saves: dict[int, list[tuple]] = {}
+        self.write_log: Value | None = None  # the arrays the forward wrote (made at entry)
+
+    def save_before(self, op: Op, fn, operands, hint: str) -> Value:
+        """Just before op, the forward calls fn(*operands, write_log): what a write into an
+        array destroys (runtime/writes.py); the value is returned for the adjoint to read."""
+        if self.write_log is None:
+            self.write_log = Value("_zp_written")
+        saved = Value(hint, op)
+        self.saves.setdefault(id(op), []).append((fn, list(operands), saved))
+        return saved
 
     def call_with_back(self, op: Op, opcode: str, attrs: dict) -> Value:
         """op, in the forward, becomes `opcode` with attrs and also returns a back function."""
@@ -82,6 +94,10 @@ class _ForwardBuilder:
         for arg in block.args:
             self.vmap[arg.id] = new.add_arg(arg.hint)
         trips = new.add_arg("_zp_trips") if counted else None
+        if entry and self.plan.write_log is not None:
+            made = new.append(Op("call", (), 0, {"fn": dict, "expr": "dict", "kw": (), "star": ()}))
+            self.plan.write_log.owner = made
+            made.results.append(self.plan.write_log)
         if entry:
             for tape in self.tapes.entry_tapes():
                 made = new.append(Op("tape_new", (), 0, {}, (), None))
@@ -110,6 +126,12 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, {}, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        for fn, operands, saved in self.plan.saves.get(id(op), ()):
+            save = Op("call", [self.get(v) for v in operands] + [self.plan.write_log], 0,
+                      {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)
+            saved.owner = save
+            save.results.append(saved)
+            out.append(save)
         call = self.plan.calls.get(id(op))
         if call is not None:
             opcode, attrs, back = call

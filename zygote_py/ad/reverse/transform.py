@@ -22,6 +22,7 @@ from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_leve
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
+from ...runtime import writes as runtime_writes
 from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
@@ -122,6 +123,13 @@ class ReverseTransform:
             else:
                 values.append(out)
         packed = builder.emit("tuple", values).result
+        log = builder.plan.write_log
+        if log is not None:  # the backward undid the writes: put back what the forward left
+            with builder.ir.at(builder.backward, 0), builder.ir.at_loc(None):
+                final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
+                                     hint="_zp_final")
+            with builder.ir.at_loc(None):
+                builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)
