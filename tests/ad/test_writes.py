@@ -411,3 +411,77 @@ def test_read_only_views_raise_numpys_error(f, arg):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_writes_into_arguments_once_refused(f, args):
     check_writes(f, *args)
+
+
+# -- aliases the compiler cannot follow exactly: refused (or checked while running) -----------
+def view_before_loop(x):
+    y = x * 1.0
+    v = y[1:3]
+    s = 0.0
+    for i in range(3):
+        s = s + v.sum()
+        y[1] = s * x[i]
+    return s
+
+
+def alias_by_name(x):
+    y = x * 1.0
+    z = y
+    z[0] = 7.0 * x[1]  # y is z: it sees the write exactly
+    return (y * x).sum()
+
+
+def alias_by_branch(x, c):
+    y = x * 1.0
+    w = y if c > 0 else np.zeros(5)
+    w[0] = 3.0
+    return (y * x).sum()
+
+
+def list_holding(x):
+    y = x * 1.0
+    lst = [y, 2.0]
+    y[0] = 5.0
+    return lst[0].sum()
+
+
+def _identity(a):
+    return a
+
+
+def through_user_function(x):
+    y = x * 1.0
+    z = _identity(y)
+    z[0] = 5.0
+    return (y * x).sum()
+
+
+def int_buffer(x):
+    out = np.zeros(5, dtype=int)
+    out[1] = x[0] * 10.0
+    return (out * x).sum()
+
+
+def test_a_view_made_before_a_loop_that_writes_its_base_is_refused():
+    with pytest.raises(zp.MutationError):
+        zp.gradient(view_before_loop, X.copy())
+
+
+def test_another_name_for_the_array_sees_the_write():
+    check_writes(alias_by_name, X)
+
+
+def test_a_branch_merge_is_checked_while_running():
+    check_writes(alias_by_branch, X, -1.0)  # w is a new array: y is untouched
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(alias_by_branch, X.copy(), 1.0)
+
+
+@pytest.mark.parametrize("f", [list_holding, through_user_function], ids=lambda f: f.__name__)
+def test_reaching_the_written_array_another_way_is_refused(f):
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(f, X.copy())
+
+
+def test_a_float_written_into_an_int_array_has_no_derivative():
+    check_writes(int_buffer, X)

@@ -124,7 +124,11 @@ class WriteLowering:
     def track_aliases(self, op) -> None:
         """Put op's results into the may-alias class of the operands they may share memory with."""
         code = op.opcode
-        if code in ("const", "if", "for", "while", "yield", "return") or not op.results:
+        if code == "if":  # either branch's value (the loops are joined where they are lowered)
+            for region in op.regions:
+                self.alias_carried(region.ops[-1].operands, op.results)
+            return
+        if code in ("const", "for", "while", "yield", "return") or not op.results:
             return
         if code in ("global", "cell"):
             what = "module global" if code == "global" else "closure variable"

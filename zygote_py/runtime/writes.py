@@ -23,6 +23,8 @@ it really does not.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import MutationError
@@ -140,10 +142,13 @@ def _has_integer_array(index) -> bool:
     return False
 
 
-def written_value_cotangent(g, index, value):
+def written_value_cotangent(g, index, value, x):
     """The cotangent of the value written by x[index] = value: g[index] where this write's
-    element survived (for repeated indices only the last one does), summed to value's shape."""
+    element survived (for repeated indices only the last one does), summed to value's shape.
+    A float written into an integer array is rounded: no derivative."""
     if g is None:
+        return None
+    if x.dtype.kind in "biu" and np.result_type(value).kind in "fc":
         return None
     part = g[index]
     if _has_integer_array(index):
@@ -181,12 +186,35 @@ def _scalar(g):
 
 
 def overwritten_cotangent(g, index):
-    """The cotangent of the array before x[index] = v: g with the written region zeroed."""
+    """The cotangent of the array before x[index] = v: g with the written region zeroed.
+
+    Zeroed in place when nothing but the generated code's one variable refers to g (its
+    reference count says so, as NumPy's own temporary elision decides): a fill loop then
+    costs O(1) per write, not a copy of the whole cotangent.  Any other reference (another
+    cotangent sharing the array, the caller's seed) makes a copy."""
     if g is None:
         return None
+    if type(g) is _ndarray and g.flags.writeable and g.base is None and \
+            sys.getrefcount(g) <= _SOLE_VARIABLE_REFS:
+        g[index] = 0
+        return g
     out = np.array(g, copy=True)
     out[index] = 0
     return out
+
+
+def _refs_seen_by_helper(g) -> int:
+    return sys.getrefcount(g)
+
+
+def _calibrate_sole_variable() -> int:
+    """The reference count overwritten_cotangent sees for an array held by exactly one
+    variable of its caller (it differs between Python versions)."""
+    g = np.zeros(1)
+    return _refs_seen_by_helper(g)
+
+
+_SOLE_VARIABLE_REFS = _calibrate_sole_variable() if hasattr(sys, "getrefcount") else -1
 
 
 def whole_value_cotangent(g, y, new):
@@ -219,9 +247,14 @@ def _arrays_in(value, depth=0, seen=None):
         items = value
     elif isinstance(value, dict):
         items = value.values()
-    elif hasattr(value, "__dict__") and not isinstance(value, type) and \
-            not callable(value) and type(value).__module__ not in ("builtins", "numpy"):
-        items = vars(value).values()
+    elif not isinstance(value, type) and not callable(value) and \
+            type(value).__module__ not in ("builtins", "numpy") and \
+            (hasattr(value, "__dict__") or hasattr(type(value), "__slots__")):
+        items = list(getattr(value, "__dict__", {}).values())
+        for cls in type(value).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if hasattr(value, slot):
+                    items.append(getattr(value, slot))
     else:
         return
     for item in items:

@@ -95,7 +95,7 @@ class _ForwardBuilder:
             self.vmap[arg.id] = new.add_arg(arg.hint)
         trips = new.add_arg("_zp_trips") if counted else None
         if entry and self.plan.write_log is not None:
-            made = new.append(Op("call", (), 0, {"fn": dict, "expr": "dict", "kw": (), "star": ()}))
+            made = new.append(Op("dict", (), 0))
             self.plan.write_log.owner = made
             made.results.append(self.plan.write_log)
         if entry:

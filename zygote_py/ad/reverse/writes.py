@@ -67,7 +67,8 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
     if g is not None:
         if builder.varied_operand(value):
             part = builder.call(writes.written_value_cotangent, g, builder.fetch(index),
-                                builder.fetch(value), expr="_zp_written_value_cotangent",
+                                builder.fetch(value), builder.fetch(op.result),
+                                expr="_zp_written_value_cotangent",
                                 hint=(value.hint + "_bar") if value.hint else "")
             builder.maybe_none.add(part.id)
             builder.accumulate(value, part)
