@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import os
 from contextlib import contextmanager
 
 import gast
@@ -165,6 +166,13 @@ class WriteLowering:
         except TypeError:  # an unhashable callee
             return False
 
+    def loc_const(self, node) -> Value:
+        """The user's location as an operand (for the run-time helpers' errors), printed in
+        the IR by file name and line only."""
+        loc = self.loc(node)
+        text = f"loc({os.path.basename(loc.filename)}:{loc.line})" if loc is not None else "None"
+        return self.emit("const", (), attrs={"value": loc, "expr": text}, node=node).result
+
     def alias_carried(self, sources, targets) -> None:
         for source, target in zip(sources, targets):
             self.alias_union(target, source)
@@ -195,7 +203,7 @@ class WriteLowering:
             helper = writes.write_item_augmented
         else:
             helper = writes.write_item
-        new = self.emit("call", [current, index, value, self.const(self.loc(node), node)],
+        new = self.emit("call", [current, index, value, self.loc_const(node)],
                         attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
                         node=node, hint=name).result
         self.record_write(name, current, new, node)
@@ -210,7 +218,7 @@ class WriteLowering:
             self.assign(gast.Name(name, gast.Store(), None, None), new_value, node)
             return
         info = self.alias_class(current)
-        operands = [current, new_value, self.const(self.loc(node), node)]
+        operands = [current, new_value, self.loc_const(node)]
         if info.external:  # a number is rebound; an array there would be the program's state
             operands.append(self.const(info.external, node))
         new = self.emit("call", operands,
@@ -281,7 +289,7 @@ class WriteLowering:
                 f"{written_at.line if written_at else '?'}, so its values may have changed "
                 "behind its name", f"take a copy before the write ({name} = ....copy()), or "
                 "compute it again after the write")
-        self.emit("call", [value, buffer, self.const(name, node), self.const(self.loc(node), node)],
+        self.emit("call", [value, buffer, self.const(name, node), self.loc_const(node)],
                   attrs={"fn": writes.check_unaliased, "expr": "_zp_check_unaliased", "kw": (),
                          "star": ()}, node=node)
         del self.stale[value.id]  # checked once: the next write marks it again
@@ -390,5 +398,6 @@ def _entry_check(lowerer, params, node) -> None:
         reads = [lowerer.builder.emit("global", (), attrs={"name": n}, hints=[n]).result for n in names]
         values = lowerer.builder.emit("tuple", [*params, *cells, *reads]).result
         lowerer.builder.call(writes.check_distinct_arguments, values,
-                             lowerer.builder.const(tuple(written)), lowerer.builder.const(loc),
+                             lowerer.builder.const(tuple(written)),
+                             lowerer.builder.emit("const", (), attrs={"value": loc, "expr": "loc"}).result,
                              expr="_zp_check_distinct_arguments")
