@@ -174,7 +174,6 @@ MUTATION_CASES = [
     # functions that write into an argument: the write was invisible, the gradient a silent zero
     (mutation.scatter_add, lambda: (np.array([0.5, -0.2, 0.3]),)),
     (mutation.put_along_axis, lambda: (np.array([0.5, -0.2, 0.3]),)),
-    (mutation.out_argument, lambda: (np.array([0.5, -0.2, 0.3]),)),
 ]
 
 

@@ -307,7 +307,8 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
         fn = op.attrs["fn"]
         if fn is builtins.len:
             return True
-        if fn is writes.write_item or fn is writes.write_item_augmented:
+        if fn is writes.write_item or fn is writes.write_item_augmented or \
+                fn is writes.view_writeback:
             return is_known(op.operands[0])  # the array written into (an ndarray, or refused)
         if fn is writes.augmented_write:  # y op= v: y written into, or rebound to y op v
             return is_known(op.operands[0]) and is_known(op.operands[1])

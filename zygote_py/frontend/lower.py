@@ -49,7 +49,9 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.alias_info: dict = parent.alias_info if parent else {}
         self.stale: dict[int, tuple] = parent.stale if parent else {}
         self.open_blocks: list = parent.open_blocks if parent else []
+        self.maybe_unbound: set[int] = parent.maybe_unbound if parent else set()
         self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
+        self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:
@@ -368,7 +370,7 @@ def lower_function(pyfn) -> Function:
         lowerer.stmts(node.body)
         result = lowerer.finish_body(node)
     lowerer.emit("return", [result], nresults=0, node=node)
-    if lowerer.param_writes:
+    if lowerer.param_writes or lowerer.param_writes_in_place:
         lowerer.check_arguments_at_entry(params, node)
     # The parameters are the body block's arguments; the Function lists them too.
     name = getattr(pyfn, "__name__", "f")
@@ -378,4 +380,5 @@ def lower_function(pyfn) -> Function:
     fn.meta["pyfn"] = pyfn
     fn.meta["filename"] = filename
     fn.meta["param_writes"] = lowerer.param_writes
+    fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
     return fn

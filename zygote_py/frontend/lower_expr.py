@@ -335,6 +335,9 @@ class ExprLowering:
             if lowered is not None:
                 return lowered
         known = obj if obj is not _MISSING else self._attribute_of_constant(callee)
+        written = self.in_place_call(known, callee, operands, star, kw, node)  # lower_writes.py
+        if written is not None:
+            return written
         if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
             raise self.mutation_error(
                 node, f"{_callee_name(known)}() writes into its first argument in place",
@@ -379,6 +382,9 @@ class ExprLowering:
                 "enclosing function", "return the new items from the nested function and "
                 f"{name} them in the enclosing function")
         # a global or captured list updated as a side effect (logging, say): it just runs
+        if name == "fill" and isinstance(func.value, gast.Name) and len(operands) == 1 \
+                and not kw and not star and func.value.id in self.local_names:
+            return self.fill_array(func.value.id, base, operands[0], node)  # lower_writes.py
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

@@ -125,6 +125,9 @@ class WriteLowering:
     def track_aliases(self, op) -> None:
         """Put op's results into the may-alias class of the operands they may share memory with."""
         code = op.opcode
+        if code == "undef":
+            self.maybe_unbound.add(op.result.id)
+            return
         if code == "if":  # either branch's value (the loops are joined where they are lowered)
             for region in op.regions:
                 self.alias_carried(region.ops[-1].operands, op.results)
@@ -174,8 +177,12 @@ class WriteLowering:
         return self.emit("const", (), attrs={"value": loc, "expr": text}, node=node).result
 
     def alias_carried(self, sources, targets) -> None:
+        """Values that flow into others around loops and out of branches: one class; a
+        variable unbound on some path stays so (no writeback reads it)."""
         for source, target in zip(sources, targets):
             self.alias_union(target, source)
+            if source.id in self.maybe_unbound:
+                self.maybe_unbound.add(target.id)
 
     # -- which blocks are open (for dominance of the written array at a stale read) ----------
     @contextmanager
@@ -219,12 +226,13 @@ class WriteLowering:
             return
         info = self.alias_class(current)
         operands = [current, new_value, self.loc_const(node)]
-        if info.external:  # a number is rebound; an array there would be the program's state
-            operands.append(self.const(info.external, node))
+        if info.external or info.params:  # a number is rebound; an array there is refused
+            # (a global's) or, in a function called from differentiated code, an argument's
+            operands += [self.const(info.external, node), self.const(bool(info.params), node)]
         new = self.emit("call", operands,
                         attrs={"fn": writes.augmented_write, "expr": "_zp_augmented_write",
                                "kw": (), "star": ()}, node=node, hint=name).result
-        self.record_write(name, current, new, node, checked_outside=bool(info.external))
+        self.record_write(name, current, new, node, checked_outside=True)
 
     def only_reference(self, name: str, value: Value) -> bool:
         """Whether name is the only way to reach value's object: no argument, global,
@@ -243,6 +251,50 @@ class WriteLowering:
             lowerer = lowerer.parent
         return True
 
+    def whole_write(self, name: str, current: Value, value: Value, helper, node) -> Value:
+        """name[...] = value through helper (write_item, or write_item_augmented for NumPy's
+        same_kind casting); returns the array written."""
+        current = self.read_for_write(name, current, node)
+        everything = self.const(Ellipsis, node)
+        new = self.emit("call", [current, everything, value, self.loc_const(node)],
+                        attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
+                        node=node, hint=name).result
+        self.record_write(name, current, new, node)
+        return new
+
+    def fill_array(self, name: str, current: Value, value: Value, node) -> Value:
+        """`a.fill(v)`: every element of a set to v (as a[...] = v)."""
+        self.whole_write(name, current, value, writes.write_item, node)
+        return self.const(None, node)
+
+    def in_place_call(self, fn, callee, operands, star, kw, node):
+        """`np.copyto(a, b)` and a ufunc's `out=a` on an array a the function names: the
+        result computed as a new array, then written into a (NumPy's same_kind casting).
+        None when the call is not one of these."""
+        if star or not isinstance(node, gast.Call):
+            return None
+        if fn is np.copyto and not kw and len(operands) == 2:
+            target = node.args[0]
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                self.whole_write(target.id, operands[0], operands[1],
+                                 writes.write_item_augmented, node)
+                return self.const(None, node)
+            return None
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
+            position = len(operands) - len(kw) + kw.index("out")
+            target = next((k.value for k in node.keywords if k.arg == "out"), None)
+            if not isinstance(target, gast.Name) or target.id not in self.local_names:
+                return None
+            rest = [v for i, v in enumerate(operands) if i != position]
+            rest_kw = tuple(k for k in kw if k != "out")
+            owner = getattr(callee, "defining_op", None)
+            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
+                                                    "star": ()}, node=node).result
+            return self.whole_write(target.id, operands[position], result,
+                                    writes.write_item_augmented, node)
+        return None
+
     def read_for_write(self, name: str, value: Value, node) -> Value:
         if value.id in self.stale:
             self.check_stale(name, value, node)
@@ -255,10 +307,13 @@ class WriteLowering:
                 node, f"{name!r} may be {info.external} (or a view of it): writing into it "
                 "would change the program's state outside the function",
                 f"write into a copy ({name} = {name}.copy())")
-        if info.params:
+        if info.params and not checked_outside:  # an item write: refused in a called function
             self.root_lowerer().param_writes.append((self.loc(node), sorted(info.params)))
+        elif info.params:  # y op= v: refused while running there, if y is an array
+            self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
         self.alias_union(old, new)
         loc = self.loc(node)
+        written_back: dict[int, Value] = {}
         lowerer = self
         while lowerer is not None:
             for key, bound in list(lowerer.env.items()):
@@ -266,8 +321,19 @@ class WriteLowering:
                     continue
                 if bound is old:
                     lowerer.env[key] = new
-                elif bound is not new and bound.id in self.alias_parent and \
-                        self.alias_root(bound) == self.alias_root(new):
+                elif bound is new or bound.id not in self.alias_parent or \
+                        self.alias_root(bound) != self.alias_root(new):  # (writebacks join it)
+                    continue
+                elif lowerer is self and bound.id not in self.maybe_unbound:
+                    # what it holds now: the elements it shares with the written array changed
+                    if bound.id not in written_back:
+                        written_back[bound.id] = self.emit(
+                            "call", [bound, new, self.const(key, node), self.loc_const(node)],
+                            attrs={"fn": writes.view_writeback, "expr": "_zp_view_writeback",
+                                   "kw": (), "star": ()}, node=node, hint=key).result
+                    lowerer.env[key] = written_back[bound.id]
+                else:  # unbound on some path, or a name of the function this one is inlined
+                    # into: checked when it is read
                     self.stale[bound.id] = (new, loc)
             lowerer = lowerer.parent
 
@@ -365,7 +431,8 @@ _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
 def _makes_container(value: Value) -> bool:
     op = value.defining_op
     return op is not None and op.opcode in CONTAINER_OPS
-_WRITES = (writes.write_item, writes.write_item_augmented, writes.augmented_write)
+_WRITES = (writes.write_item, writes.write_item_augmented, writes.augmented_write,
+           writes.view_writeback)
 _VIEW_OF_FIRST = (operator.getitem, *_WRITES)
 
 
@@ -392,8 +459,9 @@ def _entry_check(lowerer, params, node) -> None:
     for op in body.walk():
         if op.opcode == "global" and op.attrs["name"] not in names:
             names.append(op.attrs["name"])
-    written = sorted({i for _, indices in lowerer.param_writes for i in indices})
-    loc = lowerer.param_writes[0][0]
+    records = lowerer.param_writes + lowerer.param_writes_in_place
+    written = sorted({i for _, indices in records for i in indices})
+    loc = records[0][0]
     with lowerer.builder.at(body, index):
         reads = [lowerer.builder.emit("global", (), attrs={"name": n}, hints=[n]).result for n in names]
         values = lowerer.builder.emit("tuple", [*params, *cells, *reads]).result

@@ -59,8 +59,12 @@ def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
                                "zygote_py.context.using(compiler=...)")
     refuse = getattr(ctx.compiler, "refuse_argument_writes", None)
     if refuse is not None:
-        refuse(f)
-    pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
+        refuse(f, scalars)
+    if refuse is not None:
+        pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit,
+                                      callee=True).fn
+    else:
+        pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
     for observer in ctx.observers:
         observer.dispatched_pullback(f, active, cells, scalars, pullback)
     return pullback

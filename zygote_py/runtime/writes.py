@@ -60,10 +60,12 @@ def write_item_augmented(x, index, value, loc=None):
     return x
 
 
-def augmented_write(y, new, loc=None, outside=None):
+def augmented_write(y, new, loc=None, outside=None, argument=False):
     """`y op= v` with new = `y op v`: writes new into y when y is an ndarray (Python's
     ndarray.__iadd__), else returns new (numbers and other immutable values rebind).
-    outside names what y may be part of (a module global): an array there is refused."""
+    outside names what y may be part of (a module global): an array there is refused.
+    argument says y may be an argument's array (compiled code for a function called from
+    differentiated code calls `augmented_write_in_callee` there instead)."""
     if type(y) is not _ndarray:
         if isinstance(y, _ndarray):
             raise _not_an_array(y, loc, "augmented assignment")
@@ -80,6 +82,17 @@ def augmented_write(y, new, loc=None, outside=None):
     _check_cast(new, y)
     y[...] = new
     return y
+
+
+def augmented_write_in_callee(y, new, loc=None, outside=None, argument=False):
+    """augmented_write in a function called from differentiated code, where y may be an
+    argument's array: written in place, the caller's adjoint would not know it changed."""
+    if type(y) is _ndarray:
+        raise MutationError("augmented assignment writes into an array that may be an argument "
+                            "of a function called from differentiated code; its caller would "
+                            "not see the change in its gradient", loc,
+                            "write `y = y + v` (a new array) instead of `y += v` here")
+    return augmented_write(y, new, loc, outside)
 
 
 def _check_cast(value, x) -> None:
@@ -232,6 +245,80 @@ def whole_overwritten_cotangent(g, y):
     return None
 
 
+# -- arrays that share memory with a written one ------------------------------------------
+def _addresses(a):
+    """The byte address of every element of a, in a's C order."""
+    addr = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[axis] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return addr.ravel()
+
+
+def shared_positions(m, t):
+    """(positions in m, positions in t) of the elements the two arrays share (flat C order),
+    or None when they share none.  Arrays of different element sizes, or overlapping
+    elements that are not the same element, are refused by the caller."""
+    if not np.may_share_memory(m, t):
+        return None
+    if m.dtype != t.dtype:
+        return False
+    am, at = _addresses(m), _addresses(t)
+    order = np.argsort(am, kind="stable")
+    sorted_m = am[order]
+    where = np.searchsorted(sorted_m, at)
+    where = np.minimum(where, len(sorted_m) - 1)
+    hit = sorted_m[where] == at if len(sorted_m) else np.zeros(len(at), bool)
+    if not hit.any():
+        if np.shares_memory(m, t):
+            return False  # overlapping, but not element by element
+        return None
+    if len(np.unique(am)) != len(am) or len(np.unique(at)) != len(at):
+        return False  # a self-overlapping view (as_strided)
+    pos_t = np.nonzero(hit)[0]
+    pos_m = order[where[hit]]
+    return pos_m, pos_t
+
+
+def view_writeback(m, t, name, loc=None):
+    """After a write into t: m, another array the function holds, as it is now (elements
+    it shares with t changed with them).  Nothing moves; the gradient follows the memory."""
+    if type(m) is _ndarray and type(t) is _ndarray:
+        if shared_positions(m, t) is False:
+            raise MutationError(f"{name!r} overlaps the written array in a way zygote_py "
+                                "cannot follow element by element", loc,
+                                f"take a copy ({name} = {name}.copy()) before the write")
+        return m
+    check_unaliased(m, t, name, loc)
+    return m
+
+
+def writeback_value_cotangent(g, m, t):
+    """The part of m's cotangent g that belongs to the written array t (t's shape)."""
+    if g is None:
+        return None
+    pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
+    if not pos:
+        return None
+    pos_m, pos_t = pos
+    out = np.zeros(t.size, dtype=np.result_type(g))
+    out[pos_t] = np.ravel(g)[pos_m]
+    return out.reshape(t.shape)
+
+
+def writeback_rest_cotangent(g, m, t):
+    """m's cotangent g less the elements it shares with the written array t."""
+    if g is None:
+        return None
+    pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
+    if not pos:
+        return g
+    out = np.array(g, copy=True)
+    out.reshape(-1)[pos[0]] = 0
+    return out
+
+
 # -- aliases checked while running ---------------------------------------------------------
 def _arrays_in(value, depth=0, seen=None):
     if type(value) is _ndarray or isinstance(value, _ndarray):
@@ -293,6 +380,6 @@ def check_distinct_arguments(values, written, loc=None) -> None:
 
 
 # the generated code writes out every pending expression before these run (codegen/emit.py)
-for _fn in (write_item, write_item_augmented, augmented_write, restore_region, restore_whole,
-            restore_final):
+for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
+            restore_region, restore_whole, restore_final):
     _fn._zp_writes = True

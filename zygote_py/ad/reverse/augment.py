@@ -20,6 +20,7 @@ import operator
 
 from ...ir.clone import replace_all_uses
 from ...ir.core import Block, Function, Op, Value
+from ...runtime import writes
 from .tapes import Tapes
 
 
@@ -36,6 +37,7 @@ class ForwardPlan:
         # id(write op) -> [(save function, operands, saved value)]: run just before the write
         self.saves: dict[int, list[tuple]] = {}
         self.write_log: Value | None = None  # the arrays the forward wrote (made at entry)
+        self.callee = False  # compiled for calls from differentiated code (see op())
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -141,10 +143,22 @@ class _ForwardBuilder:
             return
         count = self.plan.trip_counts.get(id(op))
         operands = [self.get(v) for v in op.operands]
+        attrs = op.attrs
+        if self.plan.callee and _may_write_an_argument(op):
+            attrs = dict(attrs, fn=writes.augmented_write_in_callee,
+                         expr="_zp_augmented_write_in_callee")
         if count is not None:  # the counter starts at 0 before the loop, a slot after the others
             zero = out.append(Op("const", (), 1, {"value": 0}))
             operands.append(zero.result)
         regions = [self.block(region, counted=count is not None) for region in op.regions]
-        new = Op(op.opcode, operands, 0, op.attrs, regions, op.loc)
+        new = Op(op.opcode, operands, 0, attrs, regions, op.loc)
         self.results(new, op, count)
         out.append(new)
+
+
+def _may_write_an_argument(op: Op) -> bool:
+    """`y op= v` where y may be an argument's array (its last operand says so)."""
+    if op.opcode != "call" or op.attrs["fn"] is not writes.augmented_write or len(op.operands) < 5:
+        return False
+    flag = op.operands[4].defining_op
+    return flag is not None and flag.opcode == "const" and flag.attrs["value"] is True

@@ -65,7 +65,7 @@ class ReverseTransform:
     data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 reads: ConstantReads | None = None, returns=None):
+                 reads: ConstantReads | None = None, returns=None, callee: bool = False):
         self.fn = fn
         self.active = active
         self.active_cells = tuple(active_cells)
@@ -95,6 +95,8 @@ class ReverseTransform:
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # called from differentiated code: `y op= v` into an argument's array is refused there
+        self.builder.plan.callee = callee
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn

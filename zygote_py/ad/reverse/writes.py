@@ -7,6 +7,9 @@ adjoint, reached in the reverse walk exactly where the write happened:
     to come, read the array as it was when they ran;
   - gives the written region of the cotangent to v (NumPy's last write wins
     for repeated indices) and the rest to x1.
+After a write, every other array the function names that may share memory with
+it is noted as changed: `m2 = view_writeback(m1, t)` gives the elements m1
+shares with t (found from their addresses) t's cotangent.
 A write is visited even when no cotangent reaches it, and so are the loops and
 branches holding one (`restoring_ops`): an earlier op's adjoint may read the array.
 `y2 = augmented_write(y1, new)` (`y op= v` on a name) is all of new: its
@@ -28,10 +31,15 @@ WHOLE_WRITES = (writes.augmented_write,)
 
 
 def is_write(op: Op) -> bool:
+    """A write into an array, or the note that another array changed with it."""
     if op.opcode != "call":
         return False
     fn = op.attrs["fn"]
-    return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES)
+    return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES) or fn is writes.view_writeback
+
+
+def _undoes(op: Op) -> bool:
+    return is_write(op) and op.attrs["fn"] is not writes.view_writeback
 
 
 def restoring_ops(fn: Function) -> set[int]:
@@ -42,7 +50,7 @@ def restoring_ops(fn: Function) -> set[int]:
         found = False
         for op in block.ops:
             inner = any([visit(region) for region in op.regions])
-            if inner or is_write(op):
+            if inner or _undoes(op):
                 out.add(id(op))
                 found = True
         return found
@@ -53,7 +61,9 @@ def restoring_ops(fn: Function) -> set[int]:
 
 def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
     fn = op.attrs["fn"]
-    if any(fn is w for w in ITEM_WRITES):
+    if fn is writes.view_writeback:
+        _adjoint_writeback(builder, op)
+    elif any(fn is w for w in ITEM_WRITES):
         _adjoint_item_write(builder, op)
     else:
         _adjoint_whole_write(builder, op)
@@ -91,3 +101,23 @@ def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
     saved = builder.plan.save_before(op, writes.saved_whole, [old], (old.hint or "y") + "_saved")
     builder.call(writes.restore_whole, builder.fetch(op.result), builder.fetch(saved),
                  expr="_zp_restore_whole")
+
+
+def _adjoint_writeback(builder: AdjointBuilder, op: Op) -> None:
+    """m2 = view_writeback(m1, t): m1 with the elements it shares with the written t
+    replaced by t's (found from their addresses while running)."""
+    other, written = op.operands[:2]
+    g = builder.bar(op.result)
+    if g is None:
+        return
+    m, t = builder.fetch(other), builder.fetch(written)
+    if builder.varied_operand(written):
+        part = builder.call(writes.writeback_value_cotangent, g, m, t,
+                            expr="_zp_writeback_value_cotangent")
+        builder.maybe_none.add(part.id)
+        builder.accumulate(written, part)
+    if builder.varied_operand(other):
+        rest = builder.call(writes.writeback_rest_cotangent, g, m, t,
+                            expr="_zp_writeback_rest_cotangent")
+        builder.maybe_none.add(rest.id)
+        builder.accumulate(other, rest)
