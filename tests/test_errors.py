@@ -172,7 +172,6 @@ def test_differentiable_decorator_rejects_bad_syntax_at_import():
 MUTATION_CASES = [
     # (item and slice writes into arguments are differentiated now: tests/ad/test_writes.py)
     # functions that write into an argument: the write was invisible, the gradient a silent zero
-    (mutation.scatter_add, lambda: (np.array([0.5, -0.2, 0.3]),)),
     (mutation.put_along_axis, lambda: (np.array([0.5, -0.2, 0.3]),)),
 ]
 

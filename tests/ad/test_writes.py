@@ -422,6 +422,7 @@ def test_read_only_views_raise_numpys_error(f, arg):
     (mutation.setslice_augmented, (np.array([0.5, -0.2, 0.3, 0.9]), np.array([0.1, 0.4]))),
     (mutation.setitem_2d, (np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0]))),
     (mutation.out_argument, (np.array([0.5, -0.2, 0.3]),)),
+    (mutation.scatter_add, (np.array([0.5, -0.2, 0.3]),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_writes_into_arguments_once_refused(f, args):
     check_writes(f, *args)
@@ -530,3 +531,51 @@ def test_a_called_function_updating_an_array_argument_in_place_is_refused():
     with pytest.raises(zp.MutationError, match="argument of a function called"):
         zp.gradient(calls_array_updating_helper, X.copy())
     check_writes(_shift, X, 1.0)  # differentiated itself, it may
+
+
+def closure_value(x):
+    y = x * 1.0
+    f = lambda: (y * y).sum()  # noqa: E731  (a closure used as a value)
+    fs = [f]
+    y[0] = 3.0
+    return fs[0]()
+
+
+def iterator_over_rows(m):
+    y = m * 1.0
+    rows = iter(y)
+    first = next(rows)
+    y[1] = 0.0
+    return first.sum() + next(rows).sum()
+
+
+def dict_argument(d, x):
+    d["a"] = x
+    return x.sum()
+
+
+def test_a_closure_holding_the_written_array_is_refused():
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(closure_value, X.copy())
+
+
+def test_an_iterator_over_the_written_array_is_refused():
+    with pytest.raises(zp.MutationError):
+        zp.gradient(iterator_over_rows, M.copy())
+
+
+def test_item_assignment_into_a_dict_argument_is_refused_while_running():
+    with pytest.raises(zp.MutationError, match="dict"):
+        zp.gradient(dict_argument, {"a": 1.0}, X.copy(), wrt=1)
+
+
+def scatter_add(x):
+    acc = np.zeros(4)
+    idx = np.array([0, 2, 0, 3, 0])
+    np.add.at(acc, idx, x)  # unbuffered: acc[0] gets x[0] + x[2] + x[4]
+    np.subtract.at(acc, np.array([1, 1]), x[0] * x[1])
+    return (acc * acc * np.array([1.0, 2.0, 3.0, 4.0])).sum()
+
+
+def test_ufunc_at_scatter_adds_every_repeat():
+    check_writes(scatter_add, X)

@@ -37,6 +37,7 @@ import gast
 import numpy as np
 
 from ..ir.core import Value, value_block
+from ..rules.indexing import _index_cotangent
 from ..runtime import writes
 
 _OPERATOR_FRESH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
@@ -280,6 +281,12 @@ class WriteLowering:
                                  writes.write_item_augmented, node)
                 return self.const(None, node)
             return None
+        if _ufunc_at(fn) and not kw and len(operands) == 3:
+            target = node.args[0]
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                self.scatter_write(target.id, fn.__self__, *operands, node)
+                return self.const(None, node)
+            return None
         if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
             position = len(operands) - len(kw) + kw.index("out")
             target = next((k.value for k in node.keywords if k.arg == "out"), None)
@@ -294,6 +301,18 @@ class WriteLowering:
             return self.whole_write(target.id, operands[position], result,
                                     writes.write_item_augmented, node)
         return None
+
+    def scatter_write(self, name: str, ufunc, array: Value, index: Value, value: Value, node):
+        """`np.add.at(a, idx, v)` (or subtract): unbuffered, every repeat of an index adds.
+        Written as a[...] = a +/- (v scattered into zeros with repeats summed), each step
+        a differentiable op."""
+        part = self.call_static(operator.getitem, (array, index), node)
+        shape = self.call_static(np.shape, (part,), node)
+        spread = self.call_static(np.broadcast_to, (value, shape), node)
+        scattered = self.call_static(_index_cotangent, (spread, array, index), node)
+        combine = operator.add if ufunc is np.add else operator.sub
+        total = self.call_static(combine, (array, scattered), node)
+        self.whole_write(name, array, total, writes.write_item_augmented, node)
 
     def read_for_write(self, name: str, value: Value, node) -> Value:
         if value.id in self.stale:
@@ -425,6 +444,12 @@ class WriteLowering:
 
 
 _NOT_CONST = object()
+
+
+def _ufunc_at(fn) -> bool:
+    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter)."""
+    owner = getattr(fn, "__self__", None)
+    return (owner is np.add or owner is np.subtract) and getattr(fn, "__name__", "") == "at"
 _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
 
 

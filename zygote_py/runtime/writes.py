@@ -23,7 +23,9 @@ it really does not.
 
 from __future__ import annotations
 
+import functools
 import sys
+import types
 
 import numpy as np
 
@@ -334,6 +336,14 @@ def _arrays_in(value, depth=0, seen=None):
         items = value
     elif isinstance(value, dict):
         items = value.values()
+    elif isinstance(value, types.FunctionType):  # a closure holds what it captured
+        items = [c.cell_contents for c in value.__closure__ or () if _bound(c)]
+        items += list(value.__defaults__ or ()) + list((value.__kwdefaults__ or {}).values())
+    elif isinstance(value, functools.partial):
+        items = [value.func, *value.args, *value.keywords.values()]
+    elif hasattr(value, "__next__") and type(value).__module__ == "builtins":
+        yield _OPAQUE  # an iterator: what it will still read cannot be seen
+        return
     elif not isinstance(value, type) and not callable(value) and \
             type(value).__module__ not in ("builtins", "numpy") and \
             (hasattr(value, "__dict__") or hasattr(type(value), "__slots__")):
@@ -348,13 +358,24 @@ def _arrays_in(value, depth=0, seen=None):
         yield from _arrays_in(item, depth + 1, seen)
 
 
+def _bound(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+_OPAQUE = object()
+
+
 def check_unaliased(value, buffer, name, loc=None) -> None:
     """Refuse a read of value when it shares memory with buffer, an array written since
     value was made (the compiler's data flow would describe value as it was before)."""
     if type(buffer) is not _ndarray:
         return
     for part in _arrays_in(value):
-        if np.may_share_memory(part, buffer):
+        if part is _OPAQUE or np.may_share_memory(part, buffer):
             raise MutationError(
                 f"{name!r} shares memory with an array written after it was made, so its "
                 "values changed behind its name", loc,
@@ -365,7 +386,7 @@ def check_unaliased(value, buffer, name, loc=None) -> None:
 def check_distinct_arguments(values, written, loc=None) -> None:
     """At the entry of a function that writes into its arguments: the arguments (and the
     closure and module values it reads) written into must not share memory with others."""
-    parts = [list(_arrays_in(v)) for v in values]
+    parts = [[a for a in _arrays_in(v) if a is not _OPAQUE] for v in values]
     for i in written:
         for array in parts[i]:
             for j, others in enumerate(parts):
