@@ -116,6 +116,14 @@ def saved_region(x, index, log):
     return part.copy() if type(part) is _ndarray else part
 
 
+def written_like(value, log):
+    """What the backward needs of a written value: its shape and dtype, not its elements
+    (an array becomes a broadcast view of one zero: no memory)."""
+    if type(value) is _ndarray:
+        return np.broadcast_to(np.zeros((), dtype=value.dtype), value.shape)
+    return value
+
+
 def saved_whole(y, log):
     """What `y op= v` destroys: all of y when it is an ndarray, else nothing (a rebinding)."""
     if type(y) is not _ndarray:
@@ -166,6 +174,9 @@ def written_value_cotangent(g, index, value, x):
     if x.dtype.kind in "biu" and np.result_type(value).kind in "fc":
         return None
     part = g[index]
+    if type(part) is not _ndarray and type(index) is not tuple and \
+            not isinstance(index, (list, _ndarray)):
+        return part  # one element (the fill loop's case): nothing to sum or copy
     if _has_integer_array(index):
         shape = np.shape(part)
         order = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)

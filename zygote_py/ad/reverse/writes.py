@@ -76,8 +76,10 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
     g = builder.bar(op.result)
     if g is not None:
         if builder.varied_operand(value):
+            like = builder.plan.save_before(op, writes.written_like, [value],
+                                            (value.hint or "v") + "_like")
             part = builder.call(writes.written_value_cotangent, g, builder.fetch(index),
-                                builder.fetch(value), builder.fetch(op.result),
+                                builder.fetch(like), builder.fetch(op.result),
                                 expr="_zp_written_value_cotangent",
                                 hint=(value.hint + "_bar") if value.hint else "")
             builder.maybe_none.add(part.id)
@@ -85,7 +87,8 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
         if builder.varied_operand(array):
             rest = builder.call(writes.overwritten_cotangent, g, builder.fetch(index),
                                 expr="_zp_overwritten_cotangent")
-            builder.maybe_none.add(rest.id)
+            if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
+                builder.maybe_none.add(rest.id)
             builder.accumulate(array, rest)
     builder.call(writes.restore_region, builder.fetch(op.result), builder.fetch(index),
                  builder.fetch(saved), expr="_zp_restore_region")
