@@ -579,3 +579,24 @@ def scatter_add(x):
 
 def test_ufunc_at_scatter_adds_every_repeat():
     check_writes(scatter_add, X)
+
+
+def swap_by_unpacking(m):
+    Y = m * 1.0
+    Y[0], Y[1] = Y[1], Y[0]  # rows are views: NumPy leaves both rows equal to the old row 1
+    return (Y * m).sum()
+
+
+def swap_numbers_by_unpacking(x):
+    y = x * 1.0
+    y[0], y[1] = y[1], y[0]  # items are numbers: a real swap
+    return (y * x).sum()
+
+
+def test_swapping_rows_by_unpacking_is_refused_while_running():
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(swap_by_unpacking, M.copy())
+
+
+def test_swapping_items_by_unpacking():
+    check_writes(swap_numbers_by_unpacking, X)

@@ -50,6 +50,8 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.stale: dict[int, tuple] = parent.stale if parent else {}
         self.open_blocks: list = parent.open_blocks if parent else []
         self.maybe_unbound: set[int] = parent.maybe_unbound if parent else set()
+        self.made_at: dict[int, int] = parent.made_at if parent else {}  # value -> writes before it
+        self.writes_done = 0  # (counted on the root lowerer)
         self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
         self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
 

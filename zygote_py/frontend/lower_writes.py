@@ -156,6 +156,8 @@ class WriteLowering:
         if code in CONTAINER_OPS:
             self.alias_class(op.result).containers = True
         self.alias_class(op.result).shared = True
+        for result in op.results:  # made before the writes counted so far
+            self.made_at[result.id] = self.root_lowerer().writes_done
 
     def _fresh_call(self, op) -> bool:
         fn = op.attrs["fn"]
@@ -211,6 +213,7 @@ class WriteLowering:
             helper = writes.write_item_augmented
         else:
             helper = writes.write_item
+            self.check_unnamed_value(value, current, node)
         new = self.emit("call", [current, index, value, self.loc_const(node)],
                         attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
                         node=node, hint=name).result
@@ -256,6 +259,7 @@ class WriteLowering:
         """name[...] = value through helper (write_item, or write_item_augmented for NumPy's
         same_kind casting); returns the array written."""
         current = self.read_for_write(name, current, node)
+        self.check_unnamed_value(value, current, node)
         everything = self.const(Ellipsis, node)
         new = self.emit("call", [current, everything, value, self.loc_const(node)],
                         attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
@@ -314,6 +318,18 @@ class WriteLowering:
         total = self.call_static(combine, (array, scattered), node)
         self.whole_write(name, array, total, writes.write_item_augmented, node)
 
+    def check_unnamed_value(self, value: Value, array: Value, node) -> None:
+        """A value written that may view the array and was made before a write into it,
+        read without a name (`A[0], A[1] = A[1], A[0]`: the second row written is a view
+        the first write changed): checked while running, as a stale name is."""
+        made = self.made_at.get(value.id)
+        if made is None or made >= self.root_lowerer().writes_done or \
+                self.alias_root(value) != self.alias_root(array):
+            return
+        self.emit("call", [value, array, self.const("the value written", node), self.loc_const(node)],
+                  attrs={"fn": writes.check_unaliased, "expr": "_zp_check_unaliased", "kw": (),
+                         "star": ()}, node=node)
+
     def read_for_write(self, name: str, value: Value, node) -> Value:
         if value.id in self.stale:
             self.check_stale(name, value, node)
@@ -331,6 +347,7 @@ class WriteLowering:
         elif info.params:  # y op= v: refused while running there, if y is an array
             self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
         self.alias_union(old, new)
+        self.root_lowerer().writes_done += 1
         loc = self.loc(node)
         written_back: dict[int, Value] = {}
         lowerer = self
