@@ -54,8 +54,8 @@ def main():
     print("|---|---:|---:|---:|---:|---:|")
     for name, f, args in cases:
         zp.gradient(f, *args)  # compile
-        p, g = best(f, *args), best(lambda *a: zp.gradient(f, *a), *args)
-        mp, mg = peak(f, *args), peak(lambda *a: zp.gradient(f, *a), *args)
+        p, g = best(f, *args), best(lambda *a, f=f: zp.gradient(f, *a), *args)
+        mp, mg = peak(f, *args), peak(lambda *a, f=f: zp.gradient(f, *a), *args)
         print(f"| {name} | {p * 1e3:.1f} ms | {g * 1e3:.1f} ms | {g / p:.1f}x "
               f"| {mp / 1e6:.2f} MB | {mg / 1e6:.2f} MB |")
 

@@ -156,7 +156,7 @@ class Build:
         self.in_progress[key] = late
         try:
             entry = self.compiler.entry(fn, active, "pullback", (), kinds, implicit=implicit,
-                                        build=self, callee=True)
+                                        build=self, called=True)
         finally:
             del self.in_progress[key]
         late.fill(entry.fn)
@@ -242,20 +242,20 @@ class Compiler:
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-              implicit: bool = False, build: Build | None = None, callee: bool = False) -> Entry:
+              implicit: bool = False, build: Build | None = None, called: bool = False) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
         scalars, arrays or numbers, other objects; none given: arrays or numbers,
         see analysis/receivers.py).  The implicit variant also
         differentiates reads of globals (see ad/implicit.py).  build is the build
-        that needs this entry for a callee (None when called from outside one).  callee
+        that needs this entry for a callee (None when called from outside one).  called
         says fn is called from differentiated code: where it may write `y op= v` into an
         argument's array, that form refuses it while running (docs/mutation.md)."""
         key = (active, mode, cells, scalars, implicit)
-        callee = callee and self.writes_arguments_in_place(fn)
-        if callee:
-            key += ("callee",)
+        called = called and self.writes_arguments_in_place(fn)
+        if called:
+            key += ("called",)
         entry = self._cached(fn, key)
         if entry is not None:
             return entry
@@ -267,7 +267,7 @@ class Compiler:
             entry = sibling.rebound(fn) if sibling is not None else None
             if entry is None:
                 entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self),
-                                    callee)
+                                    called)
             self.cache.setdefault(fn, {})[key] = entry
             self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
@@ -281,7 +281,7 @@ class Compiler:
         return None
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
-               implicit: bool, build: Build, callee: bool = False) -> Entry:
+               implicit: bool, build: Build, called: bool = False) -> Entry:
         ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
@@ -290,7 +290,7 @@ class Compiler:
         try:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
-                                       build.returns_array, callee=callee).run()
+                                       build.returns_array, callee=called).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}

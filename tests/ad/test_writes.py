@@ -3,10 +3,10 @@ runtime/writes.py, frontend/lower_writes.py)."""
 
 import numpy as np
 import pytest
-
-import zygote_py as zp
 from error_cases import mutation
 from write_checks import check_writes
+
+import zygote_py as zp
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=5)
@@ -189,7 +189,7 @@ def test_gauss_seidel():
 
 
 def test_pullback_runs_twice():
-    y, back = zp.pullback(fill_loop, X.copy())
+    _, back = zp.pullback(fill_loop, X.copy())
     first = back(1.0)
     second = back(1.0)
     np.testing.assert_allclose(first[0], second[0])
@@ -535,7 +535,7 @@ def test_a_called_function_updating_an_array_argument_in_place_is_refused():
 
 def closure_value(x):
     y = x * 1.0
-    f = lambda: (y * y).sum()  # noqa: E731  (a closure used as a value)
+    f = lambda: (y * y).sum()  # a closure used as a value
     fs = [f]
     y[0] = 3.0
     return fs[0]()

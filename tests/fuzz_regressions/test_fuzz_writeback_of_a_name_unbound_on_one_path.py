@@ -1,4 +1,5 @@
-"""Fuzz regression (internal_error), shrunk from program #180 of `python -m fuzz --seed 7`
+"""Fuzz regression (internal_error, fixed: a name bound on one path only is checked when
+read after a write, not written back), shrunk from program #180 of `python -m fuzz --seed 7`
 (1 programs of that run failed this way).
 
 What zygote_py did:
@@ -13,7 +14,6 @@ What zygote_py did:
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -26,7 +26,6 @@ def f(a0, a1, a2):
 
 def make_args():
     return (np.array([[0.55, 0.37, -0.15], [-0.76, 0.7, 0.5]]), np.array([[0.01, 0.98, -0.77], [0.81, -0.1, 0.03]]), 0.634)
-
 
 
 def test_fuzz_regression():

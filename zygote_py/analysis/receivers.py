@@ -28,12 +28,12 @@ import types
 
 import numpy as np
 
-from ..runtime import writes
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
 from ..kinds import ATTRS, ITEMS, is_object_kind
 from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
+from ..runtime import writes
 
 # results of these operators on arrays and numbers are arrays or numbers (comparisons:
 # bool arrays or bools, such as the mask in np.max(x, where=x > 0))

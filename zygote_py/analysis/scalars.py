@@ -13,9 +13,9 @@ import operator
 
 import numpy as np
 
-from ..runtime import writes
 from ..ir.core import Block, Function, Op
 from ..ir.ops import loop_layout
+from ..runtime import writes
 
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                operator.neg, operator.pos, operator.mod, operator.floordiv, abs, pow, float}

@@ -49,16 +49,20 @@ _OPERATOR_FRESH = {operator.add, operator.sub, operator.mul, operator.truediv, o
 
 
 def _numpy_fresh() -> set:
-    names = """zeros ones empty full zeros_like ones_like empty_like full_like eye identity arange
-    linspace logspace geomspace copy concatenate stack vstack hstack dstack column_stack append
-    insert delete clip tile repeat sort argsort cross diff convolve correlate interp roll pad outer
-    inner dot vdot matmul tensordot kron sum mean prod max min amax amin std var cumsum cumprod
-    argmax argmin all any ptp median average percentile quantile nansum nanmean nanmax nanmin trace
-    take take_along_axis searchsorted unique round around isclose allclose array_equal
-    count_nonzero nonzero argwhere tril triu shape ndim size where polyval trapezoid trapz
-    logsumexp""".split()
+    names = ['zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like',
+             'full_like', 'eye', 'identity', 'arange', 'linspace', 'logspace', 'geomspace',
+             'copy', 'concatenate', 'stack', 'vstack', 'hstack', 'dstack', 'column_stack',
+             'append', 'insert', 'delete', 'clip', 'tile', 'repeat', 'sort', 'argsort', 'cross',
+             'diff', 'convolve', 'correlate', 'interp', 'roll', 'pad', 'outer', 'inner', 'dot',
+             'vdot', 'matmul', 'tensordot', 'kron', 'sum', 'mean', 'prod', 'max', 'min', 'amax',
+             'amin', 'std', 'var', 'cumsum', 'cumprod', 'argmax', 'argmin', 'all', 'any', 'ptp',
+             'median', 'average', 'percentile', 'quantile', 'nansum', 'nanmean', 'nanmax',
+             'nanmin', 'trace', 'take', 'take_along_axis', 'searchsorted', 'unique', 'round',
+             'around', 'isclose', 'allclose', 'array_equal', 'count_nonzero', 'nonzero',
+             'argwhere', 'tril', 'triu', 'shape', 'ndim', 'size', 'where', 'polyval',
+             'trapezoid', 'trapz', 'logsumexp']
     out = {getattr(np, n) for n in names if hasattr(np, n)}
-    for n in "norm inv solve det cholesky eigh eigvalsh svd qr pinv slogdet eig lstsq matrix_power".split():
+    for n in ('norm', 'inv', 'solve', 'det', 'cholesky', 'eigh', 'eigvalsh', 'svd', 'qr', 'pinv', 'slogdet', 'eig', 'lstsq', 'matrix_power'):
         if hasattr(np.linalg, n):
             out.add(getattr(np.linalg, n))
     return out
@@ -70,8 +74,10 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
                                 writes.check_unaliased, writes.check_distinct_arguments}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
-FRESH_METHODS = frozenset("""copy sum mean prod max min std var cumsum cumprod argmax argmin all any
-dot flatten tolist item clip round nonzero trace argsort searchsorted repeat take""".split())
+FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
+                           'cumprod', 'argmax', 'argmin', 'all', 'any', 'dot', 'flatten',
+                           'tolist', 'item', 'clip', 'round', 'nonzero', 'trace', 'argsort',
+                           'searchsorted', 'repeat', 'take'})
 FRESH_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"})
 CONTAINER_OPS = frozenset({"list", "tuple", "dict", "append", "extend", "setitem", "closure"})
 

@@ -62,7 +62,7 @@ def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
         refuse(f, scalars)
     if refuse is not None:
         pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit,
-                                      callee=True).fn
+                                      called=True).fn
     else:
         pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
     for observer in ctx.observers:

@@ -221,7 +221,7 @@ def overwritten_cotangent(g, index):
     if g is None:
         return None
     if type(g) is _ndarray and g.flags.writeable and g.base is None and \
-            sys.getrefcount(g) <= _SOLE_VARIABLE_REFS:
+            sys.getrefcount(g) <= _sole_variable_refs():
         g[index] = 0
         return g
     out = np.array(g, copy=True)
@@ -233,29 +233,12 @@ def _refs_seen_by_helper(g) -> int:
     return sys.getrefcount(g)
 
 
-def _calibrate_sole_variable() -> int:
+def _sole_variable_refs() -> int:
     """The reference count overwritten_cotangent sees for an array held by exactly one
-    variable of its caller (it differs between Python versions)."""
-    g = np.zeros(1)
-    return _refs_seen_by_helper(g)
-
-
-_SOLE_VARIABLE_REFS = _calibrate_sole_variable() if hasattr(sys, "getrefcount") else -1
-
-
-def whole_value_cotangent(g, y, new):
-    """`y op= v`: the cotangent of new (all of y when it was written in place)."""
-    if g is None:
-        return None
-    if type(y) is _ndarray:
-        return _sum_to(g, new)
-    return g
-
-
-def whole_overwritten_cotangent(g, y):
-    """`y op= v`: nothing of y's old value survives an in-place write; a rebinding
-    leaves the old value's cotangent to the ops that read it (none here)."""
-    return None
+    variable of its caller: measured the same way each time (it differs between Python
+    versions, and a standalone module may run on another one than wrote it)."""
+    probe = []
+    return _refs_seen_by_helper(probe)
 
 
 # -- arrays that share memory with a written one ------------------------------------------
@@ -371,13 +354,16 @@ def _arrays_in(value, depth=0, seen=None):
 
 def _bound(cell) -> bool:
     try:
-        cell.cell_contents
+        return cell.cell_contents is not _Opaque  # (any read: an empty cell raises)
     except ValueError:
         return False
-    return True
 
 
-_OPAQUE = object()
+class _Opaque:
+    """Stands for what an iterator will still read: it cannot be looked into."""
+
+
+_OPAQUE = _Opaque
 
 
 def check_unaliased(value, buffer, name, loc=None) -> None:

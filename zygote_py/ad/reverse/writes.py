@@ -49,7 +49,9 @@ def restoring_ops(fn: Function) -> set[int]:
     def visit(block) -> bool:
         found = False
         for op in block.ops:
-            inner = any([visit(region) for region in op.regions])
+            inner = False
+            for region in op.regions:  # every region is visited (no short cut)
+                inner = visit(region) or inner
             if inner or _undoes(op):
                 out.add(id(op))
                 found = True
@@ -77,7 +79,7 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
     if g is not None:
         if builder.varied_operand(value):
             like = builder.plan.save_before(op, writes.written_like, [value],
-                                            (value.hint or "v") + "_like")
+                                            (array.hint or "x") + "_written")
             part = builder.call(writes.written_value_cotangent, g, builder.fetch(index),
                                 builder.fetch(like), builder.fetch(op.result),
                                 expr="_zp_written_value_cotangent",
