@@ -70,3 +70,18 @@ def test_augmented_operators(tmp_path, op, form):
     from write_checks import check_writes
 
     check_writes(module.f, X)
+
+
+def writes_from_a_nested_function(x):
+    out = np.zeros(3)
+
+    def put(i):
+        out[i] = x[i]
+
+    put(0)
+    return out.sum()
+
+
+def test_a_nested_function_writing_an_enclosing_array_is_refused():
+    with pytest.raises(zp.MutationError, match="not a variable of this function"):
+        zp.gradient(writes_from_a_nested_function, X)

@@ -159,6 +159,12 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
                 self.array_store(base_node.id, current, target, node, value, augment)
                 return
         what = "item assignment" if augment is None else "augmented item assignment"
+        if isinstance(base_node, gast.Name):
+            raise self.mutation_error(
+                node, f"{what} writes into {base_node.id!r}, which is not a variable of this "
+                "function (a global, a closure variable or a variable of an enclosing function)",
+                f"write into a copy made here ({base_node.id} = {base_node.id}.copy()), or "
+                "return the values and write them where the array is created")
         raise self.mutation_error(
             node, f"{what} writes into an object reached through an expression",
             "name the array first (a = obj.a; a[i] = v), or build the result functionally "
