@@ -630,3 +630,21 @@ def test_pullback_leaves_the_written_argument_as_the_call_did():
     second = back(1.0)
     np.testing.assert_allclose(first[0], second[0])
     np.testing.assert_allclose(first[1], second[1])
+
+
+W_PARAM = np.array([0.4, -0.3, 1.1])
+
+
+def _loss_with_buffer(x):
+    h = np.zeros(3)
+    for i in range(3):
+        h[i] = W_PARAM[i] * x[i]
+    h[h < 0] = 0.0
+    return (h * h).sum()
+
+
+def test_implicit_params_through_a_function_that_writes():
+    x = np.array([1.0, 2.0, -0.5])
+    grads = zp.gradient(lambda: _loss_with_buffer(x), zp.params(W_PARAM))
+    h = np.maximum(W_PARAM * x, 0.0)
+    np.testing.assert_allclose(grads[W_PARAM], 2 * h * x)
