@@ -52,6 +52,7 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.maybe_unbound: set[int] = parent.maybe_unbound if parent else set()
         self.made_at: dict[int, int] = parent.made_at if parent else {}  # value -> writes before it
         self.writes_done = 0  # (counted on the root lowerer)
+        self.entry_block: Block | None = None  # where an inlined function's body starts
         self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
         self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
 
@@ -158,6 +159,14 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
             if isinstance(current, Value):  # an array (or refused while running: a list argument)
                 self.array_store(base_node.id, current, target, node, value, augment)
                 return
+        if isinstance(base_node, gast.Name) and self.parent is not None and \
+                base_node.id in self.parent.local_names and self.block is self.entry_block:
+            # an inlined function writes into an array of the function it is inlined into,
+            # not inside a branch or loop of its own: the caller's name sees the write
+            current = self.expr(gast.Name(base_node.id, gast.Load(), None, None))
+            if isinstance(current, Value) and self.parent.kind_of(current) is None:
+                self.array_store(base_node.id, current, target, node, value, augment)
+                return
         what = "item assignment" if augment is None else "augmented item assignment"
         if isinstance(base_node, gast.Name):
             raise self.mutation_error(
@@ -220,6 +229,7 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
                                    "check the arguments")
         child = Lowerer(self.pyfn, self.filename, fn.node, parent=self)
         child.block = self.block
+        child.entry_block = self.block  # (writes into our arrays: straight-line only)
         child.env = dict(bound)
         self.inlining.append(fn)
         try:

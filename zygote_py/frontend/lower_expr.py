@@ -177,7 +177,10 @@ class ExprLowering:
     def read_from_child(self, name, node, child):
         """A nested (inlined) function reads a name free in it: ours, as of the call."""
         if name in self.local_names and name in self.env:
-            return self.env[name]
+            value = self.env[name]
+            if isinstance(value, Value) and value.id in self.stale:
+                child.check_stale(name, value, node)  # (emitted where the child reads it)
+            return value
         return self.free_name(name, node)
 
     # -- operators --------------------------------------------------------
