@@ -666,3 +666,17 @@ def test_jacobian_runs_the_pullback_once_per_row():
     fd = np.stack([(jacobian_of_writes(x + h * e) - jacobian_of_writes(x - h * e)) / (2 * h)
                    for e in np.eye(3)], axis=1)
     np.testing.assert_allclose(J, fd, atol=1e-8)
+
+
+G_ARRAY = np.array([1.0, 2.0, 3.0])
+
+
+def writes_argument_and_reads_global(a):
+    a[0] = 5.0
+    return (a * G_ARRAY).sum()
+
+
+def test_an_argument_that_is_a_global_read_is_refused():
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(writes_argument_and_reads_global, G_ARRAY)
+    check_writes(writes_argument_and_reads_global, np.array([0.5, 0.1, -0.2]))

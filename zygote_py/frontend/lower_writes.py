@@ -504,8 +504,9 @@ def _entry_check(lowerer, params, node) -> None:
         index += 1
     cells = [op.result for op in body.ops[:index]]
     names = []
-    for op in body.walk():
-        if op.opcode == "global" and op.attrs["name"] not in names:
+    namespace = lowerer.pyfn.__globals__
+    for op in body.walk():  # (a name not defined now is not read at entry: no NameError)
+        if op.opcode == "global" and op.attrs["name"] not in names and op.attrs["name"] in namespace:
             names.append(op.attrs["name"])
     records = lowerer.param_writes + lowerer.param_writes_in_place
     written = sorted({i for _, indices in records for i in indices})
