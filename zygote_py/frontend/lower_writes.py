@@ -1,29 +1,35 @@
-"""Lowering of in-place writes into arrays, and the alias tracking that makes them safe.
+"""Lowering of in-place writes into arrays, and the alias tracking that makes them exact.
 
 `x[i] = v` becomes `x = write_item(x, i, v)` (runtime/writes.py): the real
 write into the real array, whose result is the same object as a new SSA value,
 and every name bound to the old value is rebound to it (`z = x` sees the write).
 `y op= v` on a name becomes `y = augmented_write(y, y op v)`: in place for an
-ndarray, a rebinding for a number, decided by the object while running.
+ndarray, a rebinding for a number, decided by the object while running; where
+nothing but the name can reach the array it is a plain rebinding (no one can
+tell).  `a.fill(v)`, `np.copyto(a, b)`, a ufunc's `out=a` and `np.add.at(a, ...)`
+become whole-array writes of a result computed first.
 
 SSA describes values, not memory, so every other value that may share memory
 with the written array is out of date after the write.  The lowerer keeps
 *may-alias classes* (a union-find over SSA values): a result joins the class of
 its operands unless the op is known to return a new object (arithmetic, NumPy
 constructors and reductions, `.copy()`: `FRESH_CALLS`, `FRESH_METHODS`).  Views,
-user functions, containers holding arrays and loop/branch merges all join.
-After a write, every name bound to another member of the written class is
-*stale*: reading it emits `check_unaliased(value, array)`, which lets the
-program go on only when the value really shares no memory with the written
-array (a scalar read from it, an unrelated argument); a view read after a
-write into its base is refused (`MutationError`) while running.  A stale value
-whose written array is not in scope at the read, or that a loop would carry
-into its next iteration after reading it there, is refused here.
+user functions, containers, loop-carried values and branch merges all join.
+After a write, every other name bound to a member of the class is rebound to
+`view_writeback(m, x)`: the same object, whose elements shared with x (matched by
+address while running) changed with them, which the adjoint follows exactly; a
+container or object holding the written array is refused when read
+(`check_unaliased`).  A name that may be unbound on some path, or that belongs to
+the function a nested function is inlined into, is *stale* instead: checked when
+it is next read, refused here when the written array is not in scope there or a
+loop would carry it into an iteration that read it before the write.
 
 A write into an array that may be a module global or a closure value is
-refused; a write into an argument is recorded (`Function.meta["param_writes"]`):
-the compiler allows it only in the function being differentiated, which checks
-on entry that the argument shares memory with no other input.
+refused; a write into an argument is recorded (`Function.meta["param_writes"]`,
+`["param_writes_in_place"]` for `y op= v`): the compiler refuses the first in a
+function called from differentiated code and compiles the second to refuse an
+array there while running; the function being differentiated checks on entry
+that an argument it writes into shares memory with no other input.
 """
 
 from __future__ import annotations
