@@ -77,9 +77,8 @@ def augmented_write(y, new, loc=None, outside=None, argument=False):
                             "(or a view of it), which would change the program's state "
                             "outside the function", loc, "write into a copy (y = y.copy())")
     shape = getattr(new, "shape", ())
-    if shape != y.shape:
-        if np.broadcast_shapes(shape, y.shape) != y.shape:
-            raise ValueError(f"non-broadcastable output operand with shape {y.shape} doesn't "
+    if shape != y.shape and np.broadcast_shapes(shape, y.shape) != y.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {y.shape} doesn't "
                              f"match the broadcast shape {np.broadcast_shapes(shape, y.shape)}")
     _check_cast(new, y)
     y[...] = new
