@@ -680,3 +680,19 @@ def test_an_argument_that_is_a_global_read_is_refused():
     with pytest.raises(zp.MutationError, match="shares memory"):
         zp.gradient(writes_argument_and_reads_global, G_ARRAY)
     check_writes(writes_argument_and_reads_global, np.array([0.5, 0.1, -0.2]))
+
+
+def writes_in_for_loops_nobody_differentiates(w):
+    y = np.ones(3) * 2.0
+    s = (y * w * w).sum()
+    for i in range(3):
+        y[i] = 5.0 + i
+    for row in [0, 2]:
+        y[row] = -1.0
+        if row > 0:
+            break
+    return s
+
+
+def test_for_loops_no_cotangent_reaches_are_undone():
+    check_writes(writes_in_for_loops_nobody_differentiates, np.array([0.5, -1.0, 2.0]))
