@@ -32,7 +32,7 @@ from .ad.reverse import ReverseTransform
 from .analysis.receivers import receiver_facts
 from .codegen.generate import compile_generated, generate
 from .codegen.naming import function_name
-from .errors import ZygoteError
+from .errors import MutationError, ZygoteError
 from .frontend.lower import lower_function
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
@@ -151,11 +151,12 @@ class Build:
         key = (fn, active, implicit, kinds)
         if key in self.in_progress:
             return self.in_progress[key]
+        self.compiler.refuse_argument_writes(fn, kinds)
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
             entry = self.compiler.entry(fn, active, "pullback", (), kinds, implicit=implicit,
-                                        build=self)
+                                        build=self, called=True)
         finally:
             del self.in_progress[key]
         late.fill(entry.fn)
@@ -214,17 +215,47 @@ class Compiler:
         copy = Function(ir.name, list(body.args), body, ir.loc, ir.signature, dict(ir.meta))
         return copy
 
+    def writes_arguments_in_place(self, fn) -> bool:
+        """Whether fn has a `y op= v` where y may be an argument's array."""
+        try:
+            return bool(self.lowered_ir(fn).meta.get("param_writes_in_place"))
+        except ZygoteError:
+            return False
+
+    def refuse_argument_writes(self, fn, kinds: tuple = ()) -> None:
+        """A function called from differentiated code may not write into its arguments: the
+        caller's adjoint would not know its array changed (docs/mutation.md).  An argument
+        that is a plain number (kinds: `kinds.scalar_kinds`) has no memory to write into."""
+        try:
+            ir = self.lowered_ir(fn)
+        except ZygoteError:
+            return  # no source: refused or resolved elsewhere
+        writes = [(loc, params) for loc, params in ir.meta.get("param_writes") or ()
+                  if not all(i < len(kinds) and kinds[i] is True for i in params)]
+        if writes:
+            loc = writes[0][0]
+            name = getattr(fn, "__name__", "the function")
+            raise MutationError(
+                f"{name}() writes into an array passed to it; only the function being "
+                "differentiated may write into its arguments", loc,
+                "write into a copy inside it (a = a.copy()), or return the new array")
+
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-              implicit: bool = False, build: Build | None = None) -> Entry:
+              implicit: bool = False, build: Build | None = None, called: bool = False) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
         scalars, arrays or numbers, other objects; none given: arrays or numbers,
         see analysis/receivers.py).  The implicit variant also
         differentiates reads of globals (see ad/implicit.py).  build is the build
-        that needs this entry for a callee (None when called from outside one)."""
+        that needs this entry for a callee (None when called from outside one).  called
+        says fn is called from differentiated code: where it may write `y op= v` into an
+        argument's array, that form refuses it while running (docs/mutation.md)."""
         key = (active, mode, cells, scalars, implicit)
+        called = called and self.writes_arguments_in_place(fn)
+        if called:
+            key += ("called",)
         entry = self._cached(fn, key)
         if entry is not None:
             return entry
@@ -235,7 +266,8 @@ class Compiler:
             sibling = self.by_code.get(fn.__code__, {}).get(key)
             entry = sibling.rebound(fn) if sibling is not None else None
             if entry is None:
-                entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self))
+                entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self),
+                                    called)
             self.cache.setdefault(fn, {})[key] = entry
             self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
@@ -249,7 +281,7 @@ class Compiler:
         return None
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
-               implicit: bool, build: Build) -> Entry:
+               implicit: bool, build: Build, called: bool = False) -> Entry:
         ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
@@ -258,7 +290,7 @@ class Compiler:
         try:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
-                                       build.returns_array).run()
+                                       build.returns_array, callee=called).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}

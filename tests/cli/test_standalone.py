@@ -55,6 +55,7 @@ DUMPED = [
     ("container_methods", "list_sort_in_place"),
     ("operator_overloading", "metric_methods"),  # an object's operators, by Python's protocol
     ("edge_calls", "r_directive"),  # np.r_[...] indexing: operator.getitem's rule, while running
+    ("writes", "fill_loop"), ("writes", "views_and_out"),  # writes into arrays (runtime/writes.py)
 ]
 if sys.version_info < (3, 11):
     # a lambda passed as a value is rebuilt from its code, which before 3.11 carries no

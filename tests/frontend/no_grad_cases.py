@@ -189,3 +189,26 @@ def while_break_and_iterators_ref(x, w):
 
 
 CASES.append((while_break_and_iterators, while_break_and_iterators_ref))
+
+
+# -- writes and no_grad (frontend/lower_writes.py: AliasClass.untracked) -------------
+
+
+def write_through_untracked_view(x, w):
+    x = x * 1.0
+    with zp.no_grad():
+        y = x[0:2]
+    y[0] = 5.0  # would drop x[1]'s derivative through y: refused
+    return np.sum(x * w)
+
+
+def fill_untracked_buffer(x, w):
+    with zp.no_grad():
+        buf = np.zeros(3)
+    buf[0] = x[0] * w[1]
+    buf[1:] = x[1:]
+    return np.sum(buf * buf)
+
+
+def fill_buffer_ref(x, w):
+    return (x[0] * w[1]) ** 2 + np.sum(x[1:] ** 2)

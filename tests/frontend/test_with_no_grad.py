@@ -117,3 +117,17 @@ def test_outside_differentiated_code_the_block_just_runs():
     with zp.no_grad() as nothing:
         y = np.sum(X)
     assert nothing is None and y == pytest.approx(np.sum(X))
+
+
+def test_a_write_through_a_view_made_under_no_grad_is_refused_at_the_write():
+    with pytest.raises(zp.MutationError, match="no_grad") as err:
+        zp.gradient(no_grad_cases.write_through_untracked_view, X, W)
+    assert "y[0] = 5.0" in str(err.value)
+
+
+def test_a_buffer_made_under_no_grad_is_filled_with_derivatives():
+    np.testing.assert_allclose(no_grad_cases.fill_untracked_buffer(X, W), no_grad_cases.fill_buffer_ref(X, W))
+    got = zp.gradient(no_grad_cases.fill_untracked_buffer, X, W)
+    want = zp.gradient(no_grad_cases.fill_buffer_ref, X, W)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

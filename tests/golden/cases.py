@@ -111,6 +111,13 @@ def uses_global(x):
     return np.sum(W_GLOBAL @ x)
 
 
+def fill_loop(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = np.tanh(x[i]) * x[i]
+    return np.sum(out * out)
+
+
 CASES = [
     (arithmetic, (0.3, 0.7)),
     (scalar_loop, (0.3,)),
@@ -127,4 +134,5 @@ CASES = [
     (reductions, (np.arange(6.0).reshape(2, 3) / 7.0,)),
     (uses_global, (np.array([0.1, 0.2, 0.3]),)),
     (helper, (0.3, 0.6)),
+    (fill_loop, (np.array([0.5, -0.2, 0.3, 0.9]),)),
 ]

@@ -22,7 +22,7 @@ def messy(x, flag):
 
 
 def test_the_declared_order():
-    assert [p.name for p in PASSES] == ["split_tuples", "fold", "prune_slots", "dce"]
+    assert [p.name for p in PASSES] == ["split_tuples", "fold", "rebind_numbers", "prune_slots", "dce"]
 
 
 def test_runs_to_a_fixed_point_with_the_verifier_after_every_pass():

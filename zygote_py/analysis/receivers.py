@@ -35,6 +35,8 @@ from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_o
 from ..rules import registry
 from ..rules.untracked import untracked
 
+from ..runtime import writes
+
 # results of these operators on arrays and numbers are arrays or numbers (comparisons:
 # bool arrays or bools, such as the mask in np.max(x, where=x > 0))
 _OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
@@ -309,6 +311,12 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
             return True
         if fn is untracked:  # x itself (inside `with zp.no_grad():`)
             return is_known(op.operands[0])
+
+        if fn is writes.write_item or fn is writes.write_item_augmented or \
+                fn is writes.view_writeback:
+            return is_known(op.operands[0])  # the array written into (an ndarray, or refused)
+        if fn is writes.augmented_write:  # y op= v: y written into, or rebound to y op v
+            return is_known(op.operands[0]) and is_known(op.operands[1])
         if fn is operator.getitem:  # an item or a slice of a known array; an item of a sequence
             return len(op.operands) == 2 and (is_known(op.operands[0]) or (
                 is_sequence(op.operands[0]) and is_known(op.operands[1])))

@@ -17,6 +17,8 @@ from ..ir.core import Block, Function, Op
 from ..ir.ops import loop_layout
 from ..rules.untracked import untracked
 
+from ..runtime import writes
+
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
                operator.neg, operator.pos, operator.mod, operator.floordiv, abs, pow, float}
 
@@ -42,7 +44,11 @@ def scalar_values(fn: Function, scalar_params: list[bool]) -> set[int]:
         changed = False
         for op in block.ops:
             if op.opcode == "call" and op.results and not op.attrs.get("kw") and not op.attrs.get("star"):
-                if _scalar_fn(op.attrs["fn"]) and op.operands and all(is_scalar(v) for v in op.operands):
+                fn = op.attrs["fn"]
+                if fn is writes.augmented_write:  # `s += v` of numbers rebinds s: a number
+                    if is_scalar(op.operands[0]) and is_scalar(op.operands[1]):
+                        changed |= _mark(op.result, scalars)
+                elif _scalar_fn(fn) and op.operands and all(is_scalar(v) for v in op.operands):
                     changed |= _mark(op.result, scalars)
             elif op.opcode == "if":
                 for region in op.regions:

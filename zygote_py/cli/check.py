@@ -103,9 +103,9 @@ def gradient_errors(fn, args) -> tuple:
     finite differences in float64, over every float argument and float array element."""
     from ..api import gradient
 
-    args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-    y = fn(*args)
-    grads = gradient(fn, *args)
+    args = _copies(args)
+    y = fn(*_copies(args))  # each call gets its own arrays: fn may write into them
+    grads = gradient(fn, *_copies(args))
     abs_err = rel_err = 0.0
     for i, (x, g) in enumerate(zip(args, grads)):
         if isinstance(x, float):
@@ -122,9 +122,13 @@ def gradient_errors(fn, args) -> tuple:
     return y, abs_err, rel_err
 
 
+def _copies(args) -> tuple:
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
 def _central(fn, args, i, index) -> float:
     def at(delta):
-        moved = list(args)
+        moved = list(_copies(args))
         if index is None:
             moved[i] = args[i] + delta
         else:

@@ -97,6 +97,12 @@ class Emitter:
                 del self.pending[vid]
                 self.line(f"{self.name(value)} = {unparse(expr)}")
 
+    def flush_all(self) -> None:
+        """Write out every pending expression (before a write into an array)."""
+        for vid in list(self.pending):
+            expr = self.pending.pop(vid)
+            self.line(f"{self.name(self._pending_values[vid])} = {unparse(expr)}")
+
     # -- blocks ---------------------------------------------------------------
     def block(self, block: Block, terminator=None) -> None:
         for op in block.ops:
@@ -178,6 +184,8 @@ class Emitter:
 
     # -- statements -----------------------------------------------------------------
     def simple(self, op: Op) -> None:
+        if op.opcode == "call" and getattr(op.attrs["fn"], "_zp_writes", False):
+            self.flush_all()  # an expression read after a write into an array would see it
         expr = self.build_expr(op)
         if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):
             self.assign(op.results, expr, op)

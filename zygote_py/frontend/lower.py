@@ -22,6 +22,7 @@ from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
+from .lower_writes import WriteLowering
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
 from ..rules.untracked import untracked
@@ -31,7 +32,7 @@ from ..rules.untracked import untracked
 _COMPUTING = frozenset(("call", "callv", "method", "getattr"))
 
 
-class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
+class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -50,6 +51,18 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.cells: dict[str, Value] = parent.cells if parent else {}
         # inside `with zp.no_grad():` (lower_stmt.py: stmt_With): computed values are untracked
         self.untracked_depth: int = parent.untracked_depth if parent else 0
+
+        # may-alias classes of values and the names a write left stale (lower_writes.py)
+        self.alias_parent: dict[int, int] = parent.alias_parent if parent else {}
+        self.alias_info: dict = parent.alias_info if parent else {}
+        self.stale: dict[int, tuple] = parent.stale if parent else {}
+        self.open_blocks: list = parent.open_blocks if parent else []
+        self.maybe_unbound: set[int] = parent.maybe_unbound if parent else set()
+        self.made_at: dict[int, int] = parent.made_at if parent else {}  # value -> writes before it
+        self.writes_done = 0  # (counted on the root lowerer)
+        self.entry_block: Block | None = None  # where an inlined function's body starts
+        self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
+        self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:
@@ -74,10 +87,6 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
     @block.setter
     def block(self, block: Block | None) -> None:
         self.builder.block = block
-
-    def at(self, block: Block):
-        """Lower into block for the duration of a with-statement."""
-        return self.builder.at(block)
 
     def const(self, value, node=None) -> Value:
         return self.emit("const", (), attrs={"value": value}, node=node).result
@@ -155,11 +164,28 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
                 self.fresh.add(new.id)
                 self.env[base_node.id] = new
                 return
+            if isinstance(current, Value):  # an array (or refused while running: a list argument)
+                self.array_store(base_node.id, current, target, node, value, augment)
+                return
+        if isinstance(base_node, gast.Name) and self.parent is not None and \
+                base_node.id in self.parent.local_names and self.block is self.entry_block:
+            # an inlined function writes into an array of the function it is inlined into,
+            # not inside a branch or loop of its own: the caller's name sees the write
+            current = self.expr(gast.Name(base_node.id, gast.Load(), None, None))
+            if isinstance(current, Value) and self.parent.kind_of(current) is None:
+                self.array_store(base_node.id, current, target, node, value, augment)
+                return
         what = "item assignment" if augment is None else "augmented item assignment"
+        if isinstance(base_node, gast.Name):
+            raise self.mutation_error(
+                node, f"{what} writes into {base_node.id!r}, which is not a variable of this "
+                "function (a global, a closure variable or a variable of an enclosing function)",
+                f"write into a copy made here ({base_node.id} = {base_node.id}.copy()), or "
+                "return the values and write them where the array is created")
         raise self.mutation_error(
-            node, f"{what} writes into an array or list in place",
-            "build the result functionally (np.where, np.concatenate, a list you append to); "
-            "in-place writes into arrays are not differentiated yet")
+            node, f"{what} writes into an object reached through an expression",
+            "name the array first (a = obj.a; a[i] = v), or build the result functionally "
+            "(np.where, np.concatenate)")
 
     def is_dict(self, value: Value) -> bool:
         while value.defining_op is not None and value.defining_op.opcode == "setitem":
@@ -184,6 +210,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         op = self.builder.emit(opcode, operands, nresults, attrs, regions,
                                hints=[hint] if hint else hints, loc=self.loc(node))
         self.note_kind(op)
+        self.track_aliases(op)
         if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)
         if self.untracked_depth and opcode in _COMPUTING:
@@ -202,6 +229,9 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
             self.kinds[wrapped.result.id] = self.kinds[inner.id]
         if inner.id in self.fresh:
             self.fresh.add(wrapped.result.id)
+        self.track_aliases(wrapped)  # the same object as op's result: one may-alias class
+        if not (op.opcode == "call" and self._fresh_call(op)) and op.opcode not in ("const", "list", "dict"):
+            self.alias_class(wrapped.result).untracked = wrapped.loc.line if wrapped.loc else "?"
         return wrapped
 
     # -- nested functions ---------------------------------------------------
@@ -226,6 +256,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
                                    "check the arguments")
         child = Lowerer(self.pyfn, self.filename, fn.node, parent=self)
         child.block = self.block
+        child.entry_block = self.block  # (writes into our arrays: straight-line only)
         child.env = dict(bound)
         self.inlining.append(fn)
         try:
@@ -374,13 +405,18 @@ def lower_function(pyfn) -> Function:
     params = [body.add_arg(name) for name in sig.names]
     lowerer.block = body
     lowerer.root_block = body
+    lowerer.open_blocks.append(body)
     lowerer.env = dict(zip(sig.names, params))
+    for index, param in enumerate(params):
+        lowerer.alias_class(param).params.add(index)
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)
     else:
         lowerer.stmts(node.body)
         result = lowerer.finish_body(node)
     lowerer.emit("return", [result], nresults=0, node=node)
+    if lowerer.param_writes or lowerer.param_writes_in_place:
+        lowerer.check_arguments_at_entry(params, node)
     # The parameters are the body block's arguments; the Function lists them too.
     name = getattr(pyfn, "__name__", "f")
     fn = Function(name if name != "<lambda>" else "lambda", params, body, loc_of(filename, node),
@@ -388,4 +424,6 @@ def lower_function(pyfn) -> Function:
     fn.meta["guards"] = lowerer.guards
     fn.meta["pyfn"] = pyfn
     fn.meta["filename"] = filename
+    fn.meta["param_writes"] = lowerer.param_writes
+    fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
     return fn

@@ -147,6 +147,8 @@ class ExprLowering:
                     node, f"{name!r} names a list or dict that was modified through another name",
                     "zygote_py tracks in-place updates of containers through one name; "
                     "copy the container (list(x)) before modifying it under a second name")
+            if isinstance(value, Value) and value.id in self.stale:
+                self.check_stale(name, value, node)  # may share memory with a written array
             return value
         return self.free_name(name, node)
 
@@ -175,7 +177,10 @@ class ExprLowering:
     def read_from_child(self, name, node, child):
         """A nested (inlined) function reads a name free in it: ours, as of the call."""
         if name in self.local_names and name in self.env:
-            return self.env[name]
+            value = self.env[name]
+            if isinstance(value, Value) and value.id in self.stale:
+                child.check_stale(name, value, node)  # (emitted where the child reads it)
+            return value
         return self.free_name(name, node)
 
     # -- operators --------------------------------------------------------
@@ -333,6 +338,9 @@ class ExprLowering:
             if lowered is not None:
                 return lowered
         known = obj if obj is not _MISSING else self._attribute_of_constant(callee)
+        written = self.in_place_call(known, callee, operands, star, kw, node)  # lower_writes.py
+        if written is not None:
+            return written
         if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
             raise self.mutation_error(
                 node, f"{_callee_name(known)}() writes into its first argument in place",
@@ -377,6 +385,9 @@ class ExprLowering:
                 "enclosing function", "return the new items from the nested function and "
                 f"{name} them in the enclosing function")
         # a global or captured list updated as a side effect (logging, say): it just runs
+        if name == "fill" and isinstance(func.value, gast.Name) and len(operands) == 1 \
+                and not kw and not star and func.value.id in self.local_names:
+            return self.fill_array(func.value.id, base, operands[0], node)  # lower_writes.py
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

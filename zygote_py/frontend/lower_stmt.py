@@ -121,6 +121,9 @@ class StmtLowering:
         fn = BINOPS[type(node.op)]
         target = node.target
         if isinstance(target, gast.Name):
+            if target.id in self.local_names and self.kind_of(self.env.get(target.id)) is None:
+                self.augmented_name(target.id, fn, node.value, node)  # in place for an ndarray
+                return
             current = self.expr(gast.Name(target.id, gast.Load(), None, None))
             value = self.call_static(fn, (current, self.expr(node.value)), node)
             self.assign(target, value, node)
@@ -211,13 +214,16 @@ class StmtLowering:
 
     def if_stmt(self, cond, then_fn, else_fn, node) -> None:
         before = dict(self.env)
-        branches = []
+        stale_before = self.stale
+        branches, stales = [], []
         for fn in (then_fn, else_fn):
             block = Block()
             self.env = dict(before)
+            self.stale = dict(stale_before)
             with self.at(block):
                 fn()
                 branches.append((block, self.env))
+            stales.append(self.stale)
         names = []
         for _, env in branches:
             for name, value in env.items():
@@ -231,6 +237,9 @@ class StmtLowering:
             yields.append(values)
         op = self.emit("if", [cond], len(names), regions=[b for b, _ in branches], node=node,
                        hints=[_hint(n) for n in names])
+        for values in yields:
+            self.alias_carried(values, op.results)
+        self.merge_stale(stales, yields, op.results)
         self.env = before
         for index, (name, result) in enumerate(zip(names, op.results)):
             self.env[name] = result
@@ -243,6 +252,8 @@ class StmtLowering:
     def track_carried(self, inits, args, results) -> None:
         """A container created here stays so around a loop; modifying it inside the
         loop consumes the value it had before, as far as other names are concerned."""
+        self.alias_carried(inits, args)
+        self.alias_carried(inits, results)
         for init, arg, result in zip(inits, args, results):
             if init.id in self.iterated:  # the loop's body sees the container being iterated
                 self.iterated.add(arg.id)
@@ -293,6 +304,10 @@ class StmtLowering:
         targets = [body.add_arg() for _ in range(ntargets)]
         args = [body.add_arg(_hint(n)) for n in carried]
         self.track_carried(inits, args, args)
+        for target in targets:  # an array's rows are views of it
+            for iterable in iterables:
+                self.alias_union(target, iterable)
+        stale_before, stale_entry = self.enter_loop_stale(inits, [args])
         before = dict(self.env)
         self.env.update(zip(carried, args))
         with self.at(body):
@@ -312,6 +327,11 @@ class StmtLowering:
                        attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
                        hints=[_hint(n) for n in carried])
         self.track_carried(inits, args, op.results)
+        yielded = body.ops[-1].operands
+        self.alias_carried(yielded, args)
+        self.alias_carried(args, op.results)
+        self.leave_loop_stale(stale_before, stale_entry, carried, [args], yielded, [body], inits,
+                              op.results, node)
         self.iterated.difference_update(added | {a.id for a in args})
         self.env = before
         self.env.update(zip(carried, op.results))
@@ -357,6 +377,7 @@ class StmtLowering:
         cond_block, body = Block([_hint(n) for n in carried]), Block([_hint(n) for n in carried])
         self.track_carried(inits, cond_block.args, cond_block.args)
         self.track_carried(inits, body.args, body.args)
+        stale_before, stale_entry = self.enter_loop_stale(inits, [cond_block.args, body.args])
         self.env = dict(before)
         self.env.update(zip(carried, cond_block.args))
         with self.at(cond_block):
@@ -377,6 +398,11 @@ class StmtLowering:
         op = self.emit("while", inits, len(carried), regions=[cond_block, body], node=node,
                        hints=[_hint(n) for n in carried])
         self.track_carried(inits, body.args, op.results)
+        yielded = body.ops[-1].operands
+        for args in (cond_block.args, body.args, op.results):
+            self.alias_carried(yielded, args)
+        self.leave_loop_stale(stale_before, stale_entry, carried, [cond_block.args, body.args],
+                              yielded, [cond_block, body], inits, op.results, node)
         self.env = before
         self.env.update(zip(carried, op.results))
         self.finish_loop(node, has_break, saved_flags)

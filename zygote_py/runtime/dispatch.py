@@ -57,7 +57,14 @@ def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
                           f"{getattr(f, '__name__', f)!r}",
                           hint="call compiled code through zp.gradient / zp.pullback, or inside "
                                "zygote_py.context.using(compiler=...)")
-    pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
+    refuse = getattr(ctx.compiler, "refuse_argument_writes", None)
+    if refuse is not None:
+        refuse(f, scalars)
+    if refuse is not None:
+        pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit,
+                                      called=True).fn
+    else:
+        pullback = ctx.compiler.entry(f, active, "pullback", cells, scalars, ctx.implicit).fn
     for observer in ctx.observers:
         observer.dispatched_pullback(f, active, cells, scalars, pullback)
     return pullback

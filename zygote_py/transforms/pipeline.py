@@ -17,6 +17,7 @@ from ..ir.core import Function
 from .dce import dce
 from .fold import fold_pass
 from .prune import prune_pass
+from .rebind_numbers import rebind_numbers_pass
 from .split_tuples import split_tuples_pass
 
 
@@ -31,6 +32,7 @@ class Pass:
 PASSES: tuple[Pass, ...] = (
     Pass("split_tuples", split_tuples_pass),
     Pass("fold", fold_pass),
+    Pass("rebind_numbers", rebind_numbers_pass),
     Pass("prune_slots", prune_pass),
     Pass("dce", dce),
 )

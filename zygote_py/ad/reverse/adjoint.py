@@ -34,6 +34,7 @@ from .augment import ForwardPlan
 from .callees import CalleeRef
 from .reads import ConstantReads
 from .tapes import Tapes
+from .writes import adjoint_write, is_write, restoring_ops
 
 # opcode -> handler(builder, op), for every op whose result can carry a cotangent
 ADJOINT_HANDLERS: dict = {}
@@ -94,6 +95,9 @@ class AdjointBuilder:
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
         self.numeric_forward = _numeric_forward(fn)
+        # writes into arrays and the regions holding them: visited without a cotangent too
+        # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
+        self.restoring = restoring_ops(fn)
 
     # -- emitting into the backward block (through the shared IRBuilder) -----------
     @property
@@ -247,10 +251,10 @@ class AdjointBuilder:
         for op in reversed(block.ops):
             if op.opcode in ("yield", "return"):
                 continue
-            if not any(self.bar(r) is not None for r in op.results):
+            if not any(self.bar(r) is not None for r in op.results) and id(op) not in self.restoring:
                 continue
             self.current_loc = op.loc
-            handler = ADJOINT_HANDLERS.get(op.opcode)
+            handler = adjoint_write if is_write(op) else ADJOINT_HANDLERS.get(op.opcode)
             if handler is None:  # a silent zero would be a wrong gradient: refuse instead
                 raise InternalError(
                     f"the reverse transform has no adjoint for the IR op '{op.opcode}', "

@@ -20,6 +20,7 @@ import operator
 
 from ...ir.clone import replace_all_uses
 from ...ir.core import Block, Function, Op, Value
+from ...runtime import writes
 from .tapes import Tapes
 
 
@@ -33,6 +34,19 @@ class ForwardPlan:
     def __init__(self):
         self.calls: dict[int, tuple[str, dict, Value]] = {}  # id(call op) -> (opcode, attrs, back)
         self.trip_counts: dict[int, Value] = {}  # id(loop op) -> its trip count
+        # id(write op) -> [(save function, operands, saved value)]: run just before the write
+        self.saves: dict[int, list[tuple]] = {}
+        self.write_log: Value | None = None  # the arrays the forward wrote (made at entry)
+        self.callee = False  # compiled for calls from differentiated code (see op())
+
+    def save_before(self, op: Op, fn, operands, hint: str) -> Value:
+        """Just before op, the forward calls fn(*operands, write_log): what a write into an
+        array destroys (runtime/writes.py); the value is returned for the adjoint to read."""
+        if self.write_log is None:
+            self.write_log = Value("_zp_written")
+        saved = Value(hint, op)
+        self.saves.setdefault(id(op), []).append((fn, list(operands), saved))
+        return saved
 
     def call_with_back(self, op: Op, opcode: str, attrs: dict) -> Value:
         """op, in the forward, becomes `opcode` with attrs and also returns a back function."""
@@ -82,6 +96,10 @@ class _ForwardBuilder:
         for arg in block.args:
             self.vmap[arg.id] = new.add_arg(arg.hint)
         trips = new.add_arg("_zp_trips") if counted else None
+        if entry and self.plan.write_log is not None:
+            made = new.append(Op("dict", (), 0))
+            self.plan.write_log.owner = made
+            made.results.append(self.plan.write_log)
         if entry:
             for tape in self.tapes.entry_tapes():
                 made = new.append(Op("tape_new", (), 0, {}, (), None))
@@ -110,6 +128,12 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, {}, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        for fn, operands, saved in self.plan.saves.get(id(op), ()):
+            save = Op("call", [self.get(v) for v in operands] + [self.plan.write_log], 0,
+                      {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)
+            saved.owner = save
+            save.results.append(saved)
+            out.append(save)
         call = self.plan.calls.get(id(op))
         if call is not None:
             opcode, attrs, back = call
@@ -119,10 +143,22 @@ class _ForwardBuilder:
             return
         count = self.plan.trip_counts.get(id(op))
         operands = [self.get(v) for v in op.operands]
+        attrs = op.attrs
+        if self.plan.callee and _may_write_an_argument(op):
+            attrs = dict(attrs, fn=writes.augmented_write_in_callee,
+                         expr="_zp_augmented_write_in_callee")
         if count is not None:  # the counter starts at 0 before the loop, a slot after the others
             zero = out.append(Op("const", (), 1, {"value": 0}))
             operands.append(zero.result)
         regions = [self.block(region, counted=count is not None) for region in op.regions]
-        new = Op(op.opcode, operands, 0, op.attrs, regions, op.loc)
+        new = Op(op.opcode, operands, 0, attrs, regions, op.loc)
         self.results(new, op, count)
         out.append(new)
+
+
+def _may_write_an_argument(op: Op) -> bool:
+    """`y op= v` where y may be an argument's array (its last operand says so)."""
+    if op.opcode != "call" or op.attrs["fn"] is not writes.augmented_write or len(op.operands) < 5:
+        return False
+    flag = op.operands[4].defining_op
+    return flag is not None and flag.opcode == "const" and flag.attrs["value"] is True

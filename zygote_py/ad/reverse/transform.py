@@ -22,6 +22,7 @@ from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_leve
 from ...analysis.scalars import scalar_values
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
+from ...runtime import writes as runtime_writes
 from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
@@ -64,7 +65,7 @@ class ReverseTransform:
     data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 reads: ConstantReads | None = None, returns=None):
+                 reads: ConstantReads | None = None, returns=None, callee: bool = False):
         self.fn = fn
         self.active = active
         self.active_cells = tuple(active_cells)
@@ -94,6 +95,8 @@ class ReverseTransform:
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # called from differentiated code: `y op= v` into an argument's array is refused there
+        self.builder.plan.callee = callee
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
@@ -122,6 +125,13 @@ class ReverseTransform:
             else:
                 values.append(out)
         packed = builder.emit("tuple", values).result
+        log = builder.plan.write_log
+        if log is not None:  # the backward undid the writes: put back what the forward left
+            with builder.ir.at(builder.backward, 0), builder.ir.at_loc(None):
+                final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
+                                     hint="_zp_final")
+            with builder.ir.at_loc(None):
+                builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)

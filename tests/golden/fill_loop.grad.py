@@ -1,0 +1,55 @@
+def fill_loop_grad(x):
+    _zp_written = {}
+    _zp_tape = []
+    # cases.py:115  out = np.zeros(len(x))
+    out = np.zeros(len(x))
+    # cases.py:116  for i in range(len(x)):
+    t = len(x)
+    for i in range(t):
+        # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
+        t_1 = np.tanh(x[i])
+        t_2 = x[i]
+        t_3 = t_1 * t_2
+        out_saved = _zp_saved_region(out, i, _zp_written)
+        out_written = _zp_written_like(t_3, _zp_written)
+        out = _zp_write_item(out, i, t_3, _zp_SourceLoc)
+        _zp_tape.append((out_written, out, out_saved, t_1, t_2))
+    # cases.py:118  return np.sum(out * out)
+    t_4 = out * out
+    _zp_y = np.sum(t_4)
+    dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
+    _zp_final = _zp_snapshot(_zp_written)
+    # grad of: return np.sum(out * out)  cases.py:118
+    t_5 = _zp_expand_reduced(dy_1, t_4, None, False)
+    t_6 = _zp_like_input(t_5, t_4)
+    out_bar = _zp_unbroadcast(t_6 * out, out)
+    t_7 = _zp_unbroadcast(t_6 * out, out)
+    out_bar_1 = out_bar + t_7
+    x_bar = None
+    # grad of: for i in range(len(x)):  cases.py:116
+    for i_1 in reversed(range(t)):
+        out_written_1, out_1, out_saved_1, t_8, t_9 = _zp_tape.pop()
+        # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
+        t_10 = _zp_written_value_cotangent(out_bar_1, i_1, out_written_1, out_1)
+        out_bar_1 = _zp_overwritten_cotangent(out_bar_1, i_1)
+        _zp_restore_region(out_1, i_1, out_saved_1)
+        if t_10 is not None:
+            v_bar = _zp_unbroadcast(t_10 * t_9, t_8)
+            v_bar_1 = _zp_unbroadcast(t_10 * t_8, t_9)
+        else:
+            v_bar, v_bar_1 = None, None
+        if v_bar_1 is not None:
+            x_bar_1 = _zp_accum_index(x_bar, x, i_1, v_bar_1, False)
+        else:
+            x_bar_1 = x_bar
+        if v_bar is not None:
+            v_bar_2 = v_bar * (1 - t_8 * t_8)
+        else:
+            v_bar_2 = None
+        if v_bar_2 is not None:
+            x_bar = _zp_accum_index(x_bar_1, x, i_1, v_bar_2, False)
+        else:
+            x_bar = x_bar_1
+    t_11 = (x_bar,)
+    _zp_restore_final(_zp_final)
+    return _zp_y, t_11

@@ -1,0 +1,128 @@
+"""Adjoints of in-place writes into arrays (runtime/writes.py; docs/mutation.md).
+
+`x2 = write_item(x1, i, v)` is the same array as x1 after the write.  Its
+adjoint, reached in the reverse walk exactly where the write happened:
+  - restores what the write destroyed (saved by the forward just before the
+    write: `ForwardPlan.save_before`), so the adjoints of earlier ops, still
+    to come, read the array as it was when they ran;
+  - gives the written region of the cotangent to v (NumPy's last write wins
+    for repeated indices) and the rest to x1.
+After a write, every other array the function names that may share memory with
+it is noted as changed: `m2 = view_writeback(m1, t)` gives the elements m1
+shares with t (found from their addresses) t's cotangent.
+A write is visited even when no cotangent reaches it, and so are the loops and
+branches holding one (`restoring_ops`): an earlier op's adjoint may read the array.
+`y2 = augmented_write(y1, new)` (`y op= v` on a name) is all of new: its
+cotangent goes to new, and an in-place write is undone the same way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...ir.core import Function, Op
+from ...runtime import writes
+
+if TYPE_CHECKING:  # adjoint.py imports this module
+    from .adjoint import AdjointBuilder
+
+ITEM_WRITES = (writes.write_item, writes.write_item_augmented)
+WHOLE_WRITES = (writes.augmented_write,)
+
+
+def is_write(op: Op) -> bool:
+    """A write into an array, or the note that another array changed with it."""
+    if op.opcode != "call":
+        return False
+    fn = op.attrs["fn"]
+    return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES) or fn is writes.view_writeback
+
+
+def _undoes(op: Op) -> bool:
+    return is_write(op) and op.attrs["fn"] is not writes.view_writeback
+
+
+def restoring_ops(fn: Function) -> set[int]:
+    """ids of the writes and of the branches and loops that contain one."""
+    out: set[int] = set()
+
+    def visit(block) -> bool:
+        found = False
+        for op in block.ops:
+            inner = False
+            for region in op.regions:  # every region is visited (no short cut)
+                inner = visit(region) or inner
+            if inner or _undoes(op):
+                out.add(id(op))
+                found = True
+        return found
+
+    visit(fn.body)
+    return out
+
+
+def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
+    fn = op.attrs["fn"]
+    if fn is writes.view_writeback:
+        _adjoint_writeback(builder, op)
+    elif any(fn is w for w in ITEM_WRITES):
+        _adjoint_item_write(builder, op)
+    else:
+        _adjoint_whole_write(builder, op)
+
+
+def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
+    array, index, value = op.operands[:3]
+    saved = builder.plan.save_before(op, writes.saved_region, [array, index],
+                                     (array.hint or "x") + "_saved")
+    g = builder.bar(op.result)
+    if g is not None:
+        if builder.varied_operand(value):
+            like = builder.plan.save_before(op, writes.written_like, [value],
+                                            (array.hint or "x") + "_written")
+            part = builder.call(writes.written_value_cotangent, g, builder.fetch(index),
+                                builder.fetch(like), builder.fetch(op.result),
+                                expr="_zp_written_value_cotangent",
+                                hint=(value.hint + "_bar") if value.hint else "")
+            builder.maybe_none.add(part.id)
+            builder.accumulate(value, part)
+        if builder.varied_operand(array):
+            rest = builder.call(writes.overwritten_cotangent, g, builder.fetch(index),
+                                expr="_zp_overwritten_cotangent")
+            if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
+                builder.maybe_none.add(rest.id)
+            builder.accumulate(array, rest)
+    builder.call(writes.restore_region, builder.fetch(op.result), builder.fetch(index),
+                 builder.fetch(saved), expr="_zp_restore_region")
+
+
+def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
+    old, new = op.operands[:2]
+    g = builder.bar(op.result)
+    if g is not None and builder.varied_operand(new):
+        builder.accumulate(new, g)
+    if old.id in builder.scalars:
+        return  # a number is rebound, never written into: nothing to undo
+    saved = builder.plan.save_before(op, writes.saved_whole, [old], (old.hint or "y") + "_saved")
+    builder.call(writes.restore_whole, builder.fetch(op.result), builder.fetch(saved),
+                 expr="_zp_restore_whole")
+
+
+def _adjoint_writeback(builder: AdjointBuilder, op: Op) -> None:
+    """m2 = view_writeback(m1, t): m1 with the elements it shares with the written t
+    replaced by t's (found from their addresses while running)."""
+    other, written = op.operands[:2]
+    g = builder.bar(op.result)
+    if g is None:
+        return
+    m, t = builder.fetch(other), builder.fetch(written)
+    if builder.varied_operand(written):
+        part = builder.call(writes.writeback_value_cotangent, g, m, t,
+                            expr="_zp_writeback_value_cotangent")
+        builder.maybe_none.add(part.id)
+        builder.accumulate(written, part)
+    if builder.varied_operand(other):
+        rest = builder.call(writes.writeback_rest_cotangent, g, m, t,
+                            expr="_zp_writeback_rest_cotangent")
+        builder.maybe_none.add(rest.id)
+        builder.accumulate(other, rest)

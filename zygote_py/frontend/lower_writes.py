@@ -1,0 +1,536 @@
+"""Lowering of in-place writes into arrays, and the alias tracking that makes them exact.
+
+`x[i] = v` becomes `x = write_item(x, i, v)` (runtime/writes.py): the real
+write into the real array, whose result is the same object as a new SSA value,
+and every name bound to the old value is rebound to it (`z = x` sees the write).
+`y op= v` on a name becomes `y = augmented_write(y, y op v)`: in place for an
+ndarray, a rebinding for a number, decided by the object while running; where
+nothing but the name can reach the array it is a plain rebinding (no one can
+tell).  `a.fill(v)`, `np.copyto(a, b)`, a ufunc's `out=a` and `np.add.at(a, ...)`
+become whole-array writes of a result computed first.
+
+SSA describes values, not memory, so every other value that may share memory
+with the written array is out of date after the write.  The lowerer keeps
+*may-alias classes* (a union-find over SSA values): a result joins the class of
+its operands unless the op is known to return a new object (arithmetic, NumPy
+constructors and reductions, `.copy()`: `FRESH_CALLS`, `FRESH_METHODS`).  Views,
+user functions, containers, loop-carried values and branch merges all join.
+After a write, every other name bound to a member of the class is rebound to
+`view_writeback(m, x)`: the same object, whose elements shared with x (matched by
+address while running) changed with them, which the adjoint follows exactly; a
+container or object holding the written array is refused when read
+(`check_unaliased`).  A name that may be unbound on some path, or that belongs to
+the function a nested function is inlined into, is *stale* instead: checked when
+it is next read, refused here when the written array is not in scope there or a
+loop would carry it into an iteration that read it before the write.
+
+A write into an array that may be a module global or a closure value is
+refused; a write into an argument is recorded (`Function.meta["param_writes"]`,
+`["param_writes_in_place"]` for `y op= v`): the compiler refuses the first in a
+function called from differentiated code and compiles the second to refuse an
+array there while running; the function being differentiated checks on entry
+that an argument it writes into shares memory with no other input.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import os
+from contextlib import contextmanager
+
+import gast
+import numpy as np
+
+from ..ir.core import Value, value_block
+from ..rules.indexing import _index_cotangent
+from ..runtime import writes
+
+_OPERATOR_FRESH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+                   operator.mod, operator.pow, operator.neg, operator.pos, operator.abs,
+                   operator.matmul, operator.lt, operator.le, operator.gt, operator.ge,
+                   operator.eq, operator.ne, operator.not_, operator.invert, operator.and_,
+                   operator.or_, operator.xor, operator.lshift, operator.rshift, operator.truth,
+                   operator.contains, operator.is_, operator.is_not}
+
+
+def _numpy_fresh() -> set:
+    names = ['zeros', 'ones', 'empty', 'full', 'zeros_like', 'ones_like', 'empty_like',
+             'full_like', 'eye', 'identity', 'arange', 'linspace', 'logspace', 'geomspace',
+             'copy', 'concatenate', 'stack', 'vstack', 'hstack', 'dstack', 'column_stack',
+             'append', 'insert', 'delete', 'clip', 'tile', 'repeat', 'sort', 'argsort', 'cross',
+             'diff', 'convolve', 'correlate', 'interp', 'roll', 'pad', 'outer', 'inner', 'dot',
+             'vdot', 'matmul', 'tensordot', 'kron', 'sum', 'mean', 'prod', 'max', 'min', 'amax',
+             'amin', 'std', 'var', 'cumsum', 'cumprod', 'argmax', 'argmin', 'all', 'any', 'ptp',
+             'median', 'average', 'percentile', 'quantile', 'nansum', 'nanmean', 'nanmax',
+             'nanmin', 'trace', 'take', 'take_along_axis', 'searchsorted', 'unique', 'round',
+             'around', 'isclose', 'allclose', 'array_equal', 'count_nonzero', 'nonzero',
+             'argwhere', 'tril', 'triu', 'shape', 'ndim', 'size', 'where', 'polyval',
+             'trapezoid', 'trapz', 'logsumexp']
+    out = {getattr(np, n) for n in names if hasattr(np, n)}
+    for n in ('norm', 'inv', 'solve', 'det', 'cholesky', 'eigh', 'eigvalsh', 'svd', 'qr', 'pinv', 'slogdet', 'eig', 'lstsq', 'matrix_power'):
+        if hasattr(np.linalg, n):
+            out.add(getattr(np.linalg, n))
+    return out
+
+
+FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, builtins.bool,
+                                builtins.complex, builtins.str, builtins.repr, builtins.isinstance,
+                                builtins.type, builtins.range, builtins.abs, builtins.round,
+                                builtins.hash, builtins.id, builtins.slice, builtins.print,
+                                writes.check_unaliased, writes.check_distinct_arguments}
+# np.array copies unless told copy=False: decided per call (see `_fresh_call`)
+FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
+                           'cumprod', 'argmax', 'argmin', 'all', 'any', 'dot', 'flatten',
+                           'tolist', 'item', 'clip', 'round', 'nonzero', 'trace', 'argsort',
+                           'searchsorted', 'repeat', 'take'})
+FRESH_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "nbytes", "itemsize", "strides"})
+CONTAINER_OPS = frozenset({"list", "tuple", "dict", "append", "extend", "setitem", "closure"})
+
+
+class AliasClass:
+    """What one may-alias class holds: parameters, a global or cell, containers."""
+
+    __slots__ = ("containers", "external", "params", "shared", "untracked")
+
+    def __init__(self):
+        self.params: set[int] = set()  # indices of the parameters in it
+        self.external: str | None = None  # "the module global 'W'" and the like
+        self.containers = False
+        self.shared = False  # joined by a view, a container or an unknown call's result
+        # where a value that may share memory with others was made under `with zp.no_grad():`
+        self.untracked = None
+
+    def absorb(self, other: AliasClass) -> None:
+        self.params |= other.params
+        self.external = self.external or other.external
+        self.containers = self.containers or other.containers
+        self.shared = self.shared or other.shared
+        self.untracked = self.untracked or other.untracked
+
+
+class WriteLowering:
+    """Mixin of the Lowerer: array writes, augmented assignment on names, alias classes."""
+
+    # -- the union-find ------------------------------------------------------------------
+    def alias_root(self, value: Value) -> int:
+        parent = self.alias_parent
+        vid = value.id
+        root = parent.setdefault(vid, vid)
+        while root != parent[root]:
+            root = parent[root]
+        while parent[vid] != root:  # path compression
+            parent[vid], vid = root, parent[vid]
+        if root not in self.alias_info:
+            self.alias_info[root] = AliasClass()
+        return root
+
+    def alias_union(self, a: Value, b: Value) -> None:
+        if self.constant_of(a, _NOT_CONST) is not _NOT_CONST or \
+                self.constant_of(b, _NOT_CONST) is not _NOT_CONST:
+            return  # literals and static callees alias nothing
+        ra, rb = self.alias_root(a), self.alias_root(b)
+        if ra == rb:
+            return
+        self.alias_parent[rb] = ra
+        self.alias_info[ra].absorb(self.alias_info.pop(rb))
+
+    def alias_class(self, value: Value) -> AliasClass:
+        return self.alias_info[self.alias_root(value)]
+
+    def track_aliases(self, op) -> None:
+        """Put op's results into the may-alias class of the operands they may share memory with."""
+        code = op.opcode
+        if code == "undef":
+            self.maybe_unbound.add(op.result.id)
+            return
+        if code == "if":  # either branch's value (the loops are joined where they are lowered)
+            for region in op.regions:
+                self.alias_carried(region.ops[-1].operands, op.results)
+            return
+        if code in ("const", "for", "while", "yield", "return") or not op.results:
+            return
+        if code in ("global", "cell"):
+            what = "module global" if code == "global" else "closure variable"
+            self.alias_class(op.result).external = f"the {what} {op.attrs['name']!r}"
+            return
+        if code == "call" and self._fresh_call(op):
+            return
+        if code == "method" and op.attrs["name"] in FRESH_METHODS and "copy" not in op.attrs["kw"]:
+            return
+        if code == "getattr" and op.attrs["name"] in FRESH_ATTRIBUTES:
+            return
+        operands = op.operands
+        if code == "call" and _first_operand_only(op.attrs["fn"]):
+            operands = operands[:1]  # x[i] views x, not i; a write copies its value in
+        for result in op.results:
+            for operand in operands:
+                self.alias_union(result, operand)
+        if code == "call" and any(op.attrs["fn"] is f for f in _WRITES):
+            return  # the same array, written: not a second reference to it
+        if code in CONTAINER_OPS:
+            self.alias_class(op.result).containers = True
+        self.alias_class(op.result).shared = True
+        for result in op.results:  # made before the writes counted so far
+            self.made_at[result.id] = self.root_lowerer().writes_done
+
+    def _fresh_call(self, op) -> bool:
+        fn = op.attrs["fn"]
+        try:
+            if fn in _SEQUENCE_OPERATORS:  # lst + [x] holds x: fresh unless a list is added
+                return not any(_makes_container(v) or self.kinds.get(v.id) for v in op.operands)
+            if fn in _OPERATOR_FRESH:
+                return True
+            if fn is np.array:
+                return "copy" not in op.attrs["kw"]
+            return fn in FRESH_CALLS or isinstance(fn, np.ufunc)
+        except TypeError:  # an unhashable callee
+            return False
+
+    def loc_const(self, node) -> Value:
+        """The user's location as an operand (for the run-time helpers' errors), printed in
+        the IR by file name and line only."""
+        loc = self.loc(node)
+        text = f"loc({os.path.basename(loc.filename)}:{loc.line})" if loc is not None else "None"
+        return self.emit("const", (), attrs={"value": loc, "expr": text}, node=node).result
+
+    def alias_carried(self, sources, targets) -> None:
+        """Values that flow into others around loops and out of branches: one class; a
+        variable unbound on some path stays so (no writeback reads it)."""
+        for source, target in zip(sources, targets):
+            self.alias_union(target, source)
+            if source.id in self.maybe_unbound:
+                self.maybe_unbound.add(target.id)
+
+    # -- which blocks are open (for dominance of the written array at a stale read) ----------
+    @contextmanager
+    def at(self, block):
+        self.open_blocks.append(block)
+        try:
+            with self.builder.at(block):
+                yield
+        finally:
+            self.open_blocks.pop()
+
+    def _in_scope(self, value: Value) -> bool:
+        block = value_block(value)
+        return block is not None and any(block is b for b in self.open_blocks)
+
+    # -- writes ----------------------------------------------------------------------------
+    def array_store(self, name: str, current: Value, target, node, value=None, augment=None) -> None:
+        """`name[index] = value` (or `name[index] op= rhs`) into an array, in place."""
+        current = self.read_for_write(name, current, node)
+        index = self.expr(target.slice)
+        if augment is not None:
+            fn, rhs = augment
+            old = self.call_static(operator.getitem, (current, index), node)
+            value = self.call_static(fn, (old, self.expr(rhs)), node)
+            helper = writes.write_item_augmented
+        else:
+            helper = writes.write_item
+            self.check_unnamed_value(value, current, node)
+        new = self.emit("call", [current, index, value, self.loc_const(node)],
+                        attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
+                        node=node, hint=name).result
+        self.record_write(name, current, new, node)
+
+    def augmented_name(self, name: str, fn, rhs_node, node) -> None:
+        """`name op= rhs`: in place when name holds an ndarray (decided while running), a
+        plain rebinding where nothing else can reach the array (then no one can tell)."""
+        current = self.expr(gast.Name(name, gast.Load(), None, None))
+        current = self.read_for_write(name, current, node)
+        new_value = self.call_static(fn, (current, self.expr(rhs_node)), node)
+        if self.only_reference(name, current):
+            self.assign(gast.Name(name, gast.Store(), None, None), new_value, node)
+            return
+        info = self.alias_class(current)
+        operands = [current, new_value, self.loc_const(node)]
+        if info.external or info.params:  # a number is rebound; an array there is refused
+            # (a global's) or, in a function called from differentiated code, an argument's
+            operands += [self.const(info.external, node), self.const(bool(info.params), node)]
+        new = self.emit("call", operands,
+                        attrs={"fn": writes.augmented_write, "expr": "_zp_augmented_write",
+                               "kw": (), "star": ()}, node=node, hint=name).result
+        self.record_write(name, current, new, node, checked_outside=True)
+
+    def only_reference(self, name: str, value: Value) -> bool:
+        """Whether name is the only way to reach value's object: no argument, global,
+        view, container or other name may hold it (so rebinding cannot be told apart)."""
+        info = self.alias_class(value)
+        if info.params or info.external or info.containers or info.shared:
+            return False
+        root = self.alias_root(value)
+        lowerer = self
+        while lowerer is not None:
+            for key, bound in lowerer.env.items():
+                if not isinstance(bound, Value) or (key == name and lowerer is self):
+                    continue
+                if bound.id in self.alias_parent and self.alias_root(bound) == root:
+                    return False
+            lowerer = lowerer.parent
+        return True
+
+    def whole_write(self, name: str, current: Value, value: Value, helper, node) -> Value:
+        """name[...] = value through helper (write_item, or write_item_augmented for NumPy's
+        same_kind casting); returns the array written."""
+        current = self.read_for_write(name, current, node)
+        self.check_unnamed_value(value, current, node)
+        everything = self.const(Ellipsis, node)
+        new = self.emit("call", [current, everything, value, self.loc_const(node)],
+                        attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
+                        node=node, hint=name).result
+        self.record_write(name, current, new, node)
+        return new
+
+    def fill_array(self, name: str, current: Value, value: Value, node) -> Value:
+        """`a.fill(v)`: every element of a set to v (as a[...] = v)."""
+        self.whole_write(name, current, value, writes.write_item, node)
+        return self.const(None, node)
+
+    def in_place_call(self, fn, callee, operands, star, kw, node):
+        """`np.copyto(a, b)` and a ufunc's `out=a` on an array a the function names: the
+        result computed as a new array, then written into a (NumPy's same_kind casting).
+        None when the call is not one of these."""
+        if star or not isinstance(node, gast.Call):
+            return None
+        if fn is np.copyto and not kw and len(operands) == 2:
+            target = node.args[0]
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                self.whole_write(target.id, operands[0], operands[1],
+                                 writes.write_item_augmented, node)
+                return self.const(None, node)
+            return None
+        if _ufunc_at(fn) and not kw and len(operands) == 3:
+            target = node.args[0]
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                self.scatter_write(target.id, fn.__self__, *operands, node)
+                return self.const(None, node)
+            return None
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
+            position = len(operands) - len(kw) + kw.index("out")
+            target = next((k.value for k in node.keywords if k.arg == "out"), None)
+            if not isinstance(target, gast.Name) or target.id not in self.local_names:
+                return None
+            rest = [v for i, v in enumerate(operands) if i != position]
+            rest_kw = tuple(k for k in kw if k != "out")
+            owner = getattr(callee, "defining_op", None)
+            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
+                                                    "star": ()}, node=node).result
+            return self.whole_write(target.id, operands[position], result,
+                                    writes.write_item_augmented, node)
+        return None
+
+    def scatter_write(self, name: str, ufunc, array: Value, index: Value, value: Value, node):
+        """`np.add.at(a, idx, v)` (or subtract): unbuffered, every repeat of an index adds.
+        Written as a[...] = a +/- (v scattered into zeros with repeats summed), each step
+        a differentiable op."""
+        part = self.call_static(operator.getitem, (array, index), node)
+        shape = self.call_static(np.shape, (part,), node)
+        spread = self.call_static(np.broadcast_to, (value, shape), node)
+        scattered = self.call_static(_index_cotangent, (spread, array, index), node)
+        combine = operator.add if ufunc is np.add else operator.sub
+        total = self.call_static(combine, (array, scattered), node)
+        self.whole_write(name, array, total, writes.write_item_augmented, node)
+
+    def check_unnamed_value(self, value: Value, array: Value, node) -> None:
+        """A value written that may view the array and was made before a write into it,
+        read without a name (`A[0], A[1] = A[1], A[0]`: the second row written is a view
+        the first write changed): checked while running, as a stale name is."""
+        made = self.made_at.get(value.id)
+        if made is None or made >= self.root_lowerer().writes_done or \
+                self.alias_root(value) != self.alias_root(array):
+            return
+        self.emit("call", [value, array, self.const("the value written", node), self.loc_const(node)],
+                  attrs={"fn": writes.check_unaliased, "expr": "_zp_check_unaliased", "kw": (),
+                         "star": ()}, node=node)
+
+    def read_for_write(self, name: str, value: Value, node) -> Value:
+        if value.id in self.stale:
+            self.check_stale(name, value, node)
+        return value
+
+    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False) -> None:
+        info = self.alias_class(old)
+        if info.untracked is not None:
+            # the untracked value's cotangent is dropped, so the part of the array it shares
+            # would lose its derivative (PyTorch refuses such a write too)
+            raise self.mutation_error(
+                node, f"{name!r} may share memory with a value made under zp.no_grad() "
+                f"(line {info.untracked}): a write through it would drop derivatives",
+                "make the view outside the no_grad block, or write into a copy")
+        if info.external and not checked_outside:
+            raise self.mutation_error(
+                node, f"{name!r} may be {info.external} (or a view of it): writing into it "
+                "would change the program's state outside the function",
+                f"write into a copy ({name} = {name}.copy())")
+        if info.params and not checked_outside:  # an item write: refused in a called function
+            self.root_lowerer().param_writes.append((self.loc(node), sorted(info.params)))
+        elif info.params:  # y op= v: refused while running there, if y is an array
+            self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
+        self.alias_union(old, new)
+        self.root_lowerer().writes_done += 1
+        loc = self.loc(node)
+        written_back: dict[int, Value] = {}
+        lowerer = self
+        while lowerer is not None:
+            for key, bound in list(lowerer.env.items()):
+                if not isinstance(bound, Value):
+                    continue
+                if bound is old:
+                    lowerer.env[key] = new
+                elif bound is new or bound.id not in self.alias_parent or \
+                        self.alias_root(bound) != self.alias_root(new):  # (writebacks join it)
+                    continue
+                elif lowerer is self and bound.id not in self.maybe_unbound:
+                    # what it holds now: the elements it shares with the written array changed
+                    if bound.id not in written_back:
+                        written_back[bound.id] = self.emit(
+                            "call", [bound, new, self.const(key, node), self.loc_const(node)],
+                            attrs={"fn": writes.view_writeback, "expr": "_zp_view_writeback",
+                                   "kw": (), "star": ()}, node=node, hint=key).result
+                    lowerer.env[key] = written_back[bound.id]
+                else:  # unbound on some path, or a name of the function this one is inlined
+                    # into: checked when it is read
+                    self.stale[bound.id] = (new, loc)
+            lowerer = lowerer.parent
+
+    def check_arguments_at_entry(self, params, node) -> None:
+        _entry_check(self, params, node)
+
+    def root_lowerer(self):
+        lowerer = self
+        while lowerer.parent is not None:
+            lowerer = lowerer.parent
+        return lowerer
+
+    # -- stale reads ----------------------------------------------------------------------
+    def check_stale(self, name: str, value: Value, node) -> None:
+        buffer, written_at = self.stale[value.id]
+        if buffer is None or not self._in_scope(buffer):
+            raise self.mutation_error(
+                node, f"{name!r} may share memory with an array written at line "
+                f"{written_at.line if written_at else '?'}, so its values may have changed "
+                "behind its name", f"take a copy before the write ({name} = ....copy()), or "
+                "compute it again after the write")
+        self.emit("call", [value, buffer, self.const(name, node), self.loc_const(node)],
+                  attrs={"fn": writes.check_unaliased, "expr": "_zp_check_unaliased", "kw": (),
+                         "star": ()}, node=node)
+        del self.stale[value.id]  # checked once: the next write marks it again
+
+    # -- control flow ---------------------------------------------------------------------
+    def merge_stale(self, branch_stales, yields, results) -> None:
+        """After an `if`: a value stale in either branch is stale after it; a written array
+        that a branch yields is, after the `if`, the `if`'s result."""
+        merged = {}
+        for stale, values in zip(branch_stales, yields):
+            for vid, (buffer, loc) in stale.items():
+                merged[vid] = (self._outer_buffer(buffer, values, results), loc)
+            for value, result in zip(values, results):
+                mark = stale.get(value.id)
+                if mark is not None:
+                    merged[result.id] = (self._outer_buffer(mark[0], values, results), mark[1])
+        self.stale = merged
+
+    def _outer_buffer(self, buffer, values, results):
+        """The written array as seen after a region ends: itself if defined outside it, the
+        region's result that carries it out, else None (a later read is refused)."""
+        if buffer is None or self._in_scope(buffer):
+            return buffer
+        for value, result in zip(values, results):
+            if value is buffer:
+                return result
+        return None
+
+    def enter_loop_stale(self, inits, arg_lists) -> tuple[dict, dict]:
+        """Stale marks of the loop's initial values hold for its block arguments."""
+        before = dict(self.stale)
+        entry = {}
+        for init, *args in zip(inits, *arg_lists):
+            mark = before.get(init.id)
+            if mark is not None:
+                for arg in args:
+                    self.stale[arg.id] = mark
+                    entry[arg.id] = mark
+        return before, entry
+
+    def leave_loop_stale(self, before, entry, names, arg_lists, yields, regions, inits, results,
+                         node) -> None:
+        """A value stale at the end of an iteration is what the next one starts with: refused
+        if the loop reads it (that read was lowered before the write and not checked).  After
+        the loop, a result is stale if its initial value or its last yield is."""
+        body_stale = self.stale
+        for k, (name, value) in enumerate(zip(names, yields)):
+            mark = body_stale.get(value.id) if isinstance(value, Value) else None
+            if mark is None:
+                continue
+            args = [arg_list[k] for arg_list in arg_lists]
+            if all(entry.get(arg.id) == mark for arg in args):
+                continue  # the same mark the loop started with: its reads were checked
+            if any(_uses(region, arg) for region in regions for arg in args):
+                raise self.mutation_error(
+                    node, f"{name!r} may share memory with an array this loop writes, and the "
+                    "next iteration reads it", f"compute {name} inside the loop, after the "
+                    "write, or take a copy (.copy())")
+        self.stale = before
+        for k, result in enumerate(results):
+            value = yields[k]
+            mark = body_stale.get(value.id) if isinstance(value, Value) else None
+            if mark is None:
+                mark = before.get(inits[k].id)
+            if mark is not None:
+                self.stale[result.id] = (self._outer_buffer(mark[0], yields, results), mark[1])
+
+
+_NOT_CONST = object()
+
+
+def _ufunc_at(fn) -> bool:
+    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter)."""
+    owner = getattr(fn, "__self__", None)
+    return (owner is np.add or owner is np.subtract) and getattr(fn, "__name__", "") == "at"
+_SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
+
+
+def _makes_container(value: Value) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode in CONTAINER_OPS
+_WRITES = (writes.write_item, writes.write_item_augmented, writes.augmented_write,
+           writes.view_writeback)
+_VIEW_OF_FIRST = (operator.getitem, *_WRITES)
+
+
+def _first_operand_only(fn) -> bool:
+    return any(fn is f for f in _VIEW_OF_FIRST)
+
+
+def _uses(block, value: Value) -> bool:
+    for op in block.walk():
+        if any(operand is value for operand in op.operands):
+            return True
+    return False
+
+
+def _entry_check(lowerer, params, node) -> None:
+    """At the function's entry: the arguments written into share memory with no other input
+    (argument, closure variable or module global the function reads)."""
+    body = lowerer.root_block
+    index = 0
+    while index < len(body.ops) and body.ops[index].opcode == "cell":
+        index += 1
+    cells = [op.result for op in body.ops[:index]]
+    names = []
+    namespace = lowerer.pyfn.__globals__
+    for op in body.walk():  # (a name not defined now is not read at entry: no NameError)
+        if op.opcode == "global" and op.attrs["name"] not in names and op.attrs["name"] in namespace:
+            names.append(op.attrs["name"])
+    records = lowerer.param_writes + lowerer.param_writes_in_place
+    written = sorted({i for _, indices in records for i in indices})
+    loc = records[0][0]
+    with lowerer.builder.at(body, index):
+        reads = [lowerer.builder.emit("global", (), attrs={"name": n}, hints=[n]).result for n in names]
+        values = lowerer.builder.emit("tuple", [*params, *cells, *reads]).result
+        lowerer.builder.call(writes.check_distinct_arguments, values,
+                             lowerer.builder.const(tuple(written)),
+                             lowerer.builder.emit("const", (), attrs={"value": loc, "expr": "loc"}).result,
+                             expr="_zp_check_distinct_arguments")

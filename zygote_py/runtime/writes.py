@@ -1,0 +1,402 @@
+"""In-place writes into arrays: what the generated code calls (docs/mutation.md).
+
+The primal form of `x[i] = v` is `x = write_item(x, i, v, loc)`: the real write,
+into the real array, returning the same object, so every alias sees it as in
+Python.  The forward a gradient runs saves what the write destroys first
+(`saved_region`) and logs the array; the backward, walking the program in
+reverse, puts it back (`restore_region`) exactly where the write happened, so
+the adjoints of earlier ops read the values they saw.  The cotangent of the
+write splits in two: the written region goes to the value written
+(`written_value_cotangent`, NumPy's last write wins for repeated indices) and
+the rest to the array as it was (`overwritten_cotangent`).  A backward starts
+by copying the final state of every array the forward wrote (`snapshot`) and
+ends by writing it back (`restore_final`): the caller, the returned value and
+a second run of a pullback see what the forward left.
+
+`y += x` on a name is `y = augmented_write(y, y + x, loc)`: in place when y is
+an ndarray (with NumPy's casting and shape rules), a rebinding otherwise.
+
+`check_unaliased` is the run-time side of the compiler's alias tracking: a value
+that may share memory with an array written since it was made is read only if
+it really does not.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+
+import numpy as np
+
+from ..errors import MutationError
+
+_ndarray = np.ndarray
+
+
+def _not_an_array(x, loc, what: str):
+    kind = type(x).__name__
+    if isinstance(x, (list, dict)):
+        hint = f"copy it first ({'list' if isinstance(x, list) else 'dict'}(x)) and modify the copy"
+    else:
+        hint = "write into a NumPy array the function created or was given"
+    return MutationError(f"{what} writes into a {kind} in place, which zygote_py does not "
+                         "differentiate", loc, hint)
+
+
+def write_item(x, index, value, loc=None):
+    """x[index] = value, in place; x itself is returned."""
+    if type(x) is not _ndarray:
+        raise _not_an_array(x, loc, "item assignment")
+    x[index] = value
+    return x
+
+
+def write_item_augmented(x, index, value, loc=None):
+    """x[index] = value where value is `x[index] op v` (x[index] op= v): in place, refused
+    with NumPy's own error where NumPy's in-place operator would not cast the result."""
+    if type(x) is not _ndarray:
+        raise _not_an_array(x, loc, "augmented item assignment")
+    _check_cast(value, x)
+    x[index] = value
+    return x
+
+
+def augmented_write(y, new, loc=None, outside=None, argument=False):
+    """`y op= v` with new = `y op v`: writes new into y when y is an ndarray (Python's
+    ndarray.__iadd__), else returns new (numbers and other immutable values rebind).
+    outside names what y may be part of (a module global): an array there is refused.
+    argument says y may be an argument's array (compiled code for a function called from
+    differentiated code calls `augmented_write_in_callee` there instead)."""
+    if type(y) is not _ndarray:
+        if isinstance(y, _ndarray):
+            raise _not_an_array(y, loc, "augmented assignment")
+        return new
+    if outside is not None:
+        raise MutationError(f"augmented assignment writes into an array that may be {outside} "
+                            "(or a view of it), which would change the program's state "
+                            "outside the function", loc, "write into a copy (y = y.copy())")
+    shape = getattr(new, "shape", ())
+    if shape != y.shape and np.broadcast_shapes(shape, y.shape) != y.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {y.shape} doesn't "
+                             f"match the broadcast shape {np.broadcast_shapes(shape, y.shape)}")
+    _check_cast(new, y)
+    y[...] = new
+    return y
+
+
+def augmented_write_in_callee(y, new, loc=None, outside=None, argument=False):
+    """augmented_write in a function called from differentiated code, where y may be an
+    argument's array: written in place, the caller's adjoint would not know it changed."""
+    if type(y) is _ndarray:
+        raise MutationError("augmented assignment writes into an array that may be an argument "
+                            "of a function called from differentiated code; its caller would "
+                            "not see the change in its gradient", loc,
+                            "write `y = y + v` (a new array) instead of `y += v` here")
+    return augmented_write(y, new, loc, outside)
+
+
+def _check_cast(value, x) -> None:
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(value).dtype
+    if not np.can_cast(dtype, x.dtype, casting="same_kind"):
+        raise TypeError(f"Cannot cast ufunc output from {dtype!r} to {x.dtype!r} with casting "
+                        "rule 'same_kind'")
+
+
+# -- the forward's saves and the backward's restores --------------------------------------
+def saved_region(x, index, log):
+    """A copy of x[index] (what a write is about to destroy); x is logged as written."""
+    if type(x) is not _ndarray:
+        return None  # the write will refuse it
+    log[id(x)] = x
+    part = x[index]
+    return part.copy() if type(part) is _ndarray else part
+
+
+def written_like(value, log):
+    """What the backward needs of a written value: its shape and dtype, not its elements
+    (an array becomes a broadcast view of one zero: no memory)."""
+    if type(value) is _ndarray:
+        return np.broadcast_to(np.zeros((), dtype=value.dtype), value.shape)
+    return value
+
+
+def saved_whole(y, log):
+    """What `y op= v` destroys: all of y when it is an ndarray, else nothing (a rebinding)."""
+    if type(y) is not _ndarray:
+        return None
+    log[id(y)] = y
+    return y.copy()
+
+
+def restore_region(x, index, saved) -> None:
+    """Undo a write in the backward: x[index] = what it held before."""
+    if type(x) is _ndarray:
+        x[index] = saved
+
+
+def restore_whole(y, saved) -> None:
+    if saved is not None:
+        y[...] = saved
+
+
+def snapshot(log) -> list:
+    """The final state of every array the forward wrote, taken as the backward starts."""
+    return [(x, x.copy()) for x in log.values()]
+
+
+def restore_final(snapshot_pairs) -> None:
+    """Put back what the forward left, as the backward ends."""
+    for x, final in snapshot_pairs:
+        x[...] = final
+
+
+# -- cotangents -----------------------------------------------------------------------------
+def _has_integer_array(index) -> bool:
+    parts = index if type(index) is tuple else (index,)
+    for part in parts:
+        if isinstance(part, (list, _ndarray)):
+            arr = np.asarray(part)
+            if arr.dtype != np.bool_:
+                return True
+    return False
+
+
+def written_value_cotangent(g, index, value, x):
+    """The cotangent of the value written by x[index] = value: g[index] where this write's
+    element survived (for repeated indices only the last one does), summed to value's shape.
+    A float written into an integer array is rounded: no derivative."""
+    if g is None:
+        return None
+    if x.dtype.kind in "biu" and np.result_type(value).kind in "fc":
+        return None
+    part = g[index]
+    if type(part) is not _ndarray and type(index) is not tuple and \
+            not isinstance(index, (list, _ndarray)):
+        return part  # one element (the fill loop's case): nothing to sum or copy
+    if _has_integer_array(index):
+        shape = np.shape(part)
+        order = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)
+        winner = np.full(g.shape, -1, dtype=np.intp)
+        winner[index] = order
+        part = np.where(winner[index] == order, part, 0)
+    else:
+        part = np.array(part, copy=True) if type(part) is _ndarray else part
+    return _sum_to(part, value)
+
+
+def _sum_to(g, value):
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        shape = np.shape(value)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g if shape or type(value) is _ndarray else _scalar(g)
+    extra = len(gshape) - len(shape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if np.shape(g) != shape:
+        g = np.broadcast_to(g, shape).copy()
+    return g if shape else _scalar(g)
+
+
+def _scalar(g):
+    return g.item() if isinstance(g, (np.generic, _ndarray)) and np.ndim(g) == 0 and \
+        not np.iscomplexobj(g) else g
+
+
+def overwritten_cotangent(g, index):
+    """The cotangent of the array before x[index] = v: g with the written region zeroed.
+
+    Zeroed in place when nothing but the generated code's one variable refers to g (its
+    reference count says so, as NumPy's own temporary elision decides): a fill loop then
+    costs O(1) per write, not a copy of the whole cotangent.  Any other reference (another
+    cotangent sharing the array, the caller's seed) makes a copy."""
+    if g is None:
+        return None
+    if type(g) is _ndarray and g.flags.writeable and g.base is None and \
+            sys.getrefcount(g) <= _sole_variable_refs():
+        g[index] = 0
+        return g
+    out = np.array(g, copy=True)
+    out[index] = 0
+    return out
+
+
+def _refs_seen_by_helper(g) -> int:
+    return sys.getrefcount(g)
+
+
+def _sole_variable_refs() -> int:
+    """The reference count overwritten_cotangent sees for an array held by exactly one
+    variable of its caller: measured the same way each time (it differs between Python
+    versions, and a standalone module may run on another one than wrote it)."""
+    probe = []
+    return _refs_seen_by_helper(probe)
+
+
+# -- arrays that share memory with a written one ------------------------------------------
+def _addresses(a):
+    """The byte address of every element of a, in a's C order."""
+    addr = np.full(a.shape, a.__array_interface__["data"][0], dtype=np.int64)
+    for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[axis] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return addr.ravel()
+
+
+def shared_positions(m, t):
+    """(positions in m, positions in t) of the elements the two arrays share (flat C order),
+    or None when they share none.  Arrays of different element sizes, or overlapping
+    elements that are not the same element, are refused by the caller."""
+    if not np.may_share_memory(m, t):
+        return None
+    if m.dtype != t.dtype:
+        return False
+    am, at = _addresses(m), _addresses(t)
+    order = np.argsort(am, kind="stable")
+    sorted_m = am[order]
+    where = np.searchsorted(sorted_m, at)
+    where = np.minimum(where, len(sorted_m) - 1)
+    hit = sorted_m[where] == at if len(sorted_m) else np.zeros(len(at), bool)
+    if not hit.any():
+        if np.shares_memory(m, t):
+            return False  # overlapping, but not element by element
+        return None
+    if len(np.unique(am)) != len(am) or len(np.unique(at)) != len(at):
+        return False  # a self-overlapping view (as_strided)
+    pos_t = np.nonzero(hit)[0]
+    pos_m = order[where[hit]]
+    return pos_m, pos_t
+
+
+def view_writeback(m, t, name, loc=None):
+    """After a write into t: m, another array the function holds, as it is now (elements
+    it shares with t changed with them).  Nothing moves; the gradient follows the memory."""
+    if type(m) is _ndarray and type(t) is _ndarray:
+        if shared_positions(m, t) is False:
+            raise MutationError(f"{name!r} overlaps the written array in a way zygote_py "
+                                "cannot follow element by element", loc,
+                                f"take a copy ({name} = {name}.copy()) before the write")
+        return m
+    check_unaliased(m, t, name, loc)
+    return m
+
+
+def writeback_value_cotangent(g, m, t):
+    """The part of m's cotangent g that belongs to the written array t (t's shape)."""
+    if g is None:
+        return None
+    pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
+    if not pos:
+        return None
+    pos_m, pos_t = pos
+    out = np.zeros(t.size, dtype=np.result_type(g))
+    out[pos_t] = np.ravel(g)[pos_m]
+    return out.reshape(t.shape)
+
+
+def writeback_rest_cotangent(g, m, t):
+    """m's cotangent g less the elements it shares with the written array t."""
+    if g is None:
+        return None
+    pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
+    if not pos:
+        return g
+    out = np.array(g, copy=True)
+    out.reshape(-1)[pos[0]] = 0
+    return out
+
+
+# -- aliases checked while running ---------------------------------------------------------
+def _arrays_in(value, depth=0, seen=None):
+    if type(value) is _ndarray or isinstance(value, _ndarray):
+        yield value
+        return
+    if depth > 6 or isinstance(value, (str, bytes, int, float, complex, bool, type(None))):
+        return
+    seen = seen if seen is not None else set()
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, (list, tuple)):
+        items = value
+    elif isinstance(value, dict):
+        items = value.values()
+    elif isinstance(value, types.FunctionType):  # a closure holds what it captured
+        items = [c.cell_contents for c in value.__closure__ or () if _bound(c)]
+        items += list(value.__defaults__ or ()) + list((value.__kwdefaults__ or {}).values())
+    elif isinstance(value, functools.partial):
+        items = [value.func, *value.args, *value.keywords.values()]
+    elif hasattr(value, "__next__") and type(value).__module__ == "builtins":
+        yield _OPAQUE  # an iterator: what it will still read cannot be seen
+        return
+    elif not isinstance(value, type) and not callable(value) and \
+            type(value).__module__ not in ("builtins", "numpy") and \
+            (hasattr(value, "__dict__") or hasattr(type(value), "__slots__")):
+        items = list(getattr(value, "__dict__", {}).values())
+        for cls in type(value).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                if hasattr(value, slot):
+                    items.append(getattr(value, slot))
+    else:
+        return
+    for item in items:
+        yield from _arrays_in(item, depth + 1, seen)
+
+
+def _bound(cell) -> bool:
+    try:
+        return cell.cell_contents is not _Opaque  # (any read: an empty cell raises)
+    except ValueError:
+        return False
+
+
+class _Opaque:
+    """Stands for what an iterator will still read: it cannot be looked into."""
+
+
+_OPAQUE = _Opaque
+
+
+def check_unaliased(value, buffer, name, loc=None) -> None:
+    """Refuse a read of value when it shares memory with buffer, an array written since
+    value was made (the compiler's data flow would describe value as it was before)."""
+    if type(buffer) is not _ndarray:
+        return
+    for part in _arrays_in(value):
+        if part is _OPAQUE or np.may_share_memory(part, buffer):
+            raise MutationError(
+                f"{name!r} shares memory with an array written after it was made, so its "
+                "values changed behind its name", loc,
+                f"take a copy before the write ({name} = ....copy()), or read it again "
+                "after the write")
+
+
+def check_distinct_arguments(values, written, loc=None) -> None:
+    """At the entry of a function that writes into its arguments: the arguments (and the
+    closure and module values it reads) written into must not share memory with others."""
+    parts = [[a for a in _arrays_in(v) if a is not _OPAQUE] for v in values]
+    for i in written:
+        for array in parts[i]:
+            for j, others in enumerate(parts):
+                for other in others:
+                    if other is array and i == j:
+                        continue
+                    if np.may_share_memory(array, other):
+                        raise MutationError(
+                            "the function writes into an argument that shares memory with "
+                            "another argument (or a global or closure value it reads)", loc,
+                            "pass a copy (x.copy()) so that the write changes one array only")
+
+
+# the generated code writes out every pending expression before these run (codegen/emit.py)
+for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
+            restore_region, restore_whole, restore_final):
+    _fn._zp_writes = True
