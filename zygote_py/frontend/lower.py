@@ -21,12 +21,13 @@ from ..ir.core import Block, Function, Value
 from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
+from .lower_objects import ObjectLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
 
 
-class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
+class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering, ObjectLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -122,8 +123,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         elif isinstance(target, gast.Subscript):
             self.subscript_store(target, node, value=value)
         elif isinstance(target, gast.Attribute):
-            raise self.mutation_error(node, f"assigning to the attribute .{target.attr} writes into an object",
-                                      "build a new object, or return the new value")
+            self.attribute_store(target, value, node)  # lower_objects.py
         else:
             raise self.unsupported(node, f"cannot assign to {type(target).__name__}",
                                    "assign to a name or a tuple of names")

@@ -94,6 +94,8 @@ class AdjointBuilder:
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
         self.numeric_forward = _numeric_forward(fn)
+        # ops whose adjoint runs with no cotangent on their results (objects.py)
+        self.effectful: set[int] = set()
 
     # -- emitting into the backward block (through the shared IRBuilder) -----------
     @property
@@ -247,7 +249,7 @@ class AdjointBuilder:
         for op in reversed(block.ops):
             if op.opcode in ("yield", "return"):
                 continue
-            if not any(self.bar(r) is not None for r in op.results):
+            if not any(self.bar(r) is not None for r in op.results) and id(op) not in self.effectful:
                 continue
             self.current_loc = op.loc
             handler = ADJOINT_HANDLERS.get(op.opcode)

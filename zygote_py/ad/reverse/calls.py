@@ -29,8 +29,8 @@ from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
 from ...kinds import COMPLEX, HOLDS_COMPLEX, ITEMS
-from ...resolve import (CALLABLE, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD, RULE,
-                        UNKNOWN, no_rule, resolve)
+from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
+                        RULE, UNKNOWN, no_rule, resolve)
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
@@ -40,13 +40,16 @@ from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
 from .callees import CalleeRef, bind_parameters
 from .control import guarded
+from .objects import adjoint_object_call, call_back
 
 
 @adjoint_of("call")
 def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     fn = op.attrs["fn"]
+    if adjoint_object_call(builder, op):  # a write into an object, super()
+        return
     if not any(builder.varied_operand(v) for v in op.operands) \
-            and not reads_parameters(builder, op):
+            and not reads_parameters(builder, op) and id(op) not in builder.effectful:
         return
     how = resolve(fn, registry)
     if how.kind == CUSTOM:  # @zp.adjoint comes first
@@ -78,7 +81,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             guard_complex(builder, registry.qualified_name(fn), op.operands)
     elif how.kind == FUNCTION:
         user_call(builder, op)
-    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD) or _resolved_while_running(fn):
+    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD, CONSTRUCT) or _resolved_while_running(fn):
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
@@ -300,7 +303,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
 
     def emit_back():
         # the callee's back returns one cotangent per parameter (None where inactive)
-        call = builder.emit("call_back", [builder.fetch(back), g], len(mapping))
+        call = call_back(builder, op, back, g, len(mapping))
         for param_index, result in enumerate(call.results):
             if not active[param_index]:
                 continue
@@ -309,7 +312,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
                 if builder.varied_operand(op.operands[operand_index]):
                     builder.accumulate(op.operands[operand_index], result)
 
-    if g.id in builder.maybe_none:
+    if g is not None and g.id in builder.maybe_none and id(op) not in builder.effectful:
         guarded(builder, g, emit_back)
     else:
         emit_back()
@@ -323,7 +326,7 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
     targets = ([None] if kind == "call" else []) + list(op.operands)
 
     def emit_back():
-        call = builder.emit("call_back", [builder.fetch(back), g], len(targets))
+        call = call_back(builder, op, back, g, len(targets))
         for value, operand in zip(call.results, targets):
             builder.maybe_none.add(value.id)
             if operand is not None and builder.varied_operand(operand):
@@ -332,7 +335,7 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
             # a function known statically: its captured cells may hold parameters
             builder.reads.captured_cotangent(builder, op.attrs["fn"], call.results[0])
 
-    if g.id in builder.maybe_none:
+    if g is not None and g.id in builder.maybe_none and id(op) not in builder.effectful:
         guarded(builder, g, emit_back)
     else:
         emit_back()
@@ -345,14 +348,15 @@ def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:
 
 @adjoint_of("callv")
 def adjoint_callv(builder: AdjointBuilder, op: Op) -> None:
-    if any(builder.varied_operand(v) for v in op.operands) or reads_parameters(builder, op):
+    if any(builder.varied_operand(v) for v in op.operands) or reads_parameters(builder, op) \
+            or id(op) in builder.effectful:
         dynamic_call(builder, op, kind="callv")
 
 
 @adjoint_of("method")
 def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
     if not any(builder.varied_operand(v) for v in op.operands) \
-            and not reads_parameters(builder, op):
+            and not reads_parameters(builder, op) and id(op) not in builder.effectful:
         return
     name = op.attrs["name"]
     if op.operands[0].id not in builder.arrays:  # not known to be an array: decided by its type

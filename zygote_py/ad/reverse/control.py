@@ -127,7 +127,8 @@ def _adjoint_loop(builder: AdjointBuilder, op: Op) -> None:
     iterables, inits, carried_args = layout.iterables, layout.inits, layout.carried
     results, yields = layout.results, layout.yields
     active_slots = [k for k in range(nslots) if carried_args[k].id in builder.varied]
-    if not any(builder.bar(results[k]) is not None for k in active_slots):
+    if not any(builder.bar(results[k]) is not None for k in active_slots) \
+            and id(op) not in builder.effectful:
         return
     needs_count = kind != "range" or bool(op.attrs.get("exit"))
     count = builder.plan.trip_count(op) if needs_count else None  # counted by the forward
