@@ -31,7 +31,7 @@ When the backward is done, `ObjectLedger.replay` writes the final values
 again: the caller sees the objects as the forward pass left them.
 
 A call whose back may do such work (it writes or builds tracked objects) is
-marked with `_zp_effects`: `run_back` runs it even when no cotangent reaches
+marked with `_zp_effects`: `must_run_back` says to run it even when no cotangent reaches
 its result (`m.bump(t)`, whose result is unused, still moves t's derivative).
 """
 
@@ -202,11 +202,9 @@ def take_attribute(obj, name, old):
     return g
 
 
-def run_back(back, g, n: int):
-    """back(g), or n Nones when g is None and back has no effects to run."""
-    if g is None and not getattr(back, "_zp_effects", False):
-        return (None,) * n
-    return back(g)
+def must_run_back(back, g) -> bool:
+    """Whether back(g) must run: g is not None, or back has effects to run."""
+    return g is not None or getattr(back, "_zp_effects", False)
 
 
 def with_effects(new, back):

@@ -40,7 +40,7 @@ from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
 from .callees import CalleeRef, bind_parameters
 from .control import guarded
-from .objects import adjoint_object_call, call_back
+from .objects import adjoint_object_call, effect_guarded
 
 
 @adjoint_of("call")
@@ -52,6 +52,12 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             and not reads_parameters(builder, op) and id(op) not in builder.effectful:
         return
     how = resolve(fn, registry)
+    if builder.bar(op.result) is None:  # an op whose back runs regardless (objects.py)
+        if how.kind == FUNCTION:
+            user_call(builder, op)
+        else:
+            dynamic_call(builder, op, kind="call")
+        return
     if how.kind == CUSTOM:  # @zp.adjoint comes first
         dynamic_call(builder, op, kind="call")
         return
@@ -299,11 +305,11 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",
                                        dict(op.attrs, callee=callee, pb_expr=callee.expr))
-    g = builder.bar(op.result)
+    g = _cotangent_or_none(builder, op)
 
     def emit_back():
         # the callee's back returns one cotangent per parameter (None where inactive)
-        call = call_back(builder, op, back, g, len(mapping))
+        call = builder.emit("call_back", [builder.fetch(back), g], len(mapping))
         for param_index, result in enumerate(call.results):
             if not active[param_index]:
                 continue
@@ -312,7 +318,9 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
                 if builder.varied_operand(op.operands[operand_index]):
                     builder.accumulate(op.operands[operand_index], result)
 
-    if g is not None and g.id in builder.maybe_none and id(op) not in builder.effectful:
+    if id(op) in builder.effectful:  # its back may write or build objects (objects.py)
+        effect_guarded(builder, op, back, g, emit_back)
+    elif g.id in builder.maybe_none:
         guarded(builder, g, emit_back)
     else:
         emit_back()
@@ -321,12 +329,12 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
 def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
     """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
     back = builder.plan.call_with_back(op, "dyncall", dict(op.attrs, dyn_kind=kind))
-    g = builder.bar(op.result)
+    g = _cotangent_or_none(builder, op)
     # back(g) returns cotangents for (callee or self, *args, *kwargs)
     targets = ([None] if kind == "call" else []) + list(op.operands)
 
     def emit_back():
-        call = call_back(builder, op, back, g, len(targets))
+        call = builder.emit("call_back", [builder.fetch(back), g], len(targets))
         for value, operand in zip(call.results, targets):
             builder.maybe_none.add(value.id)
             if operand is not None and builder.varied_operand(operand):
@@ -335,10 +343,22 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
             # a function known statically: its captured cells may hold parameters
             builder.reads.captured_cotangent(builder, op.attrs["fn"], call.results[0])
 
-    if g is not None and g.id in builder.maybe_none and id(op) not in builder.effectful:
+    if id(op) in builder.effectful:  # its back may write or build objects (objects.py)
+        effect_guarded(builder, op, back, g, emit_back)
+    elif g.id in builder.maybe_none:
         guarded(builder, g, emit_back)
     else:
         emit_back()
+
+
+def _cotangent_or_none(builder: AdjointBuilder, op: Op):
+    """The cotangent of op's result; for an op whose back runs regardless (objects.py)
+    and which no cotangent reaches, a None constant."""
+    g = builder.bar(op.result)
+    if g is None and id(op) in builder.effectful:
+        g = builder.const(None)
+        builder.maybe_none.add(g.id)
+    return g
 
 
 def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:

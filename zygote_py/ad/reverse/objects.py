@@ -8,8 +8,8 @@ build such an object (`m.bump(t)`, whose result nobody reads; `Layer(0.1)`)
 must have its back run even when no cotangent reaches its result.  So the
 adjoint walk does not only follow cotangents here: `effectful_ops` names the
 ops whose adjoint runs regardless (and the branches and loops holding them),
-and their backs are called through `run_back`, which skips a back that has no
-effects when its cotangent is None.
+and their backs are called when `must_run_back` says so: the cotangent is not
+None, or the back has effects to run.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ...ir.core import Function, Op
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, RECEIVER, RECORD, RULE,
                         resolve)
 from ...rules import registry
-from ...runtime.built_objects import (object_set_attribute, run_back, set_attribute, super_of,
+from ...runtime.built_objects import (must_run_back, object_set_attribute, set_attribute, super_of,
                                       take_attribute)
 
 _WRITES = (set_attribute, object_set_attribute)
@@ -105,12 +105,13 @@ def adjoint_object_call(builder, op: Op) -> bool:
     return False
 
 
-def call_back(builder, op: Op, back, g, n: int):
-    """The op's back called with g: `back(g)`, or through run_back for an op in
-    builder.effectful (g may be None there).  Returns the op giving the n cotangents."""
-    if id(op) not in builder.effectful:
-        return builder.emit("call_back", [builder.fetch(back), g], n)
-    if g is None:
-        g = builder.const(None)
-    packed = builder.call(run_back, builder.fetch(back), g, builder.const(n), expr="_zp_run_back")
-    return builder.emit("unpack", [packed], n, attrs={"n": n, "star": None})
+def effect_guarded(builder, op: Op, back, g, body_fn) -> None:
+    """Run body_fn's adjoint code (which calls back(g)) when g is not None or back has
+    effects to run (`must_run_back`), for an op in builder.effectful; g is a value (a None
+    constant where no cotangent reaches the op)."""
+    from .control import branch, merge_branches
+
+    cond = builder.call(must_run_back, builder.fetch(back), g, expr="_zp_must_run_back")
+    then = branch(builder, None, body_fn)
+    otherwise = branch(builder, None, lambda: None)
+    merge_branches(builder, cond, [then, otherwise])
