@@ -38,10 +38,12 @@ its result (`m.bump(t)`, whose result is unused, still moves t's derivative).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 
 from .. import context
 from ..errors import MutationError, ZygoteError
+from ..tree import accumulate
 
 _ABSENT = object()  # an attribute that did not exist before a write
 
@@ -179,8 +181,6 @@ def deposit(obj, name, g) -> bool:
     if ledger is None or id(obj) not in ledger.tracked:
         return False
     if g is not None:
-        from ..tree import accumulate
-
         slots = ledger.cotangents.setdefault(id(obj), {})
         slots[name] = accumulate(slots.get(name), g)
     return True
@@ -341,8 +341,6 @@ def _generated_by_dataclass(cls) -> bool:
 def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins_of, spread):
     """A dataclass's __init__, as dataclasses writes it: each field set from its argument,
     its default or its default_factory, then __post_init__ with the InitVars."""
-    import inspect
-
     sig = inspect.signature(cls)
     bound = sig.bind(*flat.args, **flat.kwargs)
     bound.apply_defaults()
@@ -369,8 +367,8 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
     post_init = _class_attribute(cls, "__post_init__")
     if post_init is not None:
         values = [given[name] for name in initvars]
-        import_flat = type(flat)(values, [None] * len(values))
-        _, post_back = function_pullback(post_init, import_flat, prefix=(obj,))
+        _, post_back = function_pullback(post_init, type(flat)(values, [None] * len(values)),
+                                         prefix=(obj,))
     ledger.built[id(obj)] = ledger.versions[id(obj)]
     shifted = type(flat).prefixed((obj,), flat)
     origins = origins_of(inspect.signature(cls.__init__), shifted)

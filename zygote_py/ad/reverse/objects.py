@@ -16,11 +16,26 @@ from __future__ import annotations
 
 from ...analysis.receivers import decided_by_operands
 from ...ir.core import Function, Op
-from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, RECEIVER, RECORD, RULE,
-                        resolve)
+from ...resolve import (
+    CALLABLE,
+    CONSTRUCT,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    RECEIVER,
+    RECORD,
+    RULE,
+    resolve,
+)
 from ...rules import registry
-from ...runtime.built_objects import (must_run_back, object_set_attribute, set_attribute, super_of,
-                                      take_attribute)
+from ...runtime.built_objects import (
+    must_run_back,
+    object_set_attribute,
+    set_attribute,
+    super_of,
+    take_attribute,
+)
+from .control import branch, merge_branches
 
 _WRITES = (set_attribute, object_set_attribute)
 
@@ -109,8 +124,6 @@ def effect_guarded(builder, op: Op, back, g, body_fn) -> None:
     """Run body_fn's adjoint code (which calls back(g)) when g is not None or back has
     effects to run (`must_run_back`), for an op in builder.effectful; g is a value (a None
     constant where no cotangent reaches the op)."""
-    from .control import branch, merge_branches
-
     cond = builder.call(must_run_back, builder.fetch(back), g, expr="_zp_must_run_back")
     then = branch(builder, None, body_fn)
     otherwise = branch(builder, None, lambda: None)
