@@ -41,6 +41,8 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering, O
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
         self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
+        # containers made here that an object may hold now (lower_objects.py)
+        self.escaped: set[int] = parent.escaped if parent else set()
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
@@ -163,6 +165,11 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering, O
 
     def container_update(self, name_node, method, base, operands, node) -> Value:
         name = name_node.id
+        if name in self.local_names and base.id in self.escaped:
+            raise self.mutation_error(
+                node, f"{name}.{method}() modifies a list that an object may hold now (it was "
+                "stored in an attribute or passed to a class)",
+                f"finish {name} before handing it over, or build a new list")
         if name not in self.local_names or base.id not in self.fresh:
             raise self.mutation_error(
                 node, f"{name}.{method}() modifies a list this function did not create",

@@ -57,8 +57,9 @@ class ObjectLowering:
     def escape(self, value: Value) -> None:
         """value may now be reached through an object: if it is a list or dict made here,
         updating it later under its name is refused (see the module docstring)."""
-        if isinstance(value, Value):
+        if isinstance(value, Value) and value.id in self.fresh:
             self.fresh.discard(value.id)
+            self.escaped.add(value.id)
 
     def lower_object_call(self, obj, operands, star, kw, node):
         """setattr(...), object.__setattr__(...), super(): lowered here; None otherwise."""

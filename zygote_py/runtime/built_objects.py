@@ -42,7 +42,7 @@ import inspect
 import types
 
 from .. import context
-from ..errors import MutationError, ZygoteError
+from ..errors import MutationError, SourceUnavailable, UnsupportedSyntax, ZygoteError
 from ..tree import accumulate
 
 _ABSENT = object()  # an attribute that did not exist before a write
@@ -303,7 +303,7 @@ def construct(cls, flat, loc, function_pullback, origins_of, spread):
         return obj, _effects(lambda g: (settle(obj, g, loc), *([None] * n)))
     try:
         _, init_back = function_pullback(init, flat, prefix=(obj,))
-    except ZygoteError:
+    except (UnsupportedSyntax, SourceUnavailable):  # found before any of it ran
         if flat.any_active():
             raise
         # an __init__ that cannot be transformed, called without derivatives: built as

@@ -1,0 +1,221 @@
+"""Objects built inside the differentiated call (runtime/built_objects.py): what is
+refused, and where, and the parts the corpus (tests/corpus/built_objects.py) does
+not reach: pullbacks of functions returning a built object, Params, the ledger's
+bookkeeping.  Every derivative is checked against central differences."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from corpus.finite_diff import numerical_gradient
+
+import zygote_py as zp
+from zygote_py.errors import MutationError, UnsupportedSyntax
+
+
+class Layer:
+    def __init__(self, b):
+        self.b = b
+
+    def bump(self, v):
+        self.b = self.b + v
+
+    def forward(self, x):
+        return self.b * x
+
+
+def _check(f, *args):
+    got = zp.gradient(f, *args)
+    want = numerical_gradient(f, args)
+    for g, w in zip(got, want):
+        assert np.allclose(0.0 if g is None else g, w, rtol=1e-6, atol=1e-8), (got, want)
+    return got
+
+
+def test_the_fuzzers_repro_from_issue_12():
+    def f(t):
+        m = Layer(0.1)
+        m.bump(t)
+        return m.forward(1.0)
+
+    assert zp.gradient(f, 0.7) == (1.0,)
+
+
+def test_a_write_into_an_argument_is_refused_at_the_users_line():
+    def f(x, arg):
+        arg.b = x
+        return arg.b
+
+    with pytest.raises(MutationError, match="not built inside this differentiated call") as err:
+        zp.gradient(f, 2.0, Layer(1.0))
+    assert err.value.loc.line == f.__code__.co_firstlineno + 1
+
+
+def test_a_write_into_an_object_made_without_derivatives_is_refused():
+    def make():
+        return Layer(1.0)
+
+    def f(x):
+        m = make()  # no active argument: runs as plain Python, the object is not tracked
+        m.bump(x)
+        return m.b
+
+    with pytest.raises(MutationError, match="not built inside"):
+        zp.gradient(f, 2.0)
+
+
+def test_a_class_global_attribute_write_is_refused():
+    def f(x):
+        Layer.default = x
+        return x
+
+    with pytest.raises(MutationError):
+        zp.gradient(f, 2.0)
+
+
+def test_a_list_handed_to_an_object_is_not_updated_under_its_name():
+    def f(x):
+        p = [x]
+        m = Layer(p)
+        p.append(x)
+        return m.b[0]
+
+    with pytest.raises(MutationError, match="an object may hold now"):
+        zp.gradient(f, 2.0)
+
+
+class OwnSetattr:
+    def __init__(self, a):
+        self.a = a
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 2)
+
+
+class WithSetter:
+    def __init__(self, a):
+        self._a = a
+
+    @property
+    def a(self):
+        return self._a
+
+    @a.setter
+    def a(self, value):
+        self._a = value
+
+
+@dataclass(frozen=True)
+class Frozen:
+    w: float
+
+
+def test_writes_python_would_route_elsewhere_are_refused():
+    with pytest.raises(MutationError, match="defines __setattr__"):
+        zp.gradient(lambda x: OwnSetattr(x).a, 2.0)
+
+    def setter(x):
+        s = WithSetter(x)
+        s.a = x * 2.0
+        return s.a
+
+    with pytest.raises(MutationError, match="setter"):
+        zp.gradient(setter, 2.0)
+
+    def frozen(x):
+        f = Frozen(x)
+        f.w = 3.0
+        return f.w
+
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        zp.gradient(frozen, 2.0)
+
+
+def test_del_of_an_attribute_is_refused_before_anything_runs():
+    def f(x):
+        m = Layer(x)
+        del m.b
+        return x
+
+    with pytest.raises(UnsupportedSyntax):
+        zp.gradient(f, 2.0)
+
+
+def test_setattr_and_augmented_writes():
+    def f(x):
+        m = Layer(x)
+        setattr(m, "b", m.b * 3.0)
+        m.b *= x
+        m.b -= 0.5 * x
+        return m.b
+
+    assert np.isclose(_check(f, 0.8)[0], 6.0 * 0.8 - 0.5)
+
+
+def test_pullback_of_a_returned_object_takes_its_seed_by_attribute():
+    def f(x):
+        m = Layer(x * x)
+        m.bump(3.0 * x)
+        return m
+
+    y, back = zp.pullback(f, 2.0)
+    assert y.b == 4.0 + 6.0  # the caller sees the state the forward pass left
+    assert back({"b": 1.0}) == (2 * 2.0 + 3.0,)
+    assert back({"b": 2.0}) == (2 * (2 * 2.0 + 3.0),)  # reusable
+    assert y.b == 10.0
+
+
+def test_objects_built_from_params():
+    W = np.array([1.0, -2.0])
+
+    def loss():
+        m = Layer(W * 2.0)
+        m.bump(W)
+        return np.sum(m.b * m.b)
+
+    grads = zp.gradient(loss, zp.params(W))
+    assert np.allclose(grads[W], 18.0 * W)
+
+
+def test_a_held_list_updated_in_place_with_a_derivative_is_refused():
+    class History:
+        def __init__(self):
+            self.items = []
+
+        def add(self, v):
+            self.items.append(v)
+
+    def f(x):
+        h = History()
+        h.add(x * 2.0)
+        return h.items[0]
+
+    with pytest.raises(zp.ZygoteError):
+        zp.gradient(f, 1.0)
+
+
+def test_an_init_that_cannot_be_transformed_still_builds_without_derivatives():
+    class Opened:
+        def __init__(self, n):
+            try:
+                self.n = int(n)
+            except ValueError:
+                self.n = 0
+
+    def f(x):
+        o = Opened("3")
+        return x * o.n
+
+    assert zp.gradient(f, 2.0) == (3.0,)
+    with pytest.raises(UnsupportedSyntax):
+        zp.gradient(lambda x: Opened(x).n * x, 2.0)
+
+
+def test_super_outside_a_method_is_refused():
+    def f(x):
+        return super().__init__(x)
+
+    with pytest.raises(UnsupportedSyntax):
+        zp.gradient(f, 2.0)
