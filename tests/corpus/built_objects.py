@@ -234,7 +234,7 @@ def helper_writes(x):
 
 def closure_over_a_built_object(x):
     m = Layer(x)
-    read = lambda: m.b * 2.0  # noqa: E731
+    read = lambda: m.b * 2.0
     m.bump(x)
     return read()
 
