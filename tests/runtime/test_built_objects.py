@@ -219,3 +219,83 @@ def test_super_outside_a_method_is_refused():
 
     with pytest.raises(UnsupportedSyntax):
         zp.gradient(f, 2.0)
+
+
+def build(x):
+    return Layer(x)
+
+
+class Fluent:
+    def __init__(self, b):
+        self.b = b
+
+    def scale(self, k):
+        self.b = self.b * k
+        return self
+
+
+def test_built_in_a_helper_changed_in_the_caller():
+    def f(x):
+        m = build(x)
+        m.bump(x * x)
+        return m.b * m.b
+
+    _check(f, 0.6)
+
+
+def test_built_in_a_comprehension_and_bumped_in_a_loop():
+    def f(x, ws):
+        layers = [Layer(w * x) for w in ws]
+        for layer in layers:
+            layer.bump(x)
+        total = 0.0
+        for layer in layers:
+            total = total + layer.forward(x)
+        return total
+
+    _check(f, 0.7, [0.5, -1.0, 2.0])
+
+
+def test_written_in_a_while_loop_of_the_caller():
+    def f(x):
+        m = Layer(x)
+        n = 0
+        while n < 3:
+            m.b = m.b * x + 1.0
+            n += 1
+        return m.b
+
+    _check(f, 0.9)
+
+
+def test_a_method_returning_self():
+    def f(x):
+        return Fluent(x).scale(x).scale(3.0).b
+
+    assert np.isclose(_check(f, 0.8)[0], 6.0 * 0.8)
+
+
+def test_a_derivative_through_dict_of_a_built_object_is_refused():
+    def f(x):
+        m = Layer(x)
+        return m.__dict__["b"] * 2.0
+
+    with pytest.raises(zp.ZygoteError, match="__dict__"):
+        zp.gradient(f, 1.0)
+
+
+class Scaled:
+    W = np.array([1.0, 3.0])  # a class attribute that is a parameter
+
+    def __init__(self, k):
+        self.k = k
+
+    def value(self):
+        return np.sum(self.W * self.k)
+
+
+def test_a_class_attribute_parameter_gets_its_gradient_in_a_params_call():
+    k = np.array([2.0, 5.0])
+    grads = zp.gradient(lambda: Scaled(k * 1.0).value(), zp.params(Scaled.W, k))
+    assert np.allclose(grads[Scaled.W], k)
+    assert np.allclose(grads[k], Scaled.W)

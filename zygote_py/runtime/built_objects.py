@@ -181,6 +181,10 @@ def deposit(obj, name, g) -> bool:
     if ledger is None or id(obj) not in ledger.tracked:
         return False
     if g is not None:
+        if name == "__dict__":  # a derivative through obj.__dict__[...] would bypass the slots
+            raise ZygoteError(f"a derivative flows through {type(obj).__name__}.__dict__ of an "
+                              "object built in this call", None,
+                              "read the attribute itself (obj.name), or getattr is not needed")
         slots = ledger.cotangents.setdefault(id(obj), {})
         slots[name] = accumulate(slots.get(name), g)
     return True
@@ -300,7 +304,8 @@ def construct(cls, flat, loc, function_pullback, origins_of, spread):
         init(obj, *flat.args, **flat.kwargs)  # Python's own error for unexpected arguments
         ledger.built[id(obj)] = ledger.versions[id(obj)]
         n = len(flat.origin)
-        return obj, _effects(lambda g: (settle(obj, g, loc), *([None] * n)))
+        return obj, _effects(lambda g: (settle(obj, g, loc), class_attribute_cotangents(obj),
+                                        *([None] * n))[1:])
     try:
         _, init_back = function_pullback(init, flat, prefix=(obj,))
     except (UnsupportedSyntax, SourceUnavailable):  # found before any of it ran
@@ -317,9 +322,21 @@ def construct(cls, flat, loc, function_pullback, origins_of, spread):
         settle(obj, g, loc)
         out = init_back(None) if getattr(init_back, "_zp_effects", False) else \
             (None,) * (2 + len(flat.origin))
+        class_attribute_cotangents(obj)
         return (None, *out[2:])  # past the cells' and self's cotangents
 
     return obj, _effects(back)
+
+
+def class_attribute_cotangents(obj) -> None:
+    """What is left in obj's slots once its construction is undone: reads of attributes
+    its instance did not hold (class attributes).  In a Params call they go to the
+    parameters the class holds; otherwise they are derivatives of constants."""
+    ctx = context.current()
+    left = ctx.objects.cotangents.pop(id(obj), None)
+    if left and ctx.collector is not None:
+        for name, g in left.items():
+            ctx.collector.walk(_class_attribute(type(obj), name), g)
 
 
 def _effects(back):
@@ -381,6 +398,7 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
             by_name.update(zip(initvars, out[2:]))
         for name, old in reversed(written):
             by_name[name] = take_attribute(obj, name, old)
+        class_attribute_cotangents(obj)
         arg_bars, kw_bars = spread(origins, by_name, shifted)
         return (None, *flat.regroup(arg_bars[1:], kw_bars))
 
