@@ -257,3 +257,36 @@ CASES = [
     Case(helper_writes, (0.7,)),
     Case(closure_over_a_built_object, (0.9,)),
 ]
+
+
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def doubled(self):
+        return self.w * 2.0
+
+    def apply(self, x):
+        return self.w * x
+
+
+class Shifter(Scaler):
+    @property
+    def doubled(self):
+        return super().doubled + 1.0
+
+    def apply(self, x):
+        base = super().apply
+        return base(x) + self.w
+
+
+def super_property_and_bound_method(w, s):
+    built = Shifter(w)
+    return built.doubled * built.apply(2.0) + s.doubled * s.apply(3.0)
+
+
+CASES += [
+    Case(super_property_and_bound_method, (0.7, Shifter(1.3)),
+         note="super().property and super().method as a value, on a built object and an argument"),
+]

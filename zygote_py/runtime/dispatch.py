@@ -373,6 +373,8 @@ def attribute_cotangent(obj, name, g):
     non-differentiable attribute, through a property's getter, or {name: g}."""
     if g is None:
         return None
+    if type(obj) is super:
+        return _super_attribute_cotangent(obj, name, g)
     # uncached: observers (aot/record.py) see every lookup, and a class may change
     how = resolve_attribute(type(obj), name, _ObservedRegistry)
     kind = how.kind
@@ -384,6 +386,23 @@ def attribute_cotangent(obj, name, g):
         _, back = _function_pullback(how.function, _Flat((), ()), prefix=(obj,))
         return back(g)[1]
     return attribute_cotangent_of(obj, name, g)
+
+
+def _super_attribute_cotangent(proxy, name, g):
+    """Cotangent of `super()` (that is, of its self) from that of `super().name`: what
+    the classes after the method's class in self's MRO define decides, as it does for
+    the read.  A property's getter is differentiated, a method's cotangent is its self's,
+    a class attribute is a constant."""
+    receiver = proxy.__self__
+    mro = type(receiver).__mro__
+    for klass in mro[mro.index(proxy.__thisclass__) + 1:]:
+        if name in vars(klass):
+            attr = vars(klass)[name]
+            if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                _, back = _function_pullback(attr.fget, _Flat((), ()), prefix=(receiver,))
+                return back(g)[1]
+            return g if isinstance(attr, types.FunctionType) else None
+    return None
 
 
 def attribute_cotangent_of(obj, name, g):
