@@ -299,3 +299,21 @@ def test_a_class_attribute_parameter_gets_its_gradient_in_a_params_call():
     grads = zp.gradient(lambda: Scaled(k * 1.0).value(), zp.params(Scaled.W, k))
     assert np.allclose(grads[Scaled.W], k)
     assert np.allclose(grads[k], Scaled.W)
+
+
+def test_an_attribute_written_by_code_without_derivatives_is_refused():
+    import functools
+
+    class Cached:
+        def __init__(self, w):
+            self.w = w
+
+        @functools.cached_property
+        def twice(self):
+            return self.w * 2.0
+
+    def f(x):
+        return Cached(x).twice * 3.0
+
+    with pytest.raises(zp.ZygoteError, match="written by code that ran without derivatives"):
+        zp.gradient(f, 1.0)

@@ -362,6 +362,6 @@ def set_attribute(obj, name, value, loc):
                      "in a standalone module; compute the gradient with zygote_py")
 
 
-def take_attribute(obj, name, old):
+def take_attribute(obj, name, old, new):
     """Never reached: no attribute is written here (built_objects.take_attribute)."""
     raise ValueError("attribute writes are not supported in a standalone module")

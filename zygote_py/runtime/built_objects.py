@@ -190,12 +190,16 @@ def deposit(obj, name, g) -> bool:
     return True
 
 
-def take_attribute(obj, name, old):
-    """The adjoint of `obj.name = v`: v's cotangent (what reads after the write gathered),
-    and obj.name set back to old, the value it had before the write."""
+def take_attribute(obj, name, old, new):
+    """The adjoint of `obj.name = new`: new's cotangent (what reads after the write
+    gathered), and obj.name set back to old, the value it had before the write.  The
+    later writes are undone by now, so obj.name is new again, unless code that ran
+    without derivatives wrote it (then the reads' derivatives cannot be placed)."""
     ledger = context.current().objects
     slots = ledger.cotangents.get(id(obj)) if ledger is not None else None
     g = slots.pop(name, None) if slots else None
+    if g is not None and _stored(obj, name) is not new:
+        raise _unseen_write(obj, name)
     if old is _ABSENT:
         try:
             object.__delattr__(obj, name)
@@ -334,9 +338,19 @@ def class_attribute_cotangents(obj) -> None:
     parameters the class holds; otherwise they are derivatives of constants."""
     ctx = context.current()
     left = ctx.objects.cotangents.pop(id(obj), None)
-    if left and ctx.collector is not None:
-        for name, g in left.items():
+    for name, g in (left or {}).items():
+        if g is not None and _stored(obj, name) is not _ABSENT:
+            raise _unseen_write(obj, name)  # not ours (undone by now): a cached_property, say
+        if ctx.collector is not None:
             ctx.collector.walk(_class_attribute(type(obj), name), g)
+
+
+def _unseen_write(obj, name) -> ZygoteError:
+    return ZygoteError(
+        f"{type(obj).__name__}.{name} of an object built in this call was written by code that "
+        "ran without derivatives (a functools.cached_property, a library function, a "
+        "non-differentiable call), so the derivatives of its reads cannot be placed", None,
+        "write the attribute in the differentiated code itself (self.name = ...)")
 
 
 def _effects(back):
@@ -362,7 +376,7 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
     bound = sig.bind(*flat.args, **flat.kwargs)
     bound.apply_defaults()
     given = bound.arguments
-    written = []  # (field name, previous value), in order
+    written = []  # (field name, previous value, value written), in order
     initvars = []
     for field in cls.__dataclass_fields__.values():
         kind = getattr(field, "_field_type", None)
@@ -379,7 +393,7 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
             value = field.default_factory()
         else:
             continue
-        written.append((field.name, _write(ledger, obj, field.name, value)))
+        written.append((field.name, _write(ledger, obj, field.name, value), value))
     post_back = None
     post_init = _class_attribute(cls, "__post_init__")
     if post_init is not None:
@@ -396,8 +410,8 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
         if post_back is not None and getattr(post_back, "_zp_effects", False):
             out = post_back(None)
             by_name.update(zip(initvars, out[2:]))
-        for name, old in reversed(written):
-            by_name[name] = take_attribute(obj, name, old)
+        for name, old, new in reversed(written):
+            by_name[name] = take_attribute(obj, name, old, new)
         class_attribute_cotangents(obj)
         arg_bars, kw_bars = spread(origins, by_name, shifted)
         return (None, *flat.regroup(arg_bars[1:], kw_bars))

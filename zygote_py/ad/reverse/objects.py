@@ -106,7 +106,7 @@ def adjoint_object_call(builder, op: Op) -> bool:
     if _is(fn, _WRITES):
         obj, name, value, _ = op.operands
         g = builder.call(take_attribute, builder.fetch(obj), builder.fetch(name),
-                         builder.fetch(op.result), expr="_zp_take_attribute",
+                         builder.fetch(op.result), builder.fetch(value), expr="_zp_take_attribute",
                          hint=(value.hint or "v") + "_bar")
         builder.maybe_none.add(g.id)
         if value.id in builder.varied:
