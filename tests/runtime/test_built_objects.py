@@ -317,3 +317,29 @@ def test_an_attribute_written_by_code_without_derivatives_is_refused():
 
     with pytest.raises(zp.ZygoteError, match="written by code that ran without derivatives"):
         zp.gradient(f, 1.0)
+
+
+def ident(p):
+    return p
+
+
+def test_a_list_passed_to_a_function_that_may_keep_it_is_not_updated_under_its_name():
+    """Python's q is p: q would see the append; rewritten as a new list it would not
+    (a silently wrong 1.0 instead of 2.0 before)."""
+
+    def f(x):
+        p = [x]
+        q = ident(p)
+        p.append(2.0 * x)
+        return q[-1]
+
+    with pytest.raises(MutationError, match="may hold now"):
+        zp.gradient(f, 3.0)
+
+    def g(x):
+        p = [x]
+        total = np.sum(np.array(p))  # a rule does not keep it: p may still grow
+        p.append(2.0 * x)
+        return total + p[-1]
+
+    assert zp.gradient(g, 3.0) == (3.0,)

@@ -168,7 +168,7 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering, O
         if name in self.local_names and base.id in self.escaped:
             raise self.mutation_error(
                 node, f"{name}.{method}() modifies a list that an object may hold now (it was "
-                "stored in an attribute or passed to a class)",
+                "stored in an attribute, or passed to a function or class that may keep it)",
                 f"finish {name} before handing it over, or build a new list")
         if name not in self.local_names or base.id not in self.fresh:
             raise self.mutation_error(

@@ -28,7 +28,8 @@ import builtins
 import gast
 
 from ..ir.core import Value
-from ..resolve import is_constructible_class
+from ..resolve import NONDIFF, RULE, resolve
+from ..rules import registry
 from ..runtime.built_objects import object_set_attribute, set_attribute, super_of
 
 
@@ -74,10 +75,21 @@ class ObjectLowering:
             return self.const(None, node)
         if obj is builtins.super:
             return self.zero_argument_super(operands, star, kw, node)
-        if isinstance(obj, type) and is_constructible_class(obj):
-            for value in operands:  # the new object may keep them
-                self.escape(value)
         return None
+
+    def escape_to_call(self, callee, operands) -> None:
+        """A list or dict made here and passed to a call that may keep it (a user function,
+        a method, a class, a NamedTuple: anything but a rule or a function with no
+        derivative, which do not) is not updated under its name afterwards."""
+        if callee is not None:
+            try:
+                kind = resolve(callee, registry).kind
+            except TypeError:
+                kind = None
+            if kind in (RULE, NONDIFF):
+                return
+        for value in operands:
+            self.escape(value)
 
     def zero_argument_super(self, operands, star, kw, node) -> Value:
         root = self
