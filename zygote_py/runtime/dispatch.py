@@ -44,6 +44,7 @@ from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
 from .flat_calls import (_Flat, _origins, _positional_rule, _positional_rule_pullback,
                          _rule_pullback, _spread, carries_derivative)
 from .flat_calls import ints_are_reals  # noqa: F401  (standalone modules replace it: aot/builder.py)
+from .containers import refuse_container_update
 from .built_objects import construct, deposit, deposit_whole, is_tracked, with_effects
 from .library_code import restated_at_call
 from .protocols import call_operator, refuse_object_operands
@@ -346,6 +347,7 @@ def call_method(obj, name, operands, spec, loc):
     bound = getattr(obj, name)
     if not carries_derivative(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
+    refuse_container_update(obj, name, loc)  # self.items.append(v): a MutationError
     raise no_rule(bound, loc)
 
 
