@@ -290,3 +290,53 @@ CASES += [
     Case(super_property_and_bound_method, (0.7, Shifter(1.3)),
          note="super().property and super().method as a value, on a built object and an argument"),
 ]
+
+
+@dataclass
+class Params2:
+    w: float
+    b: float = 0.5
+
+
+class Extended(Params2):
+    def __init__(self, w, b, k):
+        super().__init__(w * k, b=b)
+        self.k = k
+
+    def value(self, x):
+        return self.w * x + self.b * self.k
+
+
+class Cooperative(Base):
+    def __init__(self, w):
+        Base.__init__(self, w * 3.0)  # the base's __init__ called directly
+
+
+@dataclass
+class Inherited(Params2):
+    c: float = 2.0
+
+    def value(self):
+        return self.w * self.b * self.c
+
+
+def dataclass_bases(w, b):
+    return Extended(w, b, 1.5).value(2.0) + Cooperative(w).forward(b) + Inherited(w, b, c=w).value()
+
+
+CASES += [
+    Case(dataclass_bases, (0.6, -0.8), note="super().__init__ of a dataclass, Base.__init__(self), a dataclass subclass"),
+]
+
+
+class DirectDataclassBase(Params2):
+    def __init__(self, w):
+        Params2.__init__(self, w, b=w * w)
+
+
+def dataclass_init_called_directly(w):
+    d = DirectDataclassBase(w)
+    return d.w * d.b
+
+
+CASES += [Case(dataclass_init_called_directly, (0.7,))]

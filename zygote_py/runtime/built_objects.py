@@ -360,20 +360,47 @@ def _effects(back):
 
 def _generated_by_dataclass(cls) -> bool:
     """cls's __init__ is the one @dataclass wrote (it has no source to transform)."""
-    for klass in cls.__mro__:
-        if "__init__" in vars(klass):
-            params = vars(klass).get("__dataclass_params__")
-            init = vars(klass)["__init__"]
-            return params is not None and params.init and isinstance(init, types.FunctionType) \
-                and init.__code__.co_filename == "<string>"
-    return False
+    return is_dataclass_init(_class_attribute(cls, "__init__"))
+
+
+def is_dataclass_init(f) -> bool:
+    """f looks like an __init__ that @dataclass generated (text compiled from a string, so
+    no source: dataclass_init replays it; the class it belongs to is checked there)."""
+    return isinstance(f, types.FunctionType) and f.__name__ == "__init__" \
+        and f.__code__.co_filename == "<string>" and f.__qualname__.endswith(".__init__")
 
 
 def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins_of, spread):
-    """A dataclass's __init__, as dataclasses writes it: each field set from its argument,
-    its default or its default_factory, then __post_init__ with the InitVars."""
-    sig = inspect.signature(cls)
-    bound = sig.bind(*flat.args, **flat.kwargs)
+    """Construction of a dataclass whose __init__ is generated (see dataclass_init)."""
+    _, init_back = dataclass_init(_class_attribute(cls, "__init__"), flat, (obj,), loc,
+                                  function_pullback, origins_of, spread)
+    ledger.built[id(obj)] = ledger.versions[id(obj)]
+
+    def back(g):
+        settle(obj, g, loc)
+        out = init_back(None)
+        class_attribute_cotangents(obj)
+        return (None, *out[2:])
+
+    return obj, _effects(back)
+
+
+def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, spread):
+    """(None, back) for init(*prefix, *flat), init a dataclass's generated __init__ and
+    prefix (self,): what it does, done here (it has no source): each field set from its
+    argument, its default or its default_factory, then __post_init__ with the InitVars.
+    back(g) gives (None, self's cotangent (None), *one per operand), as a function's."""
+    (obj,) = prefix
+    ledger = context.current().objects
+    if ledger is None or id(obj) not in ledger.tracked:
+        set_attribute(obj, "__init__", None, loc)  # refused, with set_attribute's message
+    cls = next((k for k in type(obj).__mro__ if vars(k).get("__init__") is init), None)
+    if cls is None or "__dataclass_params__" not in vars(cls):
+        raise SourceUnavailable(f"{init.__qualname__} has no source (it was compiled from a "
+                                "string) and is not a dataclass's", loc,
+                                "register a rule for it with @zp.adjoint")
+    sig = inspect.signature(init)
+    bound = sig.bind(obj, *flat.args, **flat.kwargs)
     bound.apply_defaults()
     given = bound.arguments
     written = []  # (field name, previous value, value written), in order
@@ -395,25 +422,22 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
             continue
         written.append((field.name, _write(ledger, obj, field.name, value), value))
     post_back = None
-    post_init = _class_attribute(cls, "__post_init__")
+    post_init = _class_attribute(type(obj), "__post_init__")
     if post_init is not None:
         values = [given[name] for name in initvars]
         _, post_back = function_pullback(post_init, type(flat)(values, [None] * len(values)),
                                          prefix=(obj,))
-    ledger.built[id(obj)] = ledger.versions[id(obj)]
-    shifted = type(flat).prefixed((obj,), flat)
-    origins = origins_of(inspect.signature(cls.__init__), shifted)
+    shifted = type(flat).prefixed(prefix, flat)
+    origins = origins_of(sig, shifted)
 
     def back(g):
-        settle(obj, g, loc)
         by_name = {}
         if post_back is not None and getattr(post_back, "_zp_effects", False):
             out = post_back(None)
             by_name.update(zip(initvars, out[2:]))
         for name, old, new in reversed(written):
             by_name[name] = take_attribute(obj, name, old, new)
-        class_attribute_cotangents(obj)
         arg_bars, kw_bars = spread(origins, by_name, shifted)
-        return (None, *flat.regroup(arg_bars[1:], kw_bars))
+        return (None, None, *flat.regroup(arg_bars[1:], kw_bars))
 
-    return obj, _effects(back)
+    return None, _effects(back)

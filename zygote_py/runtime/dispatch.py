@@ -45,7 +45,8 @@ from .flat_calls import (_Flat, _origins, _positional_rule, _positional_rule_pul
                          _rule_pullback, _spread, carries_derivative)
 from .flat_calls import ints_are_reals  # noqa: F401  (standalone modules replace it: aot/builder.py)
 from .containers import refuse_container_update
-from .built_objects import construct, deposit, deposit_whole, is_tracked, with_effects
+from .built_objects import (construct, dataclass_init, deposit, deposit_whole, is_dataclass_init,
+                            is_tracked, with_effects)
 from .library_code import restated_at_call
 from .protocols import call_operator, refuse_object_operands
 
@@ -110,6 +111,8 @@ class _ObservedRegistry:
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
+    if len(prefix) == 1 and is_dataclass_init(f):  # super().__init__ of a dataclass: no source
+        return dataclass_init(f, flat, prefix, None, _function_pullback, _origins, _spread)
     # only plain positional operands (a *spread of one item also has one origin per argument,
     # but its cotangent must be regrouped into a sequence)
     plain = all(origin[0] == "pos" for origin in flat.origin)

@@ -34,6 +34,7 @@ from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, 
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
+from ...runtime.built_objects import is_dataclass_init
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import Splice, bind_call
 from ..values import produces_numeric
@@ -286,8 +287,8 @@ def _part_of_a_helper_result(value: Value) -> bool:
 def user_call(builder: AdjointBuilder, op: Op) -> None:
     """A call of a Python function with source: call its pullback instead."""
     fn = op.attrs["fn"]
-    if op.attrs.get("star") or None in op.attrs.get("kw", ()):
-        dynamic_call(builder, op, kind="call")
+    if op.attrs.get("star") or None in op.attrs.get("kw", ()) or is_dataclass_init(fn):
+        dynamic_call(builder, op, kind="call")  # (a dataclass's __init__ has no source)
         return
     mapping = bind_parameters(fn, op, builder.current_loc)
     if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
