@@ -389,8 +389,9 @@ def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, sprea
     """(None, back) for init(*prefix, *flat), init a dataclass's generated __init__ and
     prefix (self,): what it does, done here (it has no source): each field set from its
     argument, its default or its default_factory, then __post_init__ with the InitVars.
-    back(g) gives (None, self's cotangent (None), *one per operand), as a function's."""
-    (obj,) = prefix
+    back(g) gives (None, self's cotangent (None), *one per operand), as a function's.
+    self may come first in flat instead (`Base.__init__(self, ...)`), with no prefix."""
+    obj = (*prefix, *flat.args)[0]
     ledger = context.current().objects
     if ledger is None or id(obj) not in ledger.tracked:
         set_attribute(obj, "__init__", None, loc)  # refused, with set_attribute's message
@@ -400,7 +401,7 @@ def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, sprea
                                 "string) and is not a dataclass's", loc,
                                 "register a rule for it with @zp.adjoint")
     sig = inspect.signature(init)
-    bound = sig.bind(obj, *flat.args, **flat.kwargs)
+    bound = sig.bind(*prefix, *flat.args, **flat.kwargs)
     bound.apply_defaults()
     given = bound.arguments
     written = []  # (field name, previous value, value written), in order
@@ -438,6 +439,6 @@ def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, sprea
         for name, old, new in reversed(written):
             by_name[name] = take_attribute(obj, name, old, new)
         arg_bars, kw_bars = spread(origins, by_name, shifted)
-        return (None, None, *flat.regroup(arg_bars[1:], kw_bars))
+        return (None, *arg_bars[:len(prefix)], *flat.regroup(arg_bars[len(prefix):], kw_bars))
 
     return None, _effects(back)

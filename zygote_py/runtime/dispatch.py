@@ -111,7 +111,7 @@ class _ObservedRegistry:
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
-    if len(prefix) == 1 and is_dataclass_init(f):  # super().__init__ of a dataclass: no source
+    if is_dataclass_init(f):  # a dataclass's generated __init__ has no source: replayed
         return dataclass_init(f, flat, prefix, None, _function_pullback, _origins, _spread)
     # only plain positional operands (a *spread of one item also has one origin per argument,
     # but its cotangent must be regrouped into a sequence)
