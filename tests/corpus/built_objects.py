@@ -340,3 +340,24 @@ def dataclass_init_called_directly(w):
 
 
 CASES += [Case(dataclass_init_called_directly, (0.7,))]
+
+
+class HandFrozen:
+    """Frozen by hand: its __init__ writes through object.__setattr__."""
+
+    def __init__(self, w):
+        object.__setattr__(self, "w", w)
+        object.__setattr__(self, "w2", w * w)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("frozen")
+
+    def value(self, x):
+        return self.w * x + self.w2
+
+
+def written_with_object_setattr(w):
+    return HandFrozen(w).value(1.5)
+
+
+CASES += [Case(written_with_object_setattr, (0.8,))]
