@@ -343,3 +343,26 @@ def test_a_list_passed_to_a_function_that_may_keep_it_is_not_updated_under_its_n
         return total + p[-1]
 
     assert zp.gradient(g, 3.0) == (3.0,)
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    @property
+    def swapped(self):
+        return Pair(self.b, self.a * 2.0)  # a getter that builds an object
+
+
+def test_a_getter_building_an_object_in_a_pullback():
+    def f(x):
+        p = Pair(x, x * x)
+        p.a = p.a * 3.0
+        return p.swapped.b * p.swapped.a
+
+    y, back = zp.pullback(f, 0.7)
+    want = numerical_gradient(f, (0.7,))[0]
+    assert np.isclose(back(1.0)[0], want)
+    assert np.isclose(back(2.0)[0], 2 * want)
+    _check(f, 0.7)

@@ -56,9 +56,10 @@ class ObjectLedger:
     cotangents   id -> {attribute: cotangent gathered by reads since the last write};
     log          every write, (object, name, value), in order: replayed after a backward;
     versions     id -> number of writes so far (construction ends at `built[id]`);
-    backward     True while a backward pass runs (writes then are refused)."""
+    forward      for the ledger of a pullback's backward run, the forward's: its objects
+                 may not be written now, and its log is what `replay` writes again."""
 
-    __slots__ = ("backward", "built", "cotangents", "log", "tracked", "versions")
+    __slots__ = ("built", "cotangents", "forward", "log", "tracked", "versions")
 
     def __init__(self):
         self.tracked: dict[int, object] = {}
@@ -66,20 +67,21 @@ class ObjectLedger:
         self.log: list = []
         self.versions: dict[int, int] = {}
         self.built: dict[int, int] = {}
-        self.backward = False
+        self.forward: ObjectLedger | None = None
 
     def for_backward(self) -> ObjectLedger:
-        """A ledger for one run of a pullback's backward: the same objects and writes,
-        cotangent slots of its own (a pullback may be run more than once)."""
+        """A ledger for one run of a pullback's backward: the forward's objects, cotangent
+        slots of its own (a pullback may be run more than once); objects a property's
+        getter builds while it runs are its own."""
         view = ObjectLedger()
-        view.tracked, view.log, view.versions, view.built = \
-            self.tracked, self.log, self.versions, self.built
-        view.backward = True
+        view.tracked, view.versions, view.built = \
+            dict(self.tracked), dict(self.versions), dict(self.built)
+        view.forward = self
         return view
 
     def replay(self) -> None:
-        """Write every logged value again, in order: the final state of the forward pass."""
-        for obj, name, value in self.log:
+        """Write every logged value of the forward pass again, in order: its final state."""
+        for obj, name, value in (self.forward or self).log:
             object.__setattr__(obj, name, value)
 
 
@@ -116,7 +118,7 @@ def set_attribute(obj, name, value, loc):
             "by code that ran without derivatives)", loc,
             "build the object inside the differentiated function (its class called with the "
             "inputs), or return the new value instead of storing it")
-    if ledger.backward:
+    if ledger.forward is not None and id(obj) in ledger.forward.tracked:
         raise ZygoteError(f"an attribute (.{name}) is written while the backward pass runs "
                           "(a property getter that writes?)", loc, "make getters read only")
     setter = type(obj).__setattr__
