@@ -361,3 +361,42 @@ def written_with_object_setattr(w):
 
 
 CASES += [Case(written_with_object_setattr, (0.8,))]
+
+
+class Left:
+    def __init__(self, x):
+        self.a = x
+        super().__init__()
+
+
+class Mixin:
+    def __init__(self):
+        self.m = 2.0
+        super().__init__()
+
+
+class Joined(Left, Mixin):
+    def __init__(self, x):
+        super().__init__(x * 3.0)  # Left, then Mixin through the MRO
+        self.b = self.a * self.m
+
+    @classmethod
+    def make(cls, x):
+        return cls(x)
+
+
+class Further(Joined):
+    @classmethod
+    def make(cls, x):
+        obj = super().make(x + 1.0)  # the base's class method, building a Further
+        obj.c = obj.b * x
+        return obj
+
+
+def cooperative_super_and_class_methods(x):
+    built = Further.make(x)
+    return built.c + built.b
+
+
+CASES += [Case(cooperative_super_and_class_methods, (0.5,),
+               note="super() through a diamond-free MRO chain, super() in a class method")]

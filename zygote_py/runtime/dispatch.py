@@ -318,6 +318,8 @@ def _failure(loc):
 
 def call_method(obj, name, operands, spec, loc):
     """obj.name(*operands): back gives (cotangent of obj, per-operand cotangents)."""
+    if type(obj) is super:  # super().name(...): what the MRO after the class gives, bound
+        return call(getattr(obj, name), operands, spec, loc)  # its own cotangent: self's
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
     how = resolve_method(obj, name, _ObservedRegistry)
@@ -344,9 +346,6 @@ def call_method(obj, name, operands, spec, loc):
     if kind == METHOD:
         y, back = _function_pullback(how.function, flat, prefix=(obj,))
         return y, with_effects(lambda g: back(g)[1:], back)
-    if type(obj) is super:  # super().name(...): the method the MRO after the class gives
-        y, back = call(getattr(obj, name), operands, spec, loc)
-        return y, with_effects(lambda g: back(g), back)
     bound = getattr(obj, name)
     if not carries_derivative(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
