@@ -400,3 +400,18 @@ def cooperative_super_and_class_methods(x):
 
 CASES += [Case(cooperative_super_and_class_methods, (0.5,),
                note="super() through a diamond-free MRO chain, super() in a class method")]
+
+
+class Explicit(Base):
+    def __init__(self, w):
+        super(Explicit, self).__init__(w + 1.0)
+
+    def forward(self, x):
+        return super(Explicit, self).forward(x) * self.w
+
+
+def two_argument_super(w):
+    return Explicit(w).forward(0.5)
+
+
+CASES += [Case(two_argument_super, (0.3,))]

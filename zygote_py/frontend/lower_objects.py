@@ -14,7 +14,8 @@ lowering rewrites later updates of such a container as new containers
 (lower_containers.py), which the object would not see, so those updates are
 refused from then on.
 
-`super()` with no arguments, in a method, is `super(__class__, self)` where
+`super(Cls, obj)` lowers to `super_of(Cls, obj)`, and `super()` with no
+arguments, in a method, is `super(__class__, self)` where
 `__class__` is the class the method was defined in (the cell Python makes for
 it) and `self` the method's first parameter; it lowers to `super_of(cls,
 self)`, and a method called on it is resolved while running
@@ -73,6 +74,10 @@ class ObjectLowering:
             base, name, value = operands
             self.store_attribute(base, name, value, node, form)
             return self.const(None, node)
+        if obj is builtins.super and len(operands) == 2 and not star and not kw:
+            return self.emit("call", list(operands),  # super(Cls, self): as written
+                             attrs={"fn": super_of, "expr": "_zp_super_of", "kw": (), "star": ()},
+                             node=node).result
         if obj is builtins.super:
             return self.zero_argument_super(operands, star, kw, node)
         return None
@@ -98,8 +103,8 @@ class ObjectLowering:
         code = root.pyfn.__code__
         if operands or star or kw or root is not self or "__class__" not in code.co_freevars \
                 or not code.co_argcount:
-            raise self.unsupported(node, "only super() with no arguments, in a method of a class "
-                                   "(not in a nested function), is supported",
+            raise self.unsupported(node, "super() needs two arguments here, or none in a method "
+                                   "of a class (not in a nested function)",
                                    "call the base class's method directly: Base.method(self, ...)")
         cell = root.pyfn.__closure__[code.co_freevars.index("__class__")]
         cls = cell.cell_contents
