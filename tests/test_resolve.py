@@ -59,11 +59,20 @@ class Scaled:
         return self.a * 2.0
 
 
-class NoSource:
-    """A class: calling it constructs an object, which has no derivative."""
+class Built:
+    """A class built by transformed code (object.__new__ and its own __init__)."""
 
     def __init__(self, x):
         self.x = x
+
+
+class NoSource:
+    """A class with its own __new__: calling it is not transformed, and has no derivative."""
+
+    def __new__(cls, x):
+        obj = super().__new__(cls)
+        obj.x = x
+        return obj
 
 
 OBJECT = Scaled(1.5)
@@ -81,7 +90,8 @@ CALLEES = [
     ("callable object", OBJECT, rs.CALLABLE),
     ("builtin bound method", np.ones(2).sum, rs.RECEIVER),
     ("generator method", GENERATOR.normal, rs.RECEIVER),
-    ("class", NoSource, rs.UNKNOWN),
+    ("class", Built, rs.CONSTRUCT),
+    ("class with __new__", NoSource, rs.UNKNOWN),
     ("builtin without rule", vars, rs.UNKNOWN),
 ]
 

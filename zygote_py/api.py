@@ -25,6 +25,7 @@ from .compiler import COMPILER
 from .errors import ZygoteError
 from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import them from here)
 from .params import Grads, Params
+from .runtime.built_objects import ObjectLedger, settle_seed
 from .runtime.helpers import check_scalar
 from .runtime.implicit import Collector, cell_value, holds_parameter
 from .tree import finalize  # noqa: F401  (aot imports it from here)
@@ -63,7 +64,10 @@ def withgradient(f, *args, wrt=None, has_aux=False, **kwargs):
     active = plan.active(selected)
     with _explicit(_reals(plan, active)) as ctx:
         entry = ctx.compiler.entry(plan.fn, active, "grad", (), plan.scalars())
-        y, bars = _run(entry.fn, *plan.args, **plan.kwargs)
+        try:
+            y, bars = _run(entry.fn, *plan.args, **plan.kwargs)
+        finally:
+            ctx.objects.replay()  # objects built in the call: as the forward pass left them
     return y, pick(plan.gradients(bars), wrt)
 
 
@@ -109,13 +113,17 @@ def _explicit_pullback(plan, selected):
     with _explicit(reals) as ctx:
         entry = ctx.compiler.entry(plan.fn, active, "pullback", (), plan.scalars())
         y, back_inner = _run(entry.fn, *plan.args, **plan.kwargs)
-    compiler = ctx.compiler
+    compiler, objects = ctx.compiler, ctx.objects
 
     def back(dy):
         if dy is None:
             return (None,) * (len(plan.args) - plan.skip)
-        with context.using(compiler=compiler, collector=None, reals=reals):
-            bars = _run(back_inner, dy)
+        ledger = objects.for_backward()  # cotangent slots of this run's own
+        with context.using(compiler=compiler, collector=None, reals=reals, objects=ledger):
+            try:
+                bars = _run(back_inner, settle_seed(y, dy))
+            finally:
+                ledger.replay()
         return plan.gradients(bars)
 
     return y, back
@@ -191,7 +199,7 @@ def _explicit(reals: bool = False):
     """The Context for an ordinary gradient call: no Params are being filled, even when
     this call is made inside a Params call (by a custom rule, say).  reals: an explicit
     int argument is differentiated (see context.Context)."""
-    return context.using(compiler=_compiler(), collector=None, reals=reals)
+    return context.using(compiler=_compiler(), collector=None, reals=reals, objects=ObjectLedger())
 
 
 def _reals(plan, active: tuple) -> bool:
@@ -205,10 +213,11 @@ def _integral(x) -> bool:
     return isinstance(x, (int, np.integer)) or isinstance(x, np.ndarray) and x.dtype.kind in "iu"
 
 
-def _filling(collector: Collector, compiler=None):
+def _filling(collector: Collector, compiler=None, objects=None):
     """The Context while generated code runs for a Params call: callees are built in
     their implicit variant, and deposits go into collector."""
-    return context.using(compiler=compiler or _compiler(), collector=collector)
+    return context.using(compiler=compiler or _compiler(), collector=collector,
+                         objects=objects or ObjectLedger())
 
 
 def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
@@ -229,18 +238,26 @@ def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
     collector = Collector(ps)
     with _filling(collector) as ctx:
         entry = ctx.compiler.entry(fn, active, mode, cells, plan.scalars(), implicit=True)
-        y, out = _run(entry.fn, *full_args, **plan.kwargs)
+        try:
+            y, out = _run(entry.fn, *full_args, **plan.kwargs)
+        finally:
+            if mode == "grad":
+                ctx.objects.replay()
     if mode == "grad":
         grads = collect(collector, out)
         return y, lambda _dy: grads
-    compiler = ctx.compiler
+    compiler, objects = ctx.compiler, ctx.objects
 
     def back(dy):
         fresh = Collector(ps)  # a new Grads for every call: returned ones never change
         if dy is None:
             return Grads(ps)
-        with _filling(fresh, compiler):
-            bars = _run(out, dy)
+        ledger = objects.for_backward()
+        with _filling(fresh, compiler, ledger):
+            try:
+                bars = _run(out, settle_seed(y, dy))
+            finally:
+                ledger.replay()
         return collect(fresh, bars)
 
     return y, back

@@ -64,13 +64,16 @@ class Context:
     carrying a derivative, so such an argument's derivative survives a closure
     or a call resolved while running."""
 
-    __slots__ = ("collector", "compiler", "observers", "reals")
+    __slots__ = ("collector", "compiler", "objects", "observers", "reals")
 
-    def __init__(self, compiler=None, collector=None, observers: tuple = (), reals: bool = False):
+    def __init__(self, compiler=None, collector=None, observers: tuple = (), reals: bool = False,
+                 objects=None):
         self.compiler = compiler
         self.collector = collector
         self.observers = tuple(observers)
         self.reals = reals
+        # the ObjectLedger of the objects this call builds (runtime/built_objects.py)
+        self.objects = objects
 
     @property
     def implicit(self) -> bool:
@@ -103,13 +106,15 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
     holds the token that restores the outer Context).
     """
 
-    __slots__ = ("_collector", "_compiler", "_observers", "_reals", "_token")
+    __slots__ = ("_collector", "_compiler", "_objects", "_observers", "_reals", "_token")
 
-    def __init__(self, *, compiler=_KEEP, collector=_KEEP, observers=_KEEP, reals=_KEEP):
+    def __init__(self, *, compiler=_KEEP, collector=_KEEP, observers=_KEEP, reals=_KEEP,
+                 objects=_KEEP):
         self._compiler = compiler
         self._collector = collector
         self._observers = observers
         self._reals = reals
+        self._objects = objects
         self._token = None
 
     def __enter__(self) -> Context:
@@ -118,10 +123,12 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
         collector = outer.collector if self._collector is _KEEP else self._collector
         observers = outer.observers if self._observers is _KEEP else tuple(self._observers)
         reals = outer.reals if self._reals is _KEEP else self._reals
+        objects = outer.objects if self._objects is _KEEP else self._objects
         if compiler is outer.compiler and collector is outer.collector \
-                and observers == outer.observers and reals == outer.reals:
+                and observers == outer.observers and reals == outer.reals \
+                and objects is outer.objects:
             return outer  # nothing changes (a call inside a call): no copy, nothing to restore
-        inner = Context(compiler, collector, observers, reals)
+        inner = Context(compiler, collector, observers, reals, objects)
         self._token = _CURRENT.set(inner)
         return inner
 

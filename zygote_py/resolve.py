@@ -16,6 +16,8 @@ disagree.  A callee resolves, in this order, to
   CALLABLE  an object whose class defines __call__ in Python;
   RECORD    a NamedTuple class (collections.namedtuple's own __new__): constructing
             one gathers its arguments into fields;
+  CONSTRUCT a user class made by object.__new__ and its own Python __init__ (or a
+            dataclass's): built by transformed code (runtime/built_objects.py);
   UNKNOWN   none of these: a NoDerivativeRule when an argument is active
             (`no_rule_message`), a plain call otherwise.
 
@@ -48,6 +50,7 @@ from .rules.registry import qualified_name
 CUSTOM, RULE, NONDIFF, FUNCTION, METHOD, RECEIVER, CALLABLE, UNKNOWN = (
     "custom", "rule", "nondiff", "function", "method", "receiver", "callable", "unknown")
 RECORD = "record"
+CONSTRUCT = "construct"
 ATTRIBUTE, STATIC, CLASS = "attribute", "static", "class"
 PROPERTY, DATA = "property", "data"
 
@@ -100,6 +103,8 @@ def resolve(f, rules) -> Resolution:
         return Resolution(RECEIVER, receiver=receiver, name=f.__name__)  # [].append, x.sum
     if isinstance(f, type) and is_record_class(f):
         return Resolution(RECORD, function=f)
+    if isinstance(f, type) and is_constructible_class(f):
+        return Resolution(CONSTRUCT, function=f)
     if not isinstance(f, type):  # calling another class: no derivative through its __init__
         dunder_call = class_attribute(type(f), "__call__")
         if isinstance(dunder_call, types.FunctionType):
@@ -116,6 +121,22 @@ def is_record_class(cls: type) -> bool:
         if "__new__" in vars(klass):
             return "_make" in vars(klass) and "_field_defaults" in vars(klass)
     return False
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+
+
+def is_constructible_class(cls: type) -> bool:
+    """Calling cls is `object.__new__(cls)` then its `__init__`, a Python function (or
+    object's own, or a dataclass's generated one): a class statement's class with no
+    metaclass __call__, no __new__ and no builtin base but object."""
+    if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+        return False
+    if not all(k is object or k.__flags__ & _HEAP_TYPE or k.__module__ == "typing"
+               for k in cls.__mro__):
+        return False
+    init = class_attribute(cls, "__init__")
+    return init is object.__init__ or isinstance(init, types.FunctionType)
 
 
 def resolve_method(obj, name: str, rules) -> Resolution:

@@ -14,6 +14,7 @@ import types
 
 from ..ir.core import Function, Op
 from .flow import propagate
+from ..resolve import CONSTRUCT, resolve
 from ..rules import registry
 
 
@@ -48,6 +49,8 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
     def op_varies(op: Op) -> bool:
         if implicit and may_read_parameters(op, arrays):
             return True
+        if op.opcode == "call" and builds_object(op.attrs["fn"]):
+            return True  # its attributes may be written with derivatives later (built_objects.py)
         if not any(v.id in varied for v in op.operands):
             return False
         code = op.opcode
@@ -61,6 +64,11 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
         return code not in ("assert", "raise", "undef", "yield", "return")
 
     return propagate(fn, varied, op_varies)
+
+
+def builds_object(fn) -> bool:
+    """Calling fn builds an object with transformed code (resolve.CONSTRUCT)."""
+    return isinstance(fn, type) and resolve(fn, registry).kind == CONSTRUCT
 
 
 def attribute_is_nondifferentiable(name: str) -> bool:

@@ -42,7 +42,7 @@ import types
 
 import numpy as np
 
-from ..runtime import dispatch
+from ..runtime import built_objects, dispatch
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -66,7 +66,11 @@ __all__ = ["Builder", "NotStandalone", "display_path"]
 # zygote_py functions the generated code binds, and their standalone stand-ins
 _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               dispatch.call_method: sr.call_method, dispatch.attribute_cotangent: sr.attribute_cotangent,
-              dispatch.ints_are_reals: sr.ints_are_reals}
+              dispatch.ints_are_reals: sr.ints_are_reals,
+              built_objects.is_tracked: sr.is_tracked, built_objects.deposit_whole: sr.deposit_whole,
+              built_objects.set_attribute: sr.set_attribute,
+              built_objects.object_set_attribute: sr.set_attribute,
+              built_objects.take_attribute: sr.take_attribute}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",

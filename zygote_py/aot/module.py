@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import __version__, context
 from ..runtime import dispatch
+from ..runtime.built_objects import ObjectLedger
 from ..analysis.receivers import assumed_array_params
 from ..api import _prepare, scalar_kinds
 from ..compiler import COMPILER
@@ -54,7 +55,8 @@ def _example_active(fn, args, wrt) -> tuple:
 
 def _example_run(fn, args, active, mode: str) -> Recording:
     # the compiled code is run directly, so the Context names the compiler dispatch uses
-    with Recording() as rec, context.using(compiler=COMPILER, collector=None):
+    with Recording() as rec, context.using(compiler=COMPILER, collector=None,
+                                           objects=ObjectLedger()):
         _, full_args, _, _ = _prepare(fn, tuple(args))
         entry = COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args))
         y, back = entry.fn(*full_args)

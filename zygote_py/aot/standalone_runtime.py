@@ -349,3 +349,23 @@ def finalize_all(bars, args):
 def ints_are_reals() -> bool:
     """A standalone module gives int arguments no gradient (dispatch.ints_are_reals)."""
     return False
+
+
+def is_tracked(obj) -> bool:
+    """No object is built by transformed code in a standalone module (built_objects.is_tracked)."""
+    return False
+
+
+def deposit_whole(obj, g, loc=None) -> None:
+    """Never reached: no object is tracked here (built_objects.deposit_whole)."""
+
+
+def set_attribute(obj, name, value, loc):
+    """Writes into objects are not supported by standalone modules (built_objects.set_attribute)."""
+    raise ValueError(f"{loc}: assigning to .{name} inside differentiated code is not supported "
+                     "in a standalone module; compute the gradient with zygote_py")
+
+
+def take_attribute(obj, name, old, new):
+    """Never reached: no attribute is written here (built_objects.take_attribute)."""
+    raise ValueError("attribute writes are not supported in a standalone module")

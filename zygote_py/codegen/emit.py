@@ -42,6 +42,7 @@ class Emitter:
         self.single_use_here: dict[int, Block] = {}  # value id -> block of its only use
         self.pullbacks: dict = {}  # CalleeRef of a call_pb -> the pullback it resolved to
         self._pending_values: dict[int, Value] = {}
+        self.state_reads: set[int] = set()  # pending expressions that read an attribute
 
     # -- output ---------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -103,6 +104,18 @@ class Emitter:
             expr = self.pending.pop(vid)
             self.line(f"{self.name(self._pending_values[vid])} = {unparse(expr)}")
 
+    def flush_state_reads(self, op: Op) -> None:
+        """Write out pending attribute reads before op, which may write attributes (a
+        method, a write into an object): Python read them before it runs.  Those op
+        itself uses are evaluated before it runs anyway."""
+        used = {v.id for v in op.operands}
+        for vid in list(self.pending):
+            if vid in self.state_reads and vid not in used:
+                value = self._pending_values[vid]
+                expr = self.pending.pop(vid)
+                self.line(f"{self.name(value)} = {unparse(expr)}")
+        self.state_reads.intersection_update(self.pending)
+
     # -- blocks ---------------------------------------------------------------
     def block(self, block: Block, terminator=None) -> None:
         for op in block.ops:
@@ -116,10 +129,14 @@ class Emitter:
         if op.opcode == "const":
             return
         if self.inlinable(op):
+            if op.opcode == "getattr" or any(v.id in self.state_reads for v in op.operands):
+                self.state_reads.add(op.result.id)
             expr = self.build_expr(op)
             self.pending[op.result.id] = expr
             self._pending_values[op.result.id] = op.result
             return
+        if self.state_reads and not is_pure(op):
+            self.flush_state_reads(op)
         handler = getattr(self, "op_" + op.opcode, None)
         if handler is None:
             raise NotImplementedError(f"codegen for {op.opcode}")

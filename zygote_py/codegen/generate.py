@@ -146,6 +146,8 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
         if emitter.lines[-1].strip().startswith("def "):
             emitter.line("return ()")
         emitter.indent = 1
+        if getattr(program, "effects", False):  # run even with no cotangent (built_objects.py)
+            emitter.line(f"{back_name}._zp_effects = True")
         emitter.line(f"return {y_text}, {back_name}")
     text = "\n".join(emitter.lines) + "\n"
     return Generated(name, text, binder)

@@ -21,6 +21,7 @@ from ..ir.core import Block, Function, Value
 from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
+from .lower_objects import ObjectLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .lower_writes import WriteLowering
 from .scope import Signature, function_locals, signature_of
@@ -32,7 +33,8 @@ from ..rules.untracked import untracked
 _COMPUTING = frozenset(("call", "callv", "method", "getattr"))
 
 
-class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
+class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering,
+              ObjectLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -46,6 +48,8 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
         self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
+        # containers made here that an object may hold now (lower_objects.py)
+        self.escaped: set[int] = parent.escaped if parent else set()
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
@@ -138,8 +142,7 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         elif isinstance(target, gast.Subscript):
             self.subscript_store(target, node, value=value)
         elif isinstance(target, gast.Attribute):
-            raise self.mutation_error(node, f"assigning to the attribute .{target.attr} writes into an object",
-                                      "build a new object, or return the new value")
+            self.attribute_store(target, value, node)  # lower_objects.py
         else:
             raise self.unsupported(node, f"cannot assign to {type(target).__name__}",
                                    "assign to a name or a tuple of names")
@@ -196,6 +199,11 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
 
     def container_update(self, name_node, method, base, operands, node) -> Value:
         name = name_node.id
+        if name in self.local_names and base.id in self.escaped:
+            raise self.mutation_error(
+                node, f"{name}.{method}() modifies a list that an object may hold now (it was "
+                "stored in an attribute, or passed to a function or class that may keep it)",
+                f"finish {name} before handing it over, or build a new list")
         if name not in self.local_names or base.id not in self.fresh:
             raise self.mutation_error(
                 node, f"{name}.{method}() modifies a list this function did not create",

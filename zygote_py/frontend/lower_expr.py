@@ -353,9 +353,11 @@ class ExprLowering:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
                 return special
+            self.escape_to_call(obj, operands)  # lower_objects.py
             return self.emit("call", operands, attrs={
                 "fn": obj, "expr": callee.owner.attrs.get("expr"), "kw": kw, "star": star},
                 node=node).result
+        self.escape_to_call(None, operands)
         return self.emit("callv", [callee, *operands], attrs={"kw": kw, "star": star},
                          node=node).result
 
@@ -392,6 +394,7 @@ class ExprLowering:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",
                 "compute a new array instead (for example np.sort(x), np.full_like(x, v))")
+        self.escape_to_call(None, operands)
         return self.emit("method", [base, *operands],
                          attrs={"name": name, "kw": kw, "star": star}, node=node).result
 

@@ -130,8 +130,7 @@ class StmtLowering:
         elif isinstance(target, gast.Subscript):
             self.subscript_store(target, node, augment=(fn, node.value))
         else:
-            raise self.mutation_error(node, "augmented assignment to an attribute writes into an object",
-                                      "compute the new value and return it instead")
+            self.attribute_augassign(target, fn, node.value, node)  # lower_objects.py
 
     def stmt_With(self, node):
         """`with zp.no_grad():`, the one `with` a differentiated function may hold: its body

@@ -20,6 +20,9 @@ def join_strings(parts):
 
 def lower_special_call(lowerer, obj, operands, star, kw, node):
     """Lower a call to `obj` specially, or return None for an ordinary call."""
+    objects = lowerer.lower_object_call(obj, operands, star, kw, node)  # lower_objects.py
+    if objects is not None:
+        return objects
     try:
         special = obj in _FRAME_BUILTINS
     except TypeError:

@@ -34,7 +34,7 @@ import numpy as np
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF,
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC,
                        is_plain_operand, no_rule, numpy_handoff, reads_bound_method, resolve,
                        resolve_attribute, resolve_method)
@@ -44,6 +44,9 @@ from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
 from .flat_calls import (_Flat, _origins, _positional_rule, _positional_rule_pullback,
                          _rule_pullback, _spread, carries_derivative)
 from .flat_calls import ints_are_reals  # noqa: F401  (standalone modules replace it: aot/builder.py)
+from .containers import refuse_container_update
+from .built_objects import (construct, dataclass_init, deposit, deposit_whole, is_dataclass_init,
+                            is_tracked, with_effects)
 from .library_code import restated_at_call
 from .protocols import call_operator, refuse_object_operands
 
@@ -115,6 +118,8 @@ class _ObservedRegistry:
 
 def _function_pullback(f, flat: _Flat, prefix=()):
     """(y, back) for a Python function with source, transformed and cached."""
+    if is_dataclass_init(f):  # a dataclass's generated __init__ has no source: replayed
+        return dataclass_init(f, flat, prefix, None, _function_pullback, _origins, _spread)
     # only plain positional operands (a *spread of one item also has one origin per argument,
     # but its cotangent must be regrouped into a sequence)
     plain = all(origin[0] == "pos" for origin in flat.origin)
@@ -136,14 +141,15 @@ def _function_pullback(f, flat: _Flat, prefix=()):
 
     def back(g):
         """(cotangent of the function's captured cells, *prefix, *per operand)."""
-        if g is None:
+        if g is None and not effects:
             return (None,) * (1 + len(prefix) + len(flat.origin))
         out = inner(g)
         own = out[-1] if cells else None
         arg_bars, kw_bars = _spread(origins, dict(zip(names, out)), shifted)
         return (own, *arg_bars[:len(prefix)], *flat.regroup(arg_bars[len(prefix):], kw_bars))
 
-    return y, back
+    effects = getattr(inner, "_zp_effects", False)  # it writes or builds objects (built_objects.py)
+    return y, with_effects(back, inner)
 
 
 def _plain_positional(f, n: int) -> bool:
@@ -163,12 +169,13 @@ def _positional_pullback(f, args: tuple):
 
     def back(g):
         """(cotangent of the function's captured cells, *per operand)."""
-        if g is None:
+        if g is None and not effects:
             return (None,) * (1 + n)
         out = inner(g)
         return (out[-1] if cells else None, *out[:n])
 
-    return y, back
+    effects = getattr(inner, "_zp_effects", False)
+    return y, with_effects(back, inner)
 
 
 def active_cells(f) -> tuple:
@@ -230,11 +237,20 @@ def call(f, operands, spec, loc):
         return _partial_pullback(f, flat, loc)
     if kind == METHOD or kind == CALLABLE:
         y, back = _function_pullback(how.function, flat, prefix=(how.receiver,))
-        return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
+        # the callee's own cotangent is that of its receiver
+        return y, with_effects(lambda g: back(g)[1:], back)
     if kind == RECEIVER:
         return call_method(how.receiver, how.name, operands, spec, loc)
     if kind == RECORD:
         return _record_pullback(f, flat)
+    if kind == CONSTRUCT:
+        try:
+            return construct(f, flat, loc, _function_pullback, _origins, _spread)
+        except ZygoteError as err:  # inside a library class: told at the user's call
+            restated = restated_at_call(err, f, registry.qualified_name(f), loc)
+            if restated is err:
+                raise
+            raise restated from None
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), _zero_back(n)
     raise no_rule(f, loc)
@@ -309,6 +325,8 @@ def _failure(loc):
 
 def call_method(obj, name, operands, spec, loc):
     """obj.name(*operands): back gives (cotangent of obj, per-operand cotangents)."""
+    if type(obj) is super:  # super().name(...): what the MRO after the class gives, bound
+        return call(getattr(obj, name), operands, spec, loc)  # its own cotangent: self's
     flat = _Flat(operands, spec)
     n = 1 + len(flat.origin)
     how = resolve_method(obj, name, _ObservedRegistry)
@@ -323,21 +341,22 @@ def call_method(obj, name, operands, spec, loc):
 
         def attribute_back(g):
             own, *rest = back(g)
-            return ({name: own} if own is not None else None, *rest)
+            return (attribute_cotangent_of(obj, name, own), *rest)
 
-        return y, attribute_back
+        return y, with_effects(attribute_back, back)
     if kind == STATIC:
         y, back = call(how.function, operands, spec, loc)
-        return y, lambda g: (None, *back(g)[1:])
+        return y, with_effects(lambda g: (None, *back(g)[1:]), back)
     if kind == CLASS:
         y, back = _function_pullback(how.function, flat, prefix=(how.receiver,))
-        return y, lambda g: (None, *back(g)[2:])
+        return y, with_effects(lambda g: (None, *back(g)[2:]), back)
     if kind == METHOD:
         y, back = _function_pullback(how.function, flat, prefix=(obj,))
-        return y, lambda g: back(g)[1:]
+        return y, with_effects(lambda g: back(g)[1:], back)
     bound = getattr(obj, name)
     if not carries_derivative(obj) and not flat.any_active():
         return bound(*flat.args, **flat.kwargs), _zero_back(n)
+    refuse_container_update(obj, name, loc)  # self.items.append(v): a MutationError
     raise no_rule(bound, loc)
 
 
@@ -351,6 +370,10 @@ def _custom(rule, flat: _Flat):
         if not isinstance(bars, tuple):
             bars = (bars,)
         arg_bars = list(bars[:len(flat.args)]) + [None] * (len(flat.args) - len(bars))
+        for i, arg in enumerate(flat.args):  # an object built in this call: into its slots now
+            if arg_bars[i] is not None and is_tracked(arg):
+                deposit_whole(arg, arg_bars[i])
+                arg_bars[i] = None
         return (None, *flat.regroup(arg_bars, {}))
 
     return y, back
@@ -362,6 +385,8 @@ def attribute_cotangent(obj, name, g):
     method, or {name: g}."""
     if g is None:
         return None
+    if type(obj) is super:
+        return _super_attribute_cotangent(obj, name, g)
     # uncached: observers (aot/record.py) see every lookup, and a class may change
     how = resolve_attribute(type(obj), name, _ObservedRegistry)
     kind = how.kind
@@ -374,5 +399,30 @@ def attribute_cotangent(obj, name, g):
         return back(g)[1]
     if reads_bound_method(obj, name):  # `layer.step` passed on or called as a value
         return g  # a bound method's cotangent is its receiver's (see call: METHOD)
-    return keyed_cotangent(obj, name, g)  # positional for a NamedTuple field
+    return attribute_cotangent_of(obj, name, g)
+
+
+def _super_attribute_cotangent(proxy, name, g):
+    """Cotangent of `super()` (that is, of its self) from that of `super().name`: what
+    the classes after the method's class in self's MRO define decides, as it does for
+    the read.  A property's getter is differentiated, a method's cotangent is its self's,
+    a class attribute is a constant."""
+    receiver = proxy.__self__
+    mro = type(receiver).__mro__
+    for klass in mro[mro.index(proxy.__thisclass__) + 1:]:
+        if name in vars(klass):
+            attr = vars(klass)[name]
+            if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                _, back = _function_pullback(attr.fget, _Flat((), ()), prefix=(receiver,))
+                return back(g)[1]
+            return g if isinstance(attr, types.FunctionType) else None
+    return None
+
+
+def attribute_cotangent_of(obj, name, g):
+    """{name: g} as obj's cotangent (positional for a NamedTuple field); for an object
+    built in this call, g goes to its ledger slot instead (built_objects.py) and None back."""
+    if g is None or deposit(obj, name, g):
+        return None
+    return keyed_cotangent(obj, name, g)
 

@@ -23,6 +23,7 @@ from ..errors import NoDerivativeRule
 from ..kinds import is_active
 from ..rules import registry
 from ..tree import LIST, kind_of, zeros_like
+from .built_objects import is_tracked
 from .complex_guard import complex_error, is_complex
 
 
@@ -91,6 +92,8 @@ def carries_derivative(value, seen: set | None = None) -> bool:
     """An active value, or a function whose closure holds one (a closure made while
     differentiating, passed on or held by another: a decorator's wrapper, say)."""
     if is_active(value):
+        return True
+    if is_tracked(value):  # built in this call: its attributes may be written with derivatives
         return True
     if _is_integral(value) and ints_are_reals():
         return True  # an explicit int argument is differentiated as a real in this call

@@ -98,6 +98,8 @@ class AdjointBuilder:
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
         self.restoring = restoring_ops(fn)
+        # ops whose adjoint runs with no cotangent on their results (objects.py)
+        self.effectful: set[int] = set()
 
     # -- emitting into the backward block (through the shared IRBuilder) -----------
     @property
@@ -251,7 +253,8 @@ class AdjointBuilder:
         for op in reversed(block.ops):
             if op.opcode in ("yield", "return"):
                 continue
-            if not any(self.bar(r) is not None for r in op.results) and id(op) not in self.restoring:
+            if not any(self.bar(r) is not None for r in op.results) and id(op) not in self.restoring \
+                    and id(op) not in self.effectful:
                 continue
             self.current_loc = op.loc
             handler = adjoint_write if is_write(op) else ADJOINT_HANDLERS.get(op.opcode)

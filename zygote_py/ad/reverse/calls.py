@@ -29,26 +29,36 @@ from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
 from ...kinds import COMPLEX, HOLDS_COMPLEX, ITEMS
-from ...resolve import (CALLABLE, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD, RULE,
-                        UNKNOWN, no_rule, resolve)
+from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
+                        RULE, UNKNOWN, no_rule, resolve)
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
+from ...runtime.built_objects import is_dataclass_init
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
 from .callees import CalleeRef, bind_parameters
 from .control import guarded
+from .objects import adjoint_object_call, effect_guarded
 
 
 @adjoint_of("call")
 def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     fn = op.attrs["fn"]
+    if adjoint_object_call(builder, op):  # a write into an object, super()
+        return
     if not any(builder.varied_operand(v) for v in op.operands) \
-            and not reads_parameters(builder, op):
+            and not reads_parameters(builder, op) and id(op) not in builder.effectful:
         return
     how = resolve(fn, registry)
+    if builder.bar(op.result) is None:  # an op whose back runs regardless (objects.py)
+        if how.kind == FUNCTION:
+            user_call(builder, op)
+        else:
+            dynamic_call(builder, op, kind="call")
+        return
     if how.kind == CUSTOM:  # @zp.adjoint comes first
         dynamic_call(builder, op, kind="call")
         return
@@ -78,7 +88,7 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             guard_complex(builder, registry.qualified_name(fn), op.operands)
     elif how.kind == FUNCTION:
         user_call(builder, op)
-    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD) or _resolved_while_running(fn):
+    elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD, CONSTRUCT) or _resolved_while_running(fn):
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
@@ -278,8 +288,8 @@ def _part_of_a_helper_result(value: Value) -> bool:
 def user_call(builder: AdjointBuilder, op: Op) -> None:
     """A call of a Python function with source: call its pullback instead."""
     fn = op.attrs["fn"]
-    if op.attrs.get("star") or None in op.attrs.get("kw", ()):
-        dynamic_call(builder, op, kind="call")
+    if op.attrs.get("star") or None in op.attrs.get("kw", ()) or is_dataclass_init(fn):
+        dynamic_call(builder, op, kind="call")  # (a dataclass's __init__ has no source)
         return
     mapping = bind_parameters(fn, op, builder.current_loc)
     if any(len(indices) > 1 for indices in mapping) or _has_var_params(fn):
@@ -297,7 +307,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
         builder.callees.append(callee)
     back = builder.plan.call_with_back(op, "call_pb",
                                        dict(op.attrs, callee=callee, pb_expr=callee.expr))
-    g = builder.bar(op.result)
+    g = _cotangent_or_none(builder, op)
 
     def emit_back():
         # the callee's back returns one cotangent per parameter (None where inactive)
@@ -310,7 +320,9 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
                 if builder.varied_operand(op.operands[operand_index]):
                     builder.accumulate(op.operands[operand_index], result)
 
-    if g.id in builder.maybe_none:
+    if id(op) in builder.effectful:  # its back may write or build objects (objects.py)
+        effect_guarded(builder, op, back, g, emit_back)
+    elif g.id in builder.maybe_none:
         guarded(builder, g, emit_back)
     else:
         emit_back()
@@ -319,7 +331,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
 def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
     """A call resolved only at run time: `y, back = _zp_call(f, args, kwargs)`."""
     back = builder.plan.call_with_back(op, "dyncall", dict(op.attrs, dyn_kind=kind))
-    g = builder.bar(op.result)
+    g = _cotangent_or_none(builder, op)
     # back(g) returns cotangents for (callee or self, *args, *kwargs)
     targets = ([None] if kind == "call" else []) + list(op.operands)
 
@@ -333,10 +345,22 @@ def dynamic_call(builder: AdjointBuilder, op: Op, kind: str) -> None:
             # a function known statically: its captured cells may hold parameters
             builder.reads.captured_cotangent(builder, op.attrs["fn"], call.results[0])
 
-    if g.id in builder.maybe_none:
+    if id(op) in builder.effectful:  # its back may write or build objects (objects.py)
+        effect_guarded(builder, op, back, g, emit_back)
+    elif g.id in builder.maybe_none:
         guarded(builder, g, emit_back)
     else:
         emit_back()
+
+
+def _cotangent_or_none(builder: AdjointBuilder, op: Op):
+    """The cotangent of op's result; for an op whose back runs regardless (objects.py)
+    and which no cotangent reaches, a None constant."""
+    g = builder.bar(op.result)
+    if g is None and id(op) in builder.effectful:
+        g = builder.const(None)
+        builder.maybe_none.add(g.id)
+    return g
 
 
 def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:
@@ -346,14 +370,15 @@ def reads_parameters(builder: AdjointBuilder, op: Op) -> bool:
 
 @adjoint_of("callv")
 def adjoint_callv(builder: AdjointBuilder, op: Op) -> None:
-    if any(builder.varied_operand(v) for v in op.operands) or reads_parameters(builder, op):
+    if any(builder.varied_operand(v) for v in op.operands) or reads_parameters(builder, op) \
+            or id(op) in builder.effectful:
         dynamic_call(builder, op, kind="callv")
 
 
 @adjoint_of("method")
 def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
     if not any(builder.varied_operand(v) for v in op.operands) \
-            and not reads_parameters(builder, op):
+            and not reads_parameters(builder, op) and id(op) not in builder.effectful:
         return
     name = op.attrs["name"]
     if op.operands[0].id not in builder.arrays:  # not known to be an array: decided by its type

@@ -128,7 +128,8 @@ def _adjoint_loop(builder: AdjointBuilder, op: Op) -> None:
     results, yields = layout.results, layout.yields
     active_slots = [k for k in range(nslots) if carried_args[k].id in builder.varied]
     if not any(builder.bar(results[k]) is not None for k in active_slots) \
-            and id(op) not in builder.restoring:  # a loop that writes is undone regardless
+            and id(op) not in builder.restoring \
+            and id(op) not in builder.effectful:  # a loop that writes is undone regardless
         return
     needs_count = kind != "range" or bool(op.attrs.get("exit"))
     count = builder.plan.trip_count(op) if needs_count else None  # counted by the forward

@@ -27,6 +27,7 @@ from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
 from .augment import augment
+from .objects import effectful_ops
 from .reads import ConstantReads
 
 
@@ -57,6 +58,7 @@ class AdjointProgram:
         self.has_grad = has_grad
         self.callees = list(callees)
         self.guards = list(guards)
+        self.effects = False  # its back moves derivatives through objects even given None
 
 
 class ReverseTransform:
@@ -97,12 +99,16 @@ class ReverseTransform:
         self.builder.maybe_complex = maybe_complex
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
+        self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
         result = fn.body.ops[-1].operands[0]
+        if builder.effectful:  # writes or builds objects: its back may be run with no cotangent
+            builder.maybe_none.add(builder.backward.args[0].id)
         if result.id in builder.varied:
             builder.set_bar(result, builder.backward.args[0])
+        if result.id in builder.varied or builder.effectful:
             builder.adjoint_block(fn.body)
         outputs = []
         for param, active in zip(fn.params, self.active):
@@ -135,5 +141,7 @@ class ReverseTransform:
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)
-        return AdjointProgram(forward, builder.backward, [o is not None for o in outputs],
-                              builder.callees, self.guards)
+        program = AdjointProgram(forward, builder.backward, [o is not None for o in outputs],
+                                 builder.callees, self.guards)
+        program.effects = bool(builder.effectful)
+        return program

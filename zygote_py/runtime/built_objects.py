@@ -1,0 +1,446 @@
+"""Objects built inside a differentiated call, and the writes into their attributes.
+
+Calling a user class with transformed code (`Layer(w)`) makes the object with
+`object.__new__` and runs its `__init__` transformed (a dataclass's generated
+`__init__`, which has no source, is replayed field by field here).  Such an
+object is *tracked*: it is entered in the `ObjectLedger` of the gradient call
+running now (`Context.objects`, made by api.py for every call), and only a
+tracked object's attributes may be written by transformed code
+(`set_attribute`, what `obj.name = v` lowers to).  An object from outside the
+call (an argument, a global, one made by code that ran untransformed) is
+refused with MutationError when written: the caller would see the write, and
+its gradient is not implemented yet.
+
+Derivatives follow Zygote's treatment of mutable structs: the cotangent of a
+tracked object does not travel with the SSA value (its attributes change under
+it) but lives in the ledger, one slot per attribute, keyed by the object's
+identity:
+
+  - the adjoint of a read `obj.name` adds its cotangent into the slot
+    (`deposit`, called from `dispatch.attribute_cotangent` through
+    `tree.keyed_cotangent`'s callers), and the object itself gets None;
+  - the adjoint of a write `obj.name = v` takes the slot out
+    (`take_attribute`): what the reads after the write gathered is v's
+    cotangent, and reads before it start a fresh slot.
+
+The backward runs the writes' adjoints in reverse order, and each also puts
+the attribute's old value back, so that at every point of the backward pass a
+tracked object holds the state the forward pass had there (a property's
+getter, differentiated when its cotangent arrives, reads the right values).
+When the backward is done, `ObjectLedger.replay` writes the final values
+again: the caller sees the objects as the forward pass left them.
+
+A call whose back may do such work (it writes or builds tracked objects) is
+marked with `_zp_effects`: `must_run_back` says to run it even when no cotangent reaches
+its result (`m.bump(t)`, whose result is unused, still moves t's derivative).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import types
+
+from .. import context
+from ..errors import MutationError, SourceUnavailable, UnsupportedSyntax, ZygoteError
+from ..tree import accumulate
+
+_ABSENT = object()  # an attribute that did not exist before a write
+
+
+class ObjectLedger:
+    """The tracked objects of one gradient call and the cotangents of their attributes.
+
+    tracked      id -> object, for every object built by transformed code (the reference
+                 keeps the id from being reused while the call runs);
+    cotangents   id -> {attribute: cotangent gathered by reads since the last write};
+    log          every write, (object, name, value), in order: replayed after a backward;
+    versions     id -> number of writes so far (construction ends at `built[id]`);
+    forward      for the ledger of a pullback's backward run, the forward's: its objects
+                 may not be written now, and its log is what `replay` writes again."""
+
+    __slots__ = ("built", "cotangents", "forward", "log", "tracked", "versions")
+
+    def __init__(self):
+        self.tracked: dict[int, object] = {}
+        self.cotangents: dict[int, dict] = {}
+        self.log: list = []
+        self.versions: dict[int, int] = {}
+        self.built: dict[int, int] = {}
+        self.forward: ObjectLedger | None = None
+
+    def for_backward(self) -> ObjectLedger:
+        """A ledger for one run of a pullback's backward: the forward's objects, cotangent
+        slots of its own (a pullback may be run more than once); objects a property's
+        getter builds while it runs are its own."""
+        view = ObjectLedger()
+        view.tracked, view.versions, view.built = \
+            dict(self.tracked), dict(self.versions), dict(self.built)
+        view.forward = self
+        return view
+
+    def replay(self) -> None:
+        """Write every logged value of the forward pass again, in order: its final state."""
+        for obj, name, value in (self.forward or self).log:
+            object.__setattr__(obj, name, value)
+
+
+def _ledger() -> ObjectLedger | None:
+    return context.current().objects
+
+
+def is_tracked(obj) -> bool:
+    """obj was built by transformed code in the gradient call running now."""
+    ledger = context.current().objects
+    return ledger is not None and id(obj) in ledger.tracked
+
+
+def track(obj, loc) -> ObjectLedger:
+    ledger = _ledger()
+    if ledger is None:
+        raise ZygoteError("an object was built by differentiated code outside a gradient call", loc,
+                          "call the function through zp.gradient / zp.pullback")
+    ledger.tracked[id(obj)] = obj
+    ledger.versions[id(obj)] = 0
+    return ledger
+
+
+# -- the forward: writes --------------------------------------------------------------
+def set_attribute(obj, name, value, loc):
+    """`obj.name = value` in transformed code: the write itself, on a tracked object only.
+    Returns the attribute's previous value (or a marker that it had none), which the
+    backward puts back."""
+    ledger = context.current().objects
+    if ledger is None or id(obj) not in ledger.tracked:
+        raise MutationError(
+            f"assigning to .{name} writes into an object that was not built inside this "
+            f"differentiated call (a {type(obj).__name__} passed in, read from a global, or made "
+            "by code that ran without derivatives)", loc,
+            "build the object inside the differentiated function (its class called with the "
+            "inputs), or return the new value instead of storing it")
+    if ledger.forward is not None and id(obj) in ledger.forward.tracked:
+        raise ZygoteError(f"an attribute (.{name}) is written while the backward pass runs "
+                          "(a property getter that writes?)", loc, "make getters read only")
+    setter = type(obj).__setattr__
+    if setter is not object.__setattr__:
+        params = getattr(type(obj), "__dataclass_params__", None)
+        if params is not None and params.frozen:  # what Python says, from the object itself
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise MutationError(f"{type(obj).__name__} defines __setattr__; a write through it is "
+                            "not differentiated", loc, "write attributes of a class without "
+                            "__setattr__, or build a new object")
+    descriptor = _class_attribute(type(obj), name)
+    if descriptor is not None and hasattr(type(descriptor), "__set__") \
+            and not isinstance(descriptor, types.MemberDescriptorType):
+        raise MutationError(f"{type(obj).__name__}.{name} is a property or descriptor with a "
+                            "setter; writing through it is not differentiated", loc,
+                            "write the attribute the setter writes directly")
+    return _write(ledger, obj, name, value)
+
+
+def object_set_attribute(obj, name, value, loc):
+    """`object.__setattr__(obj, name, value)` (what a frozen class's __init__ writes with)."""
+    ledger = context.current().objects
+    if ledger is None or id(obj) not in ledger.tracked:
+        return set_attribute(obj, name, value, loc)  # refused with the same message
+    return _write(ledger, obj, name, value)
+
+
+def _write(ledger: ObjectLedger, obj, name, value):
+    old = _stored(obj, name)
+    object.__setattr__(obj, name, value)
+    ledger.log.append((obj, name, value))
+    ledger.versions[id(obj)] += 1
+    return old
+
+
+def _stored(obj, name):
+    """The value the instance itself holds for name (its __dict__ or slot), or _ABSENT."""
+    held = getattr(obj, "__dict__", None)
+    if held is not None and name in held:
+        return held[name]
+    descriptor = _class_attribute(type(obj), name)
+    if isinstance(descriptor, types.MemberDescriptorType):  # a __slots__ slot
+        try:
+            return descriptor.__get__(obj, type(obj))
+        except AttributeError:
+            return _ABSENT
+    return _ABSENT
+
+
+def _class_attribute(cls, name):
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+# -- the backward: reads add, writes take -------------------------------------------------
+def deposit(obj, name, g) -> bool:
+    """Add g, the cotangent of a read of obj.name, into obj's slot when obj is tracked;
+    False (nothing done) otherwise."""
+    ledger = context.current().objects
+    if ledger is None or id(obj) not in ledger.tracked:
+        return False
+    if g is not None:
+        if name == "__dict__":  # a derivative through obj.__dict__[...] would bypass the slots
+            raise ZygoteError(f"a derivative flows through {type(obj).__name__}.__dict__ of an "
+                              "object built in this call", None,
+                              "read the attribute itself (obj.name), or getattr is not needed")
+        slots = ledger.cotangents.setdefault(id(obj), {})
+        slots[name] = accumulate(slots.get(name), g)
+    return True
+
+
+def take_attribute(obj, name, old, new):
+    """The adjoint of `obj.name = new`: new's cotangent (what reads after the write
+    gathered), and obj.name set back to old, the value it had before the write.  The
+    later writes are undone by now, so obj.name is new again, unless code that ran
+    without derivatives wrote it (then the reads' derivatives cannot be placed)."""
+    ledger = context.current().objects
+    slots = ledger.cotangents.get(id(obj)) if ledger is not None else None
+    g = slots.pop(name, None) if slots else None
+    if g is not None and _stored(obj, name) is not new:
+        raise _unseen_write(obj, name)
+    if old is _ABSENT:
+        try:
+            object.__delattr__(obj, name)
+        except AttributeError:
+            pass
+    else:
+        object.__setattr__(obj, name, old)
+    return g
+
+
+def must_run_back(back, g) -> bool:
+    """Whether back(g) must run: g is not None, or back has effects to run."""
+    return g is not None or getattr(back, "_zp_effects", False)
+
+
+def with_effects(new, back):
+    """new (a wrapper of back), marked as back is."""
+    if getattr(back, "_zp_effects", False):
+        new._zp_effects = True
+    return new
+
+
+def settle(obj, g, loc=None):
+    """At the construction of a tracked obj: g, a cotangent of obj that no read deposited
+    (a custom rule's, a pullback's seed), is added to its slots when no write came after the
+    construction (the fields then held these values throughout); otherwise refused."""
+    if g is None or not _has_content(g):
+        return
+    ledger = context.current().objects
+    key = id(obj)
+    if ledger.versions.get(key) != ledger.built.get(key):
+        raise ZygoteError(
+            f"a derivative of a {type(obj).__name__} built in this call reached it whole, not "
+            "through its attribute reads, after its attributes were written again", loc,
+            "read the attributes in differentiated code (not through a custom rule), or return "
+            "the values rather than the object")
+    deposit_whole(obj, g, loc)
+
+
+def deposit_whole(obj, g, loc=None) -> None:
+    """Add g, a cotangent of the tracked obj as a whole at this point of the backward (a
+    dict by attribute name, or an object of its class), into its slots."""
+    if isinstance(g, dict):
+        items = g.items()
+    elif not isinstance(g, (tuple, list)) and hasattr(g, "__dict__"):
+        items = vars(g).items()
+    else:
+        raise ZygoteError(f"a derivative of a {type(obj).__name__} built in this call has a form "
+                          f"({type(g).__name__}) zygote_py cannot place in its attributes", loc,
+                          "give its derivative as a dict of attribute names")
+    for name, part in items:
+        deposit(obj, name, part)
+
+
+def _has_content(g) -> bool:
+    if isinstance(g, dict):
+        return any(_has_content(v) for v in g.values())
+    if isinstance(g, (tuple, list)):
+        return any(_has_content(v) for v in g)
+    return g is not None
+
+
+def settle_seed(y, dy):
+    """A pullback's seed dy for its output y: the parts for tracked objects in y go to their
+    slots now (the output's final state), and are None in what is returned."""
+    if dy is None:
+        return None
+    ledger = context.current().objects
+    if ledger is None or not ledger.tracked:
+        return dy
+    return _settle_seed(ledger, y, dy, 0)
+
+
+def _settle_seed(ledger, y, dy, depth):
+    if dy is None or depth > 32:
+        return dy
+    if id(y) in ledger.tracked:
+        deposit_whole(y, dy)
+        return None
+    if type(y) in (tuple, list) and isinstance(dy, (tuple, list)) and len(y) == len(dy):
+        return type(dy)(_settle_seed(ledger, a, b, depth + 1) for a, b in zip(y, dy))
+    if type(y) is dict and isinstance(dy, dict):
+        return {k: _settle_seed(ledger, y.get(k), v, depth + 1) for k, v in dy.items()}
+    return dy
+
+
+def super_of(cls, obj):
+    """`super()` in a method of cls called on obj (frontend/lower_objects.py)."""
+    return super(cls, obj)
+
+
+# -- construction ---------------------------------------------------------------------
+def construct(cls, flat, loc, function_pullback, origins_of, spread):
+    """(obj, back) for calling cls (resolve.CONSTRUCT) with the flattened call flat:
+    object.__new__, then __init__ transformed (a dataclass's generated __init__ replayed
+    here).  back(g) gives (None, *one cotangent per operand); it runs whatever g is, since
+    the writes' adjoints move the derivatives of the arguments.  function_pullback,
+    origins_of and spread are dispatch's (passed in: dispatch imports this module)."""
+    obj = object.__new__(cls)
+    ledger = track(obj, loc)
+    init = _class_attribute(cls, "__init__")
+    if _generated_by_dataclass(cls):
+        return _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins_of,
+                                    spread)
+    if init is object.__init__:
+        init(obj, *flat.args, **flat.kwargs)  # Python's own error for unexpected arguments
+        ledger.built[id(obj)] = ledger.versions[id(obj)]
+        n = len(flat.origin)
+        return obj, _effects(lambda g: (settle(obj, g, loc), class_attribute_cotangents(obj),
+                                        *([None] * n))[1:])
+    try:
+        _, init_back = function_pullback(init, flat, prefix=(obj,))
+    except (UnsupportedSyntax, SourceUnavailable):  # found before any of it ran
+        if flat.any_active():
+            raise
+        # an __init__ that cannot be transformed, called without derivatives: built as
+        # Python builds it, and not tracked (its attributes cannot be written later)
+        del ledger.tracked[id(obj)]
+        n = len(flat.origin)
+        return cls(*flat.args, **flat.kwargs), lambda g: (None,) * (1 + n)
+    ledger.built[id(obj)] = ledger.versions[id(obj)]
+
+    def back(g):
+        settle(obj, g, loc)
+        out = init_back(None) if getattr(init_back, "_zp_effects", False) else \
+            (None,) * (2 + len(flat.origin))
+        class_attribute_cotangents(obj)
+        return (None, *out[2:])  # past the cells' and self's cotangents
+
+    return obj, _effects(back)
+
+
+def class_attribute_cotangents(obj) -> None:
+    """What is left in obj's slots once its construction is undone: reads of attributes
+    its instance did not hold (class attributes).  In a Params call they go to the
+    parameters the class holds; otherwise they are derivatives of constants."""
+    ctx = context.current()
+    left = ctx.objects.cotangents.pop(id(obj), None)
+    for name, g in (left or {}).items():
+        if g is not None and _stored(obj, name) is not _ABSENT:
+            raise _unseen_write(obj, name)  # not ours (undone by now): a cached_property, say
+        if ctx.collector is not None:
+            ctx.collector.walk(_class_attribute(type(obj), name), g)
+
+
+def _unseen_write(obj, name) -> ZygoteError:
+    return ZygoteError(
+        f"{type(obj).__name__}.{name} of an object built in this call was written by code that "
+        "ran without derivatives (a functools.cached_property, a library function, a "
+        "non-differentiable call), so the derivatives of its reads cannot be placed", None,
+        "write the attribute in the differentiated code itself (self.name = ...)")
+
+
+def _effects(back):
+    back._zp_effects = True
+    return back
+
+
+def _generated_by_dataclass(cls) -> bool:
+    """cls's __init__ is the one @dataclass wrote (it has no source to transform)."""
+    return is_dataclass_init(_class_attribute(cls, "__init__"))
+
+
+def is_dataclass_init(f) -> bool:
+    """f looks like an __init__ that @dataclass generated (text compiled from a string, so
+    no source: dataclass_init replays it; the class it belongs to is checked there)."""
+    return isinstance(f, types.FunctionType) and f.__name__ == "__init__" \
+        and f.__code__.co_filename == "<string>" and f.__qualname__.endswith(".__init__")
+
+
+def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins_of, spread):
+    """Construction of a dataclass whose __init__ is generated (see dataclass_init)."""
+    _, init_back = dataclass_init(_class_attribute(cls, "__init__"), flat, (obj,), loc,
+                                  function_pullback, origins_of, spread)
+    ledger.built[id(obj)] = ledger.versions[id(obj)]
+
+    def back(g):
+        settle(obj, g, loc)
+        out = init_back(None)
+        class_attribute_cotangents(obj)
+        return (None, *out[2:])
+
+    return obj, _effects(back)
+
+
+def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, spread):
+    """(None, back) for init(*prefix, *flat), init a dataclass's generated __init__ and
+    prefix (self,): what it does, done here (it has no source): each field set from its
+    argument, its default or its default_factory, then __post_init__ with the InitVars.
+    back(g) gives (None, self's cotangent (None), *one per operand), as a function's.
+    self may come first in flat instead (`Base.__init__(self, ...)`), with no prefix."""
+    obj = (*prefix, *flat.args)[0]
+    ledger = context.current().objects
+    if ledger is None or id(obj) not in ledger.tracked:
+        set_attribute(obj, "__init__", None, loc)  # refused, with set_attribute's message
+    cls = next((k for k in type(obj).__mro__ if vars(k).get("__init__") is init), None)
+    if cls is None or "__dataclass_params__" not in vars(cls):
+        raise SourceUnavailable(f"{init.__qualname__} has no source (it was compiled from a "
+                                "string) and is not a dataclass's", loc,
+                                "register a rule for it with @zp.adjoint")
+    sig = inspect.signature(init)
+    bound = sig.bind(*prefix, *flat.args, **flat.kwargs)
+    bound.apply_defaults()
+    given = bound.arguments
+    written = []  # (field name, previous value, value written), in order
+    initvars = []
+    for field in cls.__dataclass_fields__.values():
+        kind = getattr(field, "_field_type", None)
+        if kind is dataclasses._FIELD_INITVAR:
+            initvars.append(field.name)
+            continue
+        if kind is not dataclasses._FIELD:
+            continue  # a ClassVar
+        if field.init:
+            value = given[field.name]
+        elif field.default is not dataclasses.MISSING:
+            value = field.default
+        elif field.default_factory is not dataclasses.MISSING:
+            value = field.default_factory()
+        else:
+            continue
+        written.append((field.name, _write(ledger, obj, field.name, value), value))
+    post_back = None
+    post_init = _class_attribute(type(obj), "__post_init__")
+    if post_init is not None:
+        values = [given[name] for name in initvars]
+        _, post_back = function_pullback(post_init, type(flat)(values, [None] * len(values)),
+                                         prefix=(obj,))
+    shifted = type(flat).prefixed(prefix, flat)
+    origins = origins_of(sig, shifted)
+
+    def back(g):
+        by_name = {}
+        if post_back is not None and getattr(post_back, "_zp_effects", False):
+            out = post_back(None)
+            by_name.update(zip(initvars, out[2:]))
+        for name, old, new in reversed(written):
+            by_name[name] = take_attribute(obj, name, old, new)
+        arg_bars, kw_bars = spread(origins, by_name, shifted)
+        return (None, *arg_bars[:len(prefix)], *flat.regroup(arg_bars[len(prefix):], kw_bars))
+
+    return None, _effects(back)
