@@ -201,3 +201,61 @@ def test_a_closure_appending_to_a_captured_list_is_refused():
     # the appended item's derivative was lost: 2.0 where 4.0 is right
     with pytest.raises(zp.MutationError, match="nested function modifies a list"):
         zp.gradient(append_in_a_closure_called_as_a_value, X)
+
+
+# -- a list made here and then held by another container (lower.py: _HOLDING_OPS) ----
+
+
+def _held_then_appended(x):
+    a = [x[0]]
+    held = [a]
+    a.append(x[1])  # Python: held[0] is a, so it sees the new item
+    return held[0][-1]
+
+
+def _held_in_dict_then_appended(x):
+    a = [x[0]]
+    d = {"k": a}
+    a.append(x[1] * 3.0)
+    return d["k"][-1]
+
+
+def _held_then_extended_by_augmented_assignment(x):
+    a = [x[0]]
+    held = (a, 1)
+    a += [x[1]]  # list.__iadd__: the same list, which held also holds
+    return held[0][-1]
+
+
+def _appended_then_held(x):
+    p = [x[0]]
+    p.append(x[1] * 2.0)  # finished before anything else holds it
+    held = [p, [x[0]]]
+    return held[0][-1] + held[1][0]
+
+
+def _augmented_list_made_here(x):
+    p = [x[0]]
+    p += [x[1] * 2.0]  # p.extend: nothing else holds p
+    return p[0] * p[1]
+
+
+@pytest.mark.parametrize("f", [_held_then_appended, _held_in_dict_then_appended,
+                               _held_then_extended_by_augmented_assignment])
+def test_updating_a_list_another_container_holds_is_refused_not_silently_unseen(f):
+    with pytest.raises(zp.MutationError, match="may hold"):
+        zp.gradient(f, np.array([1.0, 2.0]))
+
+
+def test_a_list_finished_before_another_container_holds_it_works():
+    x = np.array([1.0, 2.0])
+    value, (g,) = zp.withgradient(_appended_then_held, x)
+    assert value == pytest.approx(5.0)
+    np.testing.assert_allclose(g, [1.0, 2.0])
+
+
+def test_augmented_assignment_on_a_list_made_here_extends_it():
+    x = np.array([1.5, 2.0])
+    value, (g,) = zp.withgradient(_augmented_list_made_here, x)
+    assert value == pytest.approx(_augmented_list_made_here(x))
+    np.testing.assert_allclose(g, [2.0 * x[1], 2.0 * x[0]])

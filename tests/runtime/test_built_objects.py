@@ -80,7 +80,7 @@ def test_a_list_handed_to_an_object_is_not_updated_under_its_name():
         p.append(x)
         return m.b[0]
 
-    with pytest.raises(MutationError, match="an object may hold now"):
+    with pytest.raises(MutationError, match="may hold now"):
         zp.gradient(f, 2.0)
 
 
@@ -366,3 +366,49 @@ def test_a_getter_building_an_object_in_a_pullback():
     assert np.isclose(back(1.0)[0], want)
     assert np.isclose(back(2.0)[0], 2 * want)
     _check(f, 0.7)
+
+
+# -- `obj.name op= v` and `a op= b` on values Python updates in place ----------------
+
+
+class _Box:
+    def __init__(self, w):
+        self.w = w
+
+
+def _attribute_array_iadd(x):
+    b = _Box(x * 1.0)
+    alias = b.w
+    b.w += x  # Python writes into the array alias holds too: refused, never rebound
+    return np.sum(alias * x)
+
+
+def _attribute_number_iadd(x):
+    b = _Box(x[0] * 2.0)
+    b.w += x[1]
+    b.w *= x[2]
+    return b.w
+
+
+def _aliased_list_iadd(x):
+    a = [x[0]]
+    held = [a]
+    a += [x[1]]  # list.__iadd__ extends the list held also holds: refused
+    return held[0][-1]
+
+
+def test_augmented_assignment_on_an_array_attribute_is_refused_not_rebound():
+    with pytest.raises(zp.MutationError, match="in place"):
+        zp.gradient(_attribute_array_iadd, np.array([1.0, 2.0, 3.0]))
+
+
+def test_augmented_assignment_on_a_number_attribute_rebinds_with_its_derivative():
+    x = np.array([0.5, -1.5, 2.0])
+    value, (g,) = zp.withgradient(_attribute_number_iadd, x)
+    assert value == pytest.approx((2 * x[0] + x[1]) * x[2])
+    np.testing.assert_allclose(g, [2 * x[2], x[2], 2 * x[0] + x[1]])
+
+
+def test_augmented_assignment_on_an_aliased_list_is_refused_not_rebound():
+    with pytest.raises(zp.MutationError, match="in place"):
+        zp.gradient(_aliased_list_iadd, np.array([1.0, 2.0]))

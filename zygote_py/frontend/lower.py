@@ -33,6 +33,10 @@ from ..rules.untracked import untracked
 _COMPUTING = frozenset(("call", "callv", "method", "getattr"))
 
 
+_LITERALS = frozenset({"list", "tuple", "dict"})
+_HOLDING_OPS = _LITERALS | {"append", "extend", "setitem", "insert"}
+
+
 class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering,
               ObjectLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
@@ -201,8 +205,9 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         name = name_node.id
         if name in self.local_names and base.id in self.escaped:
             raise self.mutation_error(
-                node, f"{name}.{method}() modifies a list that an object may hold now (it was "
-                "stored in an attribute, or passed to a function or class that may keep it)",
+                node, f"{name}.{method}() modifies a list that something else may hold now (it "
+                "was put in another list, tuple or dict, stored in an attribute, or passed to a "
+                "function or class that may keep it), which would see the change",
                 f"finish {name} before handing it over, or build a new list")
         if name not in self.local_names or base.id not in self.fresh:
             raise self.mutation_error(
@@ -219,6 +224,10 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
                                hints=[hint] if hint else hints, loc=self.loc(node))
         self.note_kind(op)
         self.track_aliases(op)
+        if opcode in _HOLDING_OPS:  # a list or dict made here, now also held by a container:
+            # updating it later under its name is refused (the holder would not see it)
+            for item in (operands if opcode in _LITERALS else operands[1:]):
+                self.escape(item)
         if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)
         if self.untracked_depth and opcode in _COMPUTING:

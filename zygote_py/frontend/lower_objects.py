@@ -32,6 +32,7 @@ from ..ir.core import Value
 from ..resolve import NONDIFF, RULE, resolve
 from ..rules import registry
 from ..runtime.built_objects import object_set_attribute, set_attribute, super_of
+from ..runtime.writes import augmented_attribute
 
 
 class ObjectLowering:
@@ -43,11 +44,17 @@ class ObjectLowering:
         self.store_attribute(base, self.const(target.attr, node), value, node, set_attribute)
 
     def attribute_augassign(self, target, fn, rhs, node) -> None:
-        """`base.name op= rhs`: Python reads base.name once, then writes the result."""
+        """`base.name op= rhs`: Python reads base.name once, then writes the result (an in-place
+    update of an ndarray or list held there is refused while running)."""
         base = self.expr(target.value)
         current = self.emit("getattr", (base,), attrs={"name": target.attr}, node=node,
                             hint=target.attr).result
         value = self.call_static(fn, (current, self.expr(rhs)), node)
+        # Python's base.name = base.name.__iop__(rhs): a number rebinds; an ndarray or a list
+        # would be updated in place, which other references see: refused while running
+        value = self.emit("call", [current, value, self.const(self.loc(node), node)],
+                          attrs={"fn": augmented_attribute, "expr": "_zp_augmented_attribute",
+                                 "kw": (), "star": ()}, node=node, hint=target.attr).result
         self.store_attribute(base, self.const(target.attr, node), value, node, set_attribute)
 
     def store_attribute(self, base: Value, name: Value, value: Value, node, form) -> Value:

@@ -10,6 +10,8 @@ a statement that may have set one, the rest of the block is guarded by
 
 from __future__ import annotations
 
+import ast
+
 import gast
 
 from ..ir.core import Block, Value
@@ -41,6 +43,9 @@ _UNSUPPORTED_STATEMENTS = {
                    "import at the top of the module"),
     "Match": ("match statements are not supported", "use if/elif/else"),
 }
+
+
+_OPERATOR_TEXT = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.BitOr: "|", gast.BitAnd: "&"}
 
 
 class StmtLowering:
@@ -121,7 +126,11 @@ class StmtLowering:
         fn = BINOPS[type(node.op)]
         target = node.target
         if isinstance(target, gast.Name):
-            if target.id in self.local_names and self.kind_of(self.env.get(target.id)) is None:
+            kind = self.kind_of(self.env.get(target.id)) if target.id in self.local_names else None
+            if kind is not None:  # a list or dict made here: updated in place, as in Python
+                self.container_augassign(target.id, kind, node)
+                return
+            if target.id in self.local_names:
                 self.augmented_name(target.id, fn, node.value, node)  # in place for an ndarray
                 return
             current = self.expr(gast.Name(target.id, gast.Load(), None, None))
@@ -131,6 +140,24 @@ class StmtLowering:
             self.subscript_store(target, node, augment=(fn, node.value))
         else:
             self.attribute_augassign(target, fn, node.value, node)  # lower_objects.py
+
+    def container_augassign(self, name: str, kind: str, node) -> None:
+        """`p += items` on a list this function made is Python's p.extend(items) (the same
+        list, which every holder sees), and `d |= other` on a dict is d.update(other)."""
+        method = {("list", gast.Add): "extend", ("dict", gast.BitOr): "update"}.get(
+            (kind, type(node.op)))
+        if method is None:
+            raise self.mutation_error(
+                node, f"this augmented assignment would update the {kind} {name!r} in place",
+                f"write `{name} = {name} {_OPERATOR_TEXT.get(type(node.op), 'op')} ...` to make a "
+                f"new {kind}")
+        call = gast.Call(func=gast.Attribute(value=gast.Name(name, gast.Load(), None, None),
+                                             attr=method, ctx=gast.Load()),
+                         args=[node.value], keywords=[])
+        statement = gast.Expr(value=call)
+        for synthetic in (statement, call, call.func, call.func.value):
+            ast.copy_location(synthetic, node)
+        self.stmts([statement])
 
     def stmt_With(self, node):
         """`with zp.no_grad():`, the one `with` a differentiated function may hold: its body

@@ -243,15 +243,20 @@ class WriteLowering:
         if self.only_reference(name, current):
             self.assign(gast.Name(name, gast.Store(), None, None), new_value, node)
             return
+        new = self.augmented_write(name, current, new_value, node)
+        self.record_write(name, current, new, node, checked_outside=True)
+
+    def augmented_write(self, name: str, current: Value, new_value: Value, node) -> Value:
+        """The value `current op= rhs` leaves: current written in place when it is an ndarray
+        (Python's __iop__), new_value otherwise (decided while running)."""
         info = self.alias_class(current)
         operands = [current, new_value, self.loc_const(node)]
         if info.external or info.params:  # a number is rebound; an array there is refused
             # (a global's) or, in a function called from differentiated code, an argument's
             operands += [self.const(info.external, node), self.const(bool(info.params), node)]
-        new = self.emit("call", operands,
-                        attrs={"fn": writes.augmented_write, "expr": "_zp_augmented_write",
-                               "kw": (), "star": ()}, node=node, hint=name).result
-        self.record_write(name, current, new, node, checked_outside=True)
+        return self.emit("call", operands,
+                         attrs={"fn": writes.augmented_write, "expr": "_zp_augmented_write",
+                                "kw": (), "star": ()}, node=node, hint=name).result
 
     def only_reference(self, name: str, value: Value) -> bool:
         """Whether name is the only way to reach value's object: no argument, global,

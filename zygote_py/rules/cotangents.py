@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from zygote_py.rules.indexing import _index_cotangent
 from zygote_py.rules.registry import nondifferentiable, vjp
-from zygote_py.runtime import helpers, transposes
+from zygote_py.runtime import helpers, transposes, writes
 from zygote_py.runtime.helpers import expand_reduced, unbroadcast
 from zygote_py.runtime.transposes import (
     addend_part,
@@ -127,3 +127,9 @@ def split_key_(g, y, ct, key):
     """(the rest of a dict's cotangent, the entry at key): the entry is put back."""
     return joined_key(g, ct, key)
 
+
+
+@vjp(writes.augmented_attribute, diff=("new",))
+def augmented_attribute_(g, y, current, new, loc=None):
+    """`obj.name op= v` rebinding obj.name to new (an in-place update is refused first)."""
+    return g

@@ -71,6 +71,8 @@ def augmented_write(y, new, loc=None, outside=None, argument=False):
     if type(y) is not _ndarray:
         if isinstance(y, _ndarray):
             raise _not_an_array(y, loc, "augmented assignment")
+        if updates_in_place(y):
+            raise _in_place_update(y, loc, "y")
         return new
     if outside is not None:
         raise MutationError(f"augmented assignment writes into an array that may be {outside} "
@@ -83,6 +85,36 @@ def augmented_write(y, new, loc=None, outside=None, argument=False):
     _check_cast(new, y)
     y[...] = new
     return y
+
+
+_IN_PLACE_OPERATORS = ("__iadd__", "__isub__", "__imul__", "__imatmul__", "__itruediv__",
+                       "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__", "__irshift__",
+                       "__iand__", "__ixor__", "__ior__")
+
+
+def updates_in_place(y) -> bool:
+    """Whether `y op= v` may update y's object in place (a list's +=, a set's |=, a class
+    with __iadd__): Python calls that method, not `y op v`, and other references see it."""
+    kind = type(y)
+    return any(hasattr(kind, name) for name in _IN_PLACE_OPERATORS)
+
+
+def _in_place_update(y, loc, name):
+    return MutationError(
+        f"augmented assignment would update this {type(y).__name__} in place (Python calls its "
+        "in-place operator), and another name, container or object may hold it", loc,
+        f"write `{name} = {name} + v` to make a new value (or update it with a method such as "
+        "extend before anything else holds it)")
+
+
+def augmented_attribute(current, new, loc=None):
+    """`obj.name op= v` with current = obj.name and new = `current op v`: numbers and other values without
+    an in-place operator rebind obj.name to new, as in Python.  An ndarray (or a list, or
+    anything else with an in-place operator) would be updated in place, which every other
+    reference to it would see: refused here rather than rebound (a different value)."""
+    if isinstance(current, _ndarray) or updates_in_place(current):
+        raise _in_place_update(current, loc, "obj.name")
+    return new
 
 
 def augmented_write_in_callee(y, new, loc=None, outside=None, argument=False):
