@@ -918,3 +918,8 @@ add(
 from numpy_extra_specs import EXTRA_SPECS  # noqa: E402
 
 add(*EXTRA_SPECS)
+
+# `obj.name op= v` on a number: obj.name rebound to the new value (runtime/writes.py)
+from zygote_py.runtime import writes as _writes
+
+add(F(_writes.augmented_attribute, S(), S()))
