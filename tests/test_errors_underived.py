@@ -19,6 +19,9 @@ REFUSED = [
     (underived.pad_active_constant, (X, 0.5), "kwargs"),
     (underived.max_active_default, (0.2, 0.5), "default"),
     (underived.nan_to_num_active_fill, (X, 0.5), "nan"),
+    (underived.sum_active_initial, (X, 0.5), "initial"),
+    (underived.max_method_active_initial, (X, 0.5), "initial"),
+    (underived.var_active_mean, (X, 0.5), "mean"),
 ]
 
 UNSUPPORTED_OPTIONS = [

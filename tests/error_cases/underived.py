@@ -68,3 +68,18 @@ def quantile_active_q_of_a_method_result(holder):
     # np.quantile is dispatched while running (its operands are not known to be arrays)
     v = holder.get()
     return np.quantile(v, v[0])  # ERR
+
+
+def sum_active_initial(x, c):
+    RAN.append("sum_active_initial")
+    return np.sum(x, initial=c)  # ERR
+
+
+def max_method_active_initial(x, c):
+    RAN.append("max_method_active_initial")
+    return x.max(initial=c)  # ERR
+
+
+def var_active_mean(x, m):
+    RAN.append("var_active_mean")
+    return np.var(x, mean=m)  # ERR

@@ -73,7 +73,7 @@ def _norm_axes(axis, ndim):
 # sum, mean
 
 
-@vjp(np.sum)
+@vjp(np.sum, underived=("initial",))
 def sum_(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     if where is None:
         ga = expand_reduced(g, a, axis, keepdims)
@@ -83,7 +83,7 @@ def sum_(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "sum")
+@vjp_method(np.ndarray, "sum", underived=("initial",))
 def ndarray_sum(g, y, self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     if where is None:
         return expand_reduced(g, self, axis, keepdims)
@@ -111,7 +111,7 @@ def ndarray_mean(g, y, self, axis=None, dtype=None, out=None, keepdims=False, wh
 # prod
 
 
-@vjp(np.prod, unsupported=("where",))
+@vjp(np.prod, unsupported=("where",), underived=("initial",))
 def prod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Exact where a has zeros (the product of the other elements)."""
     if where is not None:
@@ -120,7 +120,7 @@ def prod(g, y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "prod", unsupported=("where",))
+@vjp_method(np.ndarray, "prod", unsupported=("where",), underived=("initial",))
 def ndarray_prod(g, y, self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     if where is not None:
         _unsupported("ndarray.prod(..., where=...)")
@@ -131,7 +131,7 @@ def ndarray_prod(g, y, self, axis=None, dtype=None, out=None, keepdims=False, in
 # max, min
 
 
-@vjp(np.max, np.amax, np.min, np.amin, unsupported=("where",))
+@vjp(np.max, np.amax, np.min, np.amin, unsupported=("where",), underived=("initial",))
 def amax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Ties split the cotangent evenly among all the extremal elements."""
     if where is not None:
@@ -146,7 +146,7 @@ def amax(g, y, a, axis=None, out=None, keepdims=False, initial=None, where=None)
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "max", "min", unsupported=("where",))
+@vjp_method(np.ndarray, "max", "min", unsupported=("where",), underived=("initial",))
 def ndarray_max(g, y, self, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Ties split the cotangent evenly among all the extremal elements."""
     if where is not None:
@@ -164,7 +164,7 @@ def ndarray_max(g, y, self, axis=None, out=None, keepdims=False, initial=None, w
 # var, std
 
 
-@vjp(np.var, unsupported=("where",))
+@vjp(np.var, unsupported=("where",), underived=("mean",))
 def var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
     if where is not None:
@@ -176,7 +176,7 @@ def var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "var", unsupported=("where",))
+@vjp_method(np.ndarray, "var", unsupported=("where",), underived=("mean",))
 def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                 mean=None, correction=None):
     if where is not None:
@@ -187,7 +187,7 @@ def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
     return centered * (gk * (2.0 / n))
 
 
-@vjp(np.std, unsupported=("where",))
+@vjp(np.std, unsupported=("where",), underived=("mean",))
 def std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
     """With zero spread the cotangent is 0 (a subgradient, as autograd's), not nan."""
@@ -202,7 +202,7 @@ def std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
     return like_input(ga, a)  # arrays pass straight through
 
 
-@vjp_method(np.ndarray, "std", unsupported=("where",))
+@vjp_method(np.ndarray, "std", unsupported=("where",), underived=("mean",))
 def ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
                 mean=None, correction=None):
     if where is not None:
