@@ -900,3 +900,10 @@ add(
     F(_statistics._quantile_cotangent, R(2, 3), R(3, 5), np.array([0.2, 0.9]), 1, False, "linear", None),
     F(_statistics._quantile_cotangent, R(1, 5), R(3, 5), 0.4, 0, True, "linear", None),
 )
+
+# ---------------------------------------------------------------------------
+# SciPy (optional): its own table, empty where SciPy is not installed
+
+from scipy_specs import scipy_specs
+
+add(*scipy_specs())

@@ -1,0 +1,106 @@
+"""The numeric checks of the SciPy rules (rules/scipy_*.py); empty without SciPy.
+
+rule_specs.py adds these to its table, so test_rules_numeric checks each against
+central finite differences and test_registry demands one per registered rule,
+as for every other rule.  Generators keep each function inside its domain and
+away from kinks and poles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rule_harness import CUSTOM, PS, F, P, R, S
+
+try:
+    from scipy import linalg, special, stats
+except ImportError:  # SciPy is optional: no SciPy rules, no specs
+    special = linalg = stats = None
+
+
+def _unit(*shape, lo=0.05, hi=0.95):
+    return R(*shape, lo=lo, hi=hi)
+
+
+def special_specs():
+    sp = special
+    x = R(3, 4)
+    pos = P(3, 4)
+    unit = _unit(3, 4)
+    specs = [
+        F(sp.logsumexp, R(5)), F(sp.logsumexp, R(3, 4), axis=1), F(sp.logsumexp, R(3, 4), axis=0, keepdims=True),
+        F(sp.logsumexp, R(2, 3, 4), axis=(0, 2)), F(sp.logsumexp, R(3, 4), axis=-1, b=P(3, 4)),
+        F(sp.logsumexp, R(3, 4), axis=1, b=P(4)), F(sp.logsumexp, R(3, 4), b=P(3, 4), return_sign=True,
+                                                    g=lambda y, rng: (float(rng.standard_normal()), None)),
+        F(sp.logsumexp, R(3, 4), axis=0, b=MIXED_SIGNS, return_sign=True, keepdims=True,
+          g=lambda y, rng: (rng.standard_normal(y[0].shape), None)),
+        F(sp.logsumexp, S()),
+        F(sp.softmax, R(5)), F(sp.softmax, R(3, 4), axis=1), F(sp.softmax, R(3, 4), axis=0),
+        F(sp.softmax, R(2, 3)), F(sp.log_softmax, R(5)), F(sp.log_softmax, R(3, 4), axis=-1),
+        F(sp.log_softmax, R(2, 3, 4), axis=(0, 1)),
+    ]
+    anywhere = [sp.expit, sp.log_expit, sp.softplus, sp.erf, sp.erfc, sp.erfi, sp.erfcx, sp.dawsn, sp.ndtr,
+                sp.log_ndtr, sp.wrightomega, sp.sindg, sp.cosdg, sp.cosm1, sp.exprel, sp.exp10, sp.exp2,
+                sp.expm1, sp.i0, sp.i1, sp.j0, sp.j1]
+    positive = [sp.gammaln, sp.loggamma, sp.gamma, sp.rgamma, sp.digamma, sp.entr, sp.exp1, sp.y0, sp.y1,
+                sp.k0, sp.k1, sp.k0e, sp.k1e, sp.log1p, sp.cbrt, sp.expi, sp.spence]
+    for fn in anywhere:
+        specs += [F(fn, x), F(fn, S(-1.5, 1.5))]
+    for fn in positive:
+        specs += [F(fn, pos), F(fn, PS())]
+    specs += [
+        F(sp.i0e, R(3, 4, lo=0.2, hi=2.0)), F(sp.i0e, R(3, lo=-2.0, hi=-0.2)),
+        F(sp.i1e, R(3, 4, lo=0.2, hi=2.0)), F(sp.i1e, R(3, lo=-2.0, hi=-0.2)),
+        F(sp.logit, unit), F(sp.logit, S(0.1, 0.9)), F(sp.erfinv, R(3, 4, lo=-0.9, hi=0.9)),
+        F(sp.erfcinv, R(3, 4, lo=0.1, hi=1.9)), F(sp.ndtri, unit), F(sp.ndtri_exp, R(3, 4, lo=-3.0, hi=-0.1)),
+        F(sp.ellipk, unit), F(sp.ellipe, unit), F(sp.tandg, R(3, 4, lo=-60.0, hi=60.0)),
+        F(sp.cotdg, R(3, 4, lo=20.0, hi=160.0)), F(sp.exprel, 0.0, note="at 0"),
+        F(sp.gammaln, R(3, lo=-2.9, hi=-2.1)), F(sp.digamma, R(3, lo=-1.9, hi=-1.1)),
+        F(sp.polygamma, 1, pos), F(sp.polygamma, 2, PS()), F(sp.polygamma, np.array([0, 1, 2]), P(2, 3)),
+        F(sp.multigammaln, R(3, lo=2.0, hi=4.0), 3),
+        F(sp.multigammaln, S(2.0, 4.0), 2),
+        F(sp.iv, 1.5, pos), F(sp.iv, np.array([0.0, 1.0, 2.5, -0.5]), P(3, 4)), F(sp.iv, 2.0, x),
+        F(sp.ive, 0.5, pos), F(sp.ive, 2.0, R(3, lo=-2.0, hi=-0.2)),
+        F(sp.jv, 1.5, pos), F(sp.jv, np.array([0.0, 1.0, 2.5, -0.5]), P(3, 4)), F(sp.jve, 2.0, pos),
+        F(sp.yv, 0.5, pos), F(sp.yve, 1.0, pos), F(sp.kv, 1.5, pos), F(sp.kve, 0.5, pos),
+        F(sp.gammainc, 2.5, pos), F(sp.gammaincc, P(4), P(3, 4)), F(sp.gammaincinv, 1.5, unit),
+        F(sp.gammainccinv, 3.0, unit), F(sp.betainc, 2.0, 3.0, unit), F(sp.betaincc, P(4), 2.5, unit),
+        F(sp.stdtr, 4.0, x), F(sp.stdtr, R(3, 4, lo=1.5, hi=6.0), S()),
+        F(sp.zeta, 2.5, pos), F(sp.zeta, np.array([2.0, 3.0, 4.5]), P(2, 3)),
+        F(sp.boxcox, pos, 0.5), F(sp.boxcox, pos, 0.0), F(sp.boxcox1p, pos, -0.5),
+        F(sp.inv_boxcox, P(3, 4), 0.5), F(sp.inv_boxcox1p, P(3, 4), 1.5),
+        F(sp.xlogy, x, pos), F(sp.xlogy, R(3, 1), P(4)), F(sp.xlogy, S(), PS()),
+        F(sp.xlogy, np.array([0.0, 1.0]), np.array([0.5, 2.0]), note="x = 0"),
+        F(sp.xlog1py, x, pos), F(sp.xlog1py, R(3), S(-0.5, 2.0)),
+        F(sp.rel_entr, pos, P(3, 4)), F(sp.rel_entr, P(3, 1), P(4)),
+        F(sp.kl_div, pos, P(3, 4)), F(sp.kl_div, PS(), P(3)),
+        F(sp.beta, pos, P(3, 4)), F(sp.beta, P(3, 1), PS()), F(sp.betaln, pos, P(4)), F(sp.betaln, PS(), PS()),
+        F(sp.poch, pos, P(3, 4)), F(sp.poch, PS(), R(3, lo=-0.4, hi=2.0)),
+        F(sp.binom, R(3, 4, lo=4.0, hi=6.0), R(3, 4, lo=0.5, hi=3.0)), F(sp.binom, S(4.0, 6.0), P(3)),
+        F(sp.powm1, pos, R(3, 4)), F(sp.powm1, PS(), S()),
+        F(sp.huber, R(3, 4, lo=1.0, hi=2.0), R(3, 4, lo=-0.5, hi=0.5), note="inside"), F(sp.huber, 0.2, NOT_NEAR(0.2, 3, 4)),
+        F(sp.pseudo_huber, pos, x), F(sp.pseudo_huber, PS(), R(4)),
+    ]
+    return specs
+
+
+MIXED_SIGNS = CUSTOM(lambda rng: rng.uniform(-1.0, -0.5, (3, 4)) * np.array([[1.0], [1.0], [-6.0]]),
+                     "mixed signs")
+
+
+def NOT_NEAR(delta, *shape):
+    """Values with |r| at least 0.1 away from delta (huber's kink)."""
+    def draw(rng):
+        r = rng.uniform(0.0, 2.0, shape)
+        r = np.where(np.abs(r - delta) < 0.1, r + 0.3, r)
+        return r * rng.choice([-1.0, 1.0], shape)
+    return CUSTOM(draw, f"R!~{delta}")
+
+
+def scipy_specs():
+    """Every SciPy spec, or [] without SciPy."""
+    if special is None:
+        return []
+    return special_specs()
+
+
+__all__ = ["scipy_specs"]
