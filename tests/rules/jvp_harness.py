@@ -19,16 +19,31 @@ import numpy as np
 from rule_harness import ATOL, EPS, RTOL, draw, inner, is_float_leaf, random_like
 
 
-def _direction(leaf, rng):
-    if type(leaf) is float:
+def _direction(value, rng):
+    """A random tangent shaped like value: floats and float arrays, inside tuples and lists
+    (None for the other items); None when nothing in value can move."""
+    if type(value) is float:
         return float(rng.standard_normal())
-    return rng.standard_normal(np.shape(leaf))
+    if is_float_leaf(value):
+        return rng.standard_normal(np.shape(value))
+    if isinstance(value, (tuple, list)):
+        items = [_direction(item, rng) for item in value]
+        return type(value)(items) if any(d is not None for d in items) else None
+    return None
 
 
-def _moved(spec, sig, bound, steps):
+def _step(value, direction, eps):
+    if direction is None:
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_step(v, d, eps) for v, d in zip(value, direction))
+    return value + eps * direction if type(value) is float else np.asarray(value) + eps * direction
+
+
+def _moved(spec, sig, bound, names, directions, eps):
     moved = dict(bound.arguments)
-    for name, (value, direction) in steps.items():
-        moved[name] = value + direction if type(value) is float else np.asarray(value) + direction
+    for name in names:
+        moved[name] = _step(moved[name], directions[name], eps)
     b = inspect.BoundArguments(sig, moved)
     return spec.primal(b.args, b.kwargs)
 
@@ -40,11 +55,12 @@ def check_jvp(spec, seed: int = 0) -> int:
     args = draw(spec.args, rng)
     kwargs = draw(spec.kwargs, rng)
     y = spec.primal(args, kwargs)
-    g = random_like(y, rng)
+    g = spec.g(y, rng) if spec.g is not None else random_like(y, rng)
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*args, **kwargs)
     movable = {name: _direction(bound.arguments[name], rng) for name in rule.diff
-               if name in bound.arguments and is_float_leaf(bound.arguments[name])}
+               if name in bound.arguments}
+    movable = {name: d for name, d in movable.items() if d is not None}
     groups = [[name] for name in movable] + ([list(movable)] if len(movable) > 1 else [])
     for group in groups:
         tangents = [movable[name] if name in group else None for name in rule.diff]
@@ -53,8 +69,8 @@ def check_jvp(spec, seed: int = 0) -> int:
             dy = rule.jvp(*tangents, y, *args, **kwargs)
         if isinstance(y, np.ndarray):
             assert np.shape(dy) == y.shape, f"tangent shape {np.shape(dy)} != output shape {y.shape}"
-        plus = _moved(spec, sig, bound, {n: (bound.arguments[n], EPS * movable[n]) for n in group})
-        minus = _moved(spec, sig, bound, {n: (bound.arguments[n], -EPS * movable[n]) for n in group})
+        plus = _moved(spec, sig, bound, group, movable, EPS)
+        minus = _moved(spec, sig, bound, group, movable, -EPS)
         fd = (inner(g, plus) - inner(g, minus)) / (2 * EPS)
         an = _inner_tangent(g, dy)
         scale = max(1.0, abs(fd), abs(an))

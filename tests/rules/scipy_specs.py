@@ -96,11 +96,82 @@ def NOT_NEAR(delta, *shape):
     return CUSTOM(draw, f"R!~{delta}")
 
 
+def _spd(n):
+    def draw(rng):
+        x = rng.standard_normal((n, n))
+        return x @ x.T + n * np.eye(n)
+    return CUSTOM(draw, f"SPD{n}")
+
+
+def _sym(n):
+    def draw(rng):
+        x = rng.standard_normal((n, n))
+        return x + x.T
+    return CUSTOM(draw, f"SYM{n}")
+
+
+def _triangular(n, lower):
+    def draw(rng):
+        x = rng.standard_normal((n, n)) * 0.3 + np.eye(n) * 2.0
+        return np.tril(x) if lower else np.triu(x)
+    return CUSTOM(draw, f"TRI{n}{'L' if lower else 'U'}")
+
+
+def _well(n, scale=0.3):
+    """Well-conditioned, eigenvalues near 2 (positive: real logm and sqrtm)."""
+    return CUSTOM(lambda rng: rng.standard_normal((n, n)) * scale + np.eye(n) * 2.0, f"WC{n}")
+
+
+def _cho(n, lower):
+    return CUSTOM(lambda rng: linalg.cho_factor(_spd(n)(rng), lower=lower), f"CHO{n}{lower}")
+
+
+def _lu(n):
+    def draw(rng):
+        a = rng.standard_normal((n, n))
+        a[0] *= 0.1  # make the pivots move rows
+        return linalg.lu_factor(a)
+    return CUSTOM(draw, f"LU{n}")
+
+
+def _first_part(y, rng):
+    return (rng.standard_normal(np.shape(y[0])), None)
+
+
+def linalg_specs():
+    la = linalg
+    specs = [
+        F(la.solve_triangular, _triangular(3, False), R(3)), F(la.solve_triangular, _triangular(3, True), R(3, 2), lower=True),
+        F(la.solve_triangular, _well(3), R(3, 2), lower=True, note="full a, lower triangle read"),
+        F(la.solve_triangular, _well(3), R(3), trans=1), F(la.solve_triangular, _well(3), R(3, 2), trans="T", lower=True),
+        F(la.solve_triangular, _well(4), R(4), unit_diagonal=True, lower=True),
+        F(la.solve_triangular, _well(3), R(3, 2), trans=2, unit_diagonal=True),
+        F(la.cholesky, _spd(3)), F(la.cholesky, _spd(4), lower=True),
+        F(la.cho_factor, _spd(3), g=_first_part), F(la.cho_factor, _spd(3), lower=True, g=_first_part),
+        F(la.cho_solve, _cho(3, False), R(3)), F(la.cho_solve, _cho(3, True), R(3, 2)),
+        F(la.lu_factor, _well(3, 1.0), g=_first_part), F(la.lu_factor, R(4, 4), g=_first_part),
+        F(la.lu_solve, _lu(3), R(3)), F(la.lu_solve, _lu(4), R(4, 2), trans=1),
+        F(la.solve, _well(3), R(3)), F(la.solve, _well(3), R(3, 2), transposed=True),
+        F(la.solve, _spd(3), R(3, 2), assume_a="pos"), F(la.solve, _spd(3), R(3), assume_a="sym", lower=True),
+        F(la.inv, _well(3)), F(la.det, _well(3)), F(la.det, R(4, 4)),
+        F(la.expm, R(3, 3)), F(la.expm, R(2, 3, 3)), F(la.sqrtm, _spd(3)), F(la.sqrtm, _well(3)),
+        F(la.logm, _well(3)), F(la.logm, _spd(3)),
+        F(la.cosm, R(3, 3)), F(la.sinm, R(3, 3)), F(la.tanm, R(3, 3, lo=-0.2, hi=0.2)),
+        F(la.coshm, R(3, 3)), F(la.sinhm, R(3, 3)), F(la.tanhm, R(3, 3)),
+        F(la.eigh, _sym(4), driver="evd"), F(la.eigh, _sym(3), lower=False, driver="evd"), F(la.eigh, _sym(4), eigvals_only=True),
+        F(la.eigvalsh, _sym(3)), F(la.eigvalsh, _sym(3), lower=False),
+        F(la.solve_sylvester, _well(3), _well(2), R(3, 2)),
+        F(la.solve_continuous_lyapunov, _well(3), R(3, 3)),
+        F(la.block_diag, R(2, 2), R(3), S(), R(1, 2)), F(la.block_diag, R(2, 3)),
+    ]
+    return specs
+
+
 def scipy_specs():
     """Every SciPy spec, or [] without SciPy."""
     if special is None:
         return []
-    return special_specs()
+    return special_specs() + linalg_specs()
 
 
 __all__ = ["scipy_specs"]
