@@ -9,7 +9,7 @@ away from kinks and poles.
 from __future__ import annotations
 
 import numpy as np
-from rule_harness import CUSTOM, PS, F, P, R, S
+from rule_harness import CUSTOM, PS, F, M, P, R, S
 
 try:
     from scipy import linalg, special, stats
@@ -167,11 +167,50 @@ def linalg_specs():
     return specs
 
 
+def _method(dist, method, *args, **kwargs):
+    name = getattr(dist, "name", type(dist).__name__)
+    return M(type(dist), method, CUSTOM(lambda rng: dist, name), *args, **kwargs)
+
+
+def stats_specs():
+    st = stats
+    specs = []
+    methods = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+    for name in ("norm", "cauchy", "laplace", "logistic", "gumbel_r", "gumbel_l"):
+        dist = getattr(st, name)
+        for method in methods:
+            specs += [_method(dist, method, R(3, 4)), _method(dist, method, R(3, 4), loc=R(4), scale=P(3, 1)),
+                      _method(dist, method, S(), S(), PS())]
+    for name in ("expon", "halfnorm", "rayleigh"):
+        dist = getattr(st, name)
+        for method in methods:
+            specs += [_method(dist, method, P(3, 4)), _method(dist, method, R(3, 4, lo=1.0, hi=3.0), loc=R(4, lo=-0.5, hi=0.5), scale=P(3, 1))]
+    for method in methods:
+        specs += [_method(st.uniform, method, R(3, 4, lo=0.6, hi=1.4), loc=R(4, lo=0.0, hi=0.4), scale=R(3, 1, lo=1.5, hi=2.0))]
+        cdf_like = method not in ("logpdf", "pdf")
+        specs += [_method(st.t, method, R(3, 4), R(4, lo=1.5, hi=5.0), loc=S(), scale=PS()),
+                  _method(st.t, method, S(), 3.0, loc=R(3), scale=P(3)),
+                  _method(st.chi2, method, R(3, 4, lo=0.5, hi=3.0), R(4, lo=1.5, hi=5.0)),
+                  _method(st.gamma, method, R(3, 4, lo=0.5, hi=3.0), R(4, lo=1.5, hi=4.0), loc=S(-0.2, 0.2), scale=PS()),
+                  _method(st.beta, method, R(3, 4, lo=0.2, hi=0.8), R(4, lo=1.5, hi=3.0), R(3, 1, lo=1.5, hi=3.0))]
+        if cdf_like:
+            specs += [_method(st.gamma, method, P(3), 2.5), _method(st.beta, method, R(3, lo=0.2, hi=0.8), 2.0, 3.0)]
+    counts = CUSTOM(lambda rng: np.array([0.0, 1.0, 2.0, 4.0, 7.0]), "k")
+    for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
+        specs += [_method(st.poisson, method, counts, R(5, lo=1.0, hi=4.0)),
+                  _method(st.poisson, method, 3.0, PS()),
+                  _method(st.binom, method, counts, 9, R(5, lo=0.2, hi=0.8)),
+                  _method(st.binom, method, np.array([1.0, 3.0]), 6, S(0.2, 0.8), loc=1),
+                  _method(st.bernoulli, method, np.array([0.0, 1.0, 0.0] if method != "logsf" else [0.0, 0.0]),
+                          R(3 if method != "logsf" else 2, lo=0.2, hi=0.8))]
+    return specs
+
+
 def scipy_specs():
     """Every SciPy spec, or [] without SciPy."""
     if special is None:
         return []
-    return special_specs() + linalg_specs()
+    return special_specs() + linalg_specs() + stats_specs()
 
 
 __all__ = ["scipy_specs"]
