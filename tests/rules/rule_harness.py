@@ -278,6 +278,8 @@ def inner(g, y):
         return sum(inner(gi, yi) for gi, yi in zip(g, y))
     if isinstance(y, dict):
         return sum(inner(g.get(k), v) for k, v in y.items())
+    if isinstance(g, dict):  # an object's cotangent: its attributes' (a frozen distribution's)
+        return sum(inner(v, getattr(y, k)) for k, v in g.items())
     return float(np.sum(np.asarray(g, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 

@@ -203,6 +203,48 @@ def stats_specs():
                   _method(st.binom, method, np.array([1.0, 3.0]), 6, S(0.2, 0.8), loc=1),
                   _method(st.bernoulli, method, np.array([0.0, 1.0, 0.0] if method != "logsf" else [0.0, 0.0]),
                           R(3 if method != "logsf" else 2, lo=0.2, hi=0.8))]
+    mvn, dirichlet = st.multivariate_normal, st.dirichlet
+    for method in ("logpdf", "pdf"):
+        specs += [_method(mvn, method, R(3), R(3), _spd(3)), _method(mvn, method, R(4, 2), R(2), _spd(2)),
+                  _method(mvn, method, R(3), R(3), cov=P(3)), _method(mvn, method, R(5, 3), R(3), cov=PS()),
+                  _method(mvn, method, R(1, 2), mean=R(2), cov=_spd(2)),
+                  _method(dirichlet, method, R(2, lo=0.2, hi=0.4), R(3, lo=1.5, hi=3.0)),
+                  _method(dirichlet, method, R(2, 4, lo=0.1, hi=0.45), R(3, lo=0.5, hi=3.0))]
+    specs += frozen_specs()
+    return specs
+
+
+def _frozen(label, make):
+    return CUSTOM(lambda rng: make(), label)
+
+
+def _args_kwds_g(y, rng):
+    """A random cotangent for a frozen distribution: one per argument it holds."""
+    def like(v):
+        return float(rng.standard_normal()) if np.ndim(v) == 0 else rng.standard_normal(np.shape(v))
+    return {"args": tuple(like(v) for v in y.args), "kwds": {k: like(v) for k, v in y.kwds.items()}}
+
+
+def frozen_specs():
+    st = stats
+    cont = type(st.norm())
+    disc = type(st.poisson(1.0))
+    mvn_frozen = type(st.multivariate_normal())
+    dir_frozen = type(st.dirichlet(np.ones(2)))
+    specs = [F(cont, st.norm, R(3), P(3), g=_args_kwds_g), F(cont, st.t, PS(), loc=S(), scale=PS(), g=_args_kwds_g),
+             F(disc, st.poisson, P(3), g=_args_kwds_g), F(disc, st.binom, 5, R(2, lo=0.2, hi=0.8), g=_args_kwds_g),
+             F(mvn_frozen, R(2), _spd(2), g=lambda y, rng: {"mean": rng.standard_normal(2), "cov": None}),
+             F(dir_frozen, P(3), g=lambda y, rng: {"alpha": rng.standard_normal(3)})]
+    for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        specs += [M(cont, method, _frozen("norm(0.3,1.2)", lambda: st.norm(0.3, 1.2)), R(3)),
+                  M(cont, method, _frozen("gamma(2.5,scale=0.7)", lambda: st.gamma(2.5, scale=0.7)), P(3))]
+    for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf"):
+        specs += [M(disc, method, _frozen("poisson(2.5)", lambda: st.poisson(2.5)), np.array([0.0, 2.0, 5.0]),
+                    note="the object only (checked end to end)")]
+    for method in ("logpdf", "pdf"):
+        specs += [M(mvn_frozen, method, _frozen("mvn", lambda: st.multivariate_normal([0.1, 0.2], [[2.0, 0.3], [0.3, 1.0]])),
+                    R(4, 2)),
+                  M(dir_frozen, method, _frozen("dirichlet", lambda: st.dirichlet([1.5, 2.0, 3.0])), R(2, lo=0.2, hi=0.4))]
     return specs
 
 

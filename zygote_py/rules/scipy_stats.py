@@ -710,3 +710,502 @@ def _bernoulli_logsf_tangent(dp, y, self, k, p, loc=0):
 def bernoulli_logsf(g, y, self, k, p, loc=0):
     """In p."""
     return _discrete_cotangent(self, "logsf", g, y, k, (p,), loc)
+
+
+# ---------------------------------------------------------------------------
+# multivariate_normal (in x, mean and cov; SciPy reads cov's lower triangle) and dirichlet
+
+
+def _mvn_setup(x, mean, cov):
+    """(samples (n, d), residuals, cov as a matrix, its inverse applied to the residuals)."""
+    cov_arr = np.asarray(cov, dtype=float)
+    dim = np.size(mean) if mean is not None else (cov_arr.shape[0] if cov_arr.ndim else 1)
+    sigma = cov_arr * np.eye(dim) if cov_arr.ndim == 0 else (
+        np.diag(cov_arr) if cov_arr.ndim == 1 else np.tril(cov_arr) + np.tril(cov_arr, -1).T)
+    samples = np.asarray(x, dtype=float).reshape(-1, dim)
+    resid = samples - (0.0 if mean is None else np.reshape(np.asarray(mean, dtype=float), dim))
+    alpha = np.linalg.solve(sigma, resid.T).T
+    return samples, sigma, alpha
+
+
+def _cov_cotangent(full, cov):
+    """A cotangent against the full (symmetric) matrix, as one of the cov SciPy was given."""
+    cov_arr = np.asarray(cov)
+    if cov_arr.ndim == 0:
+        return _like(np.trace(full), cov)
+    if cov_arr.ndim == 1:
+        return np.diagonal(full).copy()
+    return _fold_triangle(full, True)
+
+
+def _mvn_cotangents(method, g, y, x, mean, cov):
+    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+    w = np.reshape(g if method == "logpdf" else g * y, -1)
+    gx = -(w[:, None] * alpha)
+    gmean = None if mean is None else _like(np.reshape(np.sum(-gx, axis=0), np.shape(mean)), mean)
+    full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
+    return _like(np.reshape(gx, np.shape(x)), x), gmean, _cov_cotangent(full, cov)
+
+
+def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov):
+    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+    d = np.zeros(samples.shape[0])
+    if dx is not None:
+        d = d - np.sum(alpha * np.reshape(dx, samples.shape), axis=1)
+    if dmean is not None:
+        d = d + alpha @ np.reshape(dmean, -1)
+    if dcov is not None:
+        dcov_arr = np.asarray(dcov, dtype=float)
+        dsigma = dcov_arr * np.eye(sigma.shape[0]) if dcov_arr.ndim == 0 else (
+            np.diag(dcov_arr) if dcov_arr.ndim == 1 else np.tril(dcov_arr) + np.tril(dcov_arr, -1).T)
+        d = d - 0.5 * np.trace(np.linalg.solve(sigma, dsigma)) + 0.5 * np.sum((alpha @ dsigma) * alpha, axis=1)
+    d = np.reshape(d, np.shape(y))
+    return d if method == "logpdf" else y * d
+
+
+def _mvn_logpdf_tangent(dx, dmean, dcov, y, self, x, mean=None, cov=1, allow_singular=False):
+    return _mvn_tangent_of("logpdf", dx, dmean, dcov, y, x, mean, cov)
+
+
+@LIB.method_rule(LIB.type_of("multivariate_normal"), "multivariate_normal", "logpdf",
+                 diff=("x", "mean", "cov"), jvp=_mvn_logpdf_tangent)
+def multivariate_normal_logpdf(g, y, self, x, mean=None, cov=1, allow_singular=False):
+    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read)."""
+    return _mvn_cotangents("logpdf", g, y, x, mean, cov)
+
+
+def _mvn_pdf_tangent(dx, dmean, dcov, y, self, x, mean=None, cov=1, allow_singular=False):
+    return _mvn_tangent_of("pdf", dx, dmean, dcov, y, x, mean, cov)
+
+
+@LIB.method_rule(LIB.type_of("multivariate_normal"), "multivariate_normal", "pdf",
+                 diff=("x", "mean", "cov"), jvp=_mvn_pdf_tangent)
+def multivariate_normal_pdf(g, y, self, x, mean=None, cov=1, allow_singular=False):
+    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read)."""
+    return _mvn_cotangents("pdf", g, y, x, mean, cov)
+
+
+def _dirichlet_parts(x, alpha):
+    """(components (K, ...) with the last one filled in when x has K - 1, d lp / d alpha,
+    d lp / d x for the x given)."""
+    x = np.asarray(x, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    reduced = x.shape[0] + 1 == alpha.shape[0]
+    full = np.concatenate([x, 1.0 - np.sum(x, axis=0, keepdims=True)]) if reduced else x
+    shape = (-1,) + (1,) * (full.ndim - 1)
+    a = alpha.reshape(shape)
+    dalpha = np.log(full) + special.psi(np.sum(alpha)) - special.psi(a)
+    dx = (a - 1.0) / full
+    if reduced:
+        dx = dx[:-1] - dx[-1:]
+    return dalpha, dx
+
+
+def _dirichlet_cotangents(method, g, y, x, alpha):
+    w = g if method == "logpdf" else g * y
+    dalpha, dx = _dirichlet_parts(x, alpha)
+    gx = _like(w * dx, x)
+    galpha = np.sum(np.reshape(w * dalpha, (np.shape(alpha)[0], -1)), axis=1)
+    return gx, galpha
+
+
+def _dirichlet_tangent_of(method, dx, dalpha, y, x, alpha):
+    parts_alpha, parts_x = _dirichlet_parts(x, alpha)
+    total = 0.0
+    if dx is not None:
+        total = total + np.sum(parts_x * dx, axis=0)
+    if dalpha is not None:
+        total = total + np.sum(parts_alpha * np.reshape(dalpha, (-1,) + (1,) * (parts_alpha.ndim - 1)), axis=0)
+    total = np.reshape(total, np.shape(y))
+    return total if method == "logpdf" else y * total
+
+
+def _dirichlet_logpdf_tangent(dx, dalpha, y, self, x, alpha):
+    return _dirichlet_tangent_of("logpdf", dx, dalpha, y, x, alpha)
+
+
+@LIB.method_rule(LIB.type_of("dirichlet"), "dirichlet", "logpdf", diff=("x", "alpha"),
+                 jvp=_dirichlet_logpdf_tangent)
+def dirichlet_logpdf(g, y, self, x, alpha):
+    """In x (components along the first axis; with K - 1 of them the last is 1 - their sum)
+    and alpha."""
+    return _dirichlet_cotangents("logpdf", g, y, x, alpha)
+
+
+def _dirichlet_pdf_tangent(dx, dalpha, y, self, x, alpha):
+    return _dirichlet_tangent_of("pdf", dx, dalpha, y, x, alpha)
+
+
+@LIB.method_rule(LIB.type_of("dirichlet"), "dirichlet", "pdf", diff=("x", "alpha"),
+                 jvp=_dirichlet_pdf_tangent)
+def dirichlet_pdf(g, y, self, x, alpha):
+    """In x and alpha (as logpdf)."""
+    return _dirichlet_cotangents("pdf", g, y, x, alpha)
+
+
+# ---------------------------------------------------------------------------
+# frozen distributions: `norm(loc, scale)` builds an rv_continuous_frozen holding its
+# arguments (`args`, `kwds`); a method's rule gives the object's cotangent as the dict
+# {"args": ..., "kwds": ...} of those attributes, and the construction's rule hands it
+# back to the arguments.  multivariate_normal(mean, cov) and dirichlet(alpha) hold theirs
+# as {"mean": ..., "cov": ...} (cov: the gradient against the full matrix) and {"alpha": ...}.
+
+
+def _frozen_type(name, *args):
+    return None if LIB.module is None else type(getattr(LIB.module, name)(*args))
+
+
+_CONTINUOUS_FROZEN = _frozen_type("norm")
+_DISCRETE_FROZEN = _frozen_type("poisson", 1.0)
+_MVN_FROZEN = _frozen_type("multivariate_normal")
+_DIRICHLET_FROZEN = _frozen_type("dirichlet", np.ones(2))
+
+
+def _shape_names(dist):
+    return tuple(name.strip() for name in (dist.shapes or "").split(",") if name.strip())
+
+
+def _frozen_parameters(frozen, names):
+    """The frozen object's arguments by parameter name."""
+    bound = dict(zip(names, frozen.args))
+    bound.update(frozen.kwds)
+    return bound
+
+
+def _spread(frozen, names, bars):
+    """{"args": ..., "kwds": ...}: each argument's cotangent from the per-name ones."""
+    bound = _frozen_parameters(frozen, names)
+    by_name = {name: _like(bars.get(name), bound[name]) for name in names if name in bound}
+    args = tuple(by_name.get(name) for name in names[:len(frozen.args)])
+    return {"args": args, "kwds": {key: by_name.get(key) for key in frozen.kwds}}
+
+
+def _continuous_frozen_parts(frozen, method, g, y, x):
+    dist = frozen.dist
+    shapes = _shape_names(dist)
+    names = shapes + ("loc", "scale")
+    bound = _frozen_parameters(frozen, names)
+    values = tuple(bound[name] for name in shapes)
+    parts = _continuous_cotangents(dist, method, g, y, x, values, bound.get("loc", 0.0),
+                                   bound.get("scale", 1.0))
+    return names, parts
+
+
+def _continuous_frozen_self(frozen, method, g, y, x):
+    """The frozen object's cotangent.  A CDF's derivative in a shape parameter (t's df,
+    gamma's a, ...) is not known: that slot is NaN, never a number that looks right (the
+    rule cannot tell a constant df, whose slot is dropped, from an active one; the unfrozen
+    method refuses an active one outright)."""
+    names, parts = _continuous_frozen_parts(frozen, method, g, y, x)
+    shapes = names[:-2]
+    if shapes and not _density_method(method):
+        unknown = np.full(np.shape(parts[0]), np.nan)
+        bars = {**{name: unknown for name in shapes}, "loc": parts[1], "scale": parts[2]}
+    else:
+        bars = dict(zip(names, parts[1:]))
+    return _spread(frozen, names, bars)
+
+
+def _continuous_frozen_x(frozen, method, g, y, x):
+    return _continuous_frozen_parts(frozen, method, g, y, x)[1][0]
+
+
+def _frozen_tangent_total(frozen, names, parts, dself, dx, ones):
+    """sum of part * tangent over x and the object's arguments (dself as its cotangent is)."""
+    total = 0.0 if dx is None else parts[0] * dx
+    if dself is not None:
+        bound = _frozen_parameters(frozen, names)
+        tangents = dict(zip(names, dself.get("args") or ()))
+        tangents.update(dself.get("kwds") or {})
+        by_name = dict(zip(names, parts[1:]))
+        for name in names:
+            if name in bound and tangents.get(name) is not None:
+                total = total + by_name[name] * tangents[name]
+    return total * ones
+
+
+def _continuous_frozen_tangent(frozen, method, dself, dx, y, x):
+    dist = frozen.dist
+    shapes = _shape_names(dist)
+    names = shapes + ("loc", "scale")
+    bound = _frozen_parameters(frozen, names)
+    ones = np.ones(np.broadcast_shapes(np.shape(x), *(np.shape(v) for v in bound.values())))
+    values = tuple(bound[name] for name in shapes)
+    parts = _continuous_cotangents(dist, method, ones, y, ones * x, tuple(ones * v for v in values),
+                                   ones * bound.get("loc", 0.0), ones * bound.get("scale", 1.0))
+    if not _density_method(method):
+        names = ("loc", "scale")
+    return _frozen_tangent_total(frozen, names, parts, dself, dx, ones)
+
+
+def _discrete_frozen_parts(frozen):
+    dist = frozen.dist
+    names = _shape_names(dist) + ("loc",)
+    bound = _frozen_parameters(frozen, names)
+    return dist, names, bound, tuple(bound[name] for name in names[:-1]), bound.get("loc", 0)
+
+
+def _discrete_frozen_self(frozen, method, g, y, k):
+    dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
+    return _spread(frozen, names, {names[-2]: _discrete_weight(dist, method, g, y, k, params, loc)})
+
+
+def _discrete_frozen_tangent(frozen, method, dself, y, k):
+    dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
+    tangents = dict(zip(names, (dself or {}).get("args") or ()))
+    tangents.update((dself or {}).get("kwds") or {})
+    d = tangents.get(names[-2])
+    ones = np.ones(np.broadcast_shapes(np.shape(k), *(np.shape(p) for p in params)))
+    return 0.0 * ones if d is None else _discrete_weight(dist, method, ones, y, k, params, loc) * d
+
+
+def _frozen_args_cotangent(g):
+    return None if g is None else g.get("args")
+
+
+def _frozen_kwds_cotangent(g):
+    return None if g is None else g.get("kwds")
+
+
+@LIB.rule_on(_CONTINUOUS_FROZEN, "rv_continuous_frozen", diff=("args", "kwds"))
+def continuous_frozen(g, y, dist, *args, **kwds):
+    """Building a frozen distribution (`norm(loc, scale)`): its arguments' cotangents."""
+    return _frozen_args_cotangent(g), _frozen_kwds_cotangent(g)
+
+
+@LIB.rule_on(_DISCRETE_FROZEN, "rv_discrete_frozen", diff=("args", "kwds"))
+def discrete_frozen(g, y, dist, *args, **kwds):
+    """Building a frozen distribution (`poisson(mu)`): its arguments' cotangents."""
+    return _frozen_args_cotangent(g), _frozen_kwds_cotangent(g)
+
+
+def _frozen_logpdf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "logpdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "logpdf", diff=("self", "x"),
+                 jvp=_frozen_logpdf_tangent)
+def frozen_logpdf(g, y, self, x):
+    """In x and the frozen distribution's parameters."""
+    return _continuous_frozen_self(self, "logpdf", g, y, x), _continuous_frozen_x(self, "logpdf", g, y, x)
+
+
+def _frozen_pdf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "pdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "pdf", diff=("self", "x"),
+                 jvp=_frozen_pdf_tangent)
+def frozen_pdf(g, y, self, x):
+    """In x and the frozen distribution's parameters."""
+    return _continuous_frozen_self(self, "pdf", g, y, x), _continuous_frozen_x(self, "pdf", g, y, x)
+
+
+def _frozen_cdf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "cdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "cdf", diff=("self", "x"),
+                 jvp=_frozen_cdf_tangent)
+def frozen_cdf(g, y, self, x):
+    """In x and the frozen distribution's parameters (loc and scale only: shape parameters refused)."""
+    return _continuous_frozen_self(self, "cdf", g, y, x), _continuous_frozen_x(self, "cdf", g, y, x)
+
+
+def _frozen_logcdf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "logcdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "logcdf", diff=("self", "x"),
+                 jvp=_frozen_logcdf_tangent)
+def frozen_logcdf(g, y, self, x):
+    """In x and the frozen distribution's parameters (loc and scale only: shape parameters refused)."""
+    return _continuous_frozen_self(self, "logcdf", g, y, x), _continuous_frozen_x(self, "logcdf", g, y, x)
+
+
+def _frozen_sf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "sf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "sf", diff=("self", "x"),
+                 jvp=_frozen_sf_tangent)
+def frozen_sf(g, y, self, x):
+    """In x and the frozen distribution's parameters (loc and scale only: shape parameters refused)."""
+    return _continuous_frozen_self(self, "sf", g, y, x), _continuous_frozen_x(self, "sf", g, y, x)
+
+
+def _frozen_logsf_tangent(dself, dx, y, self, x):
+    return _continuous_frozen_tangent(self, "logsf", dself, dx, y, x)
+
+
+@LIB.method_rule(_CONTINUOUS_FROZEN, "rv_continuous_frozen", "logsf", diff=("self", "x"),
+                 jvp=_frozen_logsf_tangent)
+def frozen_logsf(g, y, self, x):
+    """In x and the frozen distribution's parameters (loc and scale only: shape parameters refused)."""
+    return _continuous_frozen_self(self, "logsf", g, y, x), _continuous_frozen_x(self, "logsf", g, y, x)
+
+
+def _frozen_discrete_logpmf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "logpmf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logpmf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_logpmf_tangent)
+def frozen_discrete_logpmf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "logpmf", g, y, k)
+
+
+def _frozen_discrete_pmf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "pmf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "pmf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_pmf_tangent)
+def frozen_discrete_pmf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "pmf", g, y, k)
+
+
+def _frozen_discrete_cdf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "cdf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "cdf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_cdf_tangent)
+def frozen_discrete_cdf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "cdf", g, y, k)
+
+
+def _frozen_discrete_logcdf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "logcdf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logcdf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_logcdf_tangent)
+def frozen_discrete_logcdf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "logcdf", g, y, k)
+
+
+def _frozen_discrete_sf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "sf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "sf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_sf_tangent)
+def frozen_discrete_sf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "sf", g, y, k)
+
+
+def _frozen_discrete_logsf_tangent(dself, y, self, k):
+    return _discrete_frozen_tangent(self, "logsf", dself, y, k)
+
+
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logsf", diff=("self",), underived=("k",),
+                 jvp=_frozen_discrete_logsf_tangent)
+def frozen_discrete_logsf(g, y, self, k):
+    """In the frozen distribution's real parameter (mu, p)."""
+    return _discrete_frozen_self(self, "logsf", g, y, k)
+
+
+def _mvn_frozen_self(frozen, method, g, y, x):
+    mean, cov = frozen.mean, frozen.cov
+    _, gmean, _ = _mvn_cotangents(method, g, y, x, mean, cov)
+    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+    w = np.reshape(g if method == "logpdf" else g * y, -1)
+    full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
+    return {"mean": gmean, "cov": full}
+
+
+def _mvn_frozen_x(frozen, method, g, y, x):
+    return _mvn_cotangents(method, g, y, x, frozen.mean, frozen.cov)[0]
+
+
+def _mvn_frozen_tangent(frozen, method, dself, dx, y, x):
+    dself = dself or {}
+    return _mvn_tangent_of(method, dx, dself.get("mean"), dself.get("cov"), y, x, frozen.mean, frozen.cov)
+
+
+def _mvn_frozen_logpdf_tangent(dself, dx, y, self, x):
+    return _mvn_frozen_tangent(self, "logpdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_MVN_FROZEN, "multivariate_normal_frozen", "logpdf", diff=("self", "x"),
+                 jvp=_mvn_frozen_logpdf_tangent)
+def mvn_frozen_logpdf(g, y, self, x):
+    """In x, the mean and the covariance it was built with."""
+    return _mvn_frozen_self(self, "logpdf", g, y, x), _mvn_frozen_x(self, "logpdf", g, y, x)
+
+
+def _mvn_frozen_pdf_tangent(dself, dx, y, self, x):
+    return _mvn_frozen_tangent(self, "pdf", dself, dx, y, x)
+
+
+@LIB.method_rule(_MVN_FROZEN, "multivariate_normal_frozen", "pdf", diff=("self", "x"),
+                 jvp=_mvn_frozen_pdf_tangent)
+def mvn_frozen_pdf(g, y, self, x):
+    """In x, the mean and the covariance it was built with."""
+    return _mvn_frozen_self(self, "pdf", g, y, x), _mvn_frozen_x(self, "pdf", g, y, x)
+
+
+def _mvn_frozen_mean_cotangent(g, mean):
+    if g is None or g.get("mean") is None or mean is None:
+        return None
+    return _like(np.reshape(g["mean"], np.shape(mean)), mean)
+
+
+def _mvn_frozen_cov_cotangent(g, cov):
+    if g is None or g.get("cov") is None:
+        return None
+    return _cov_cotangent(g["cov"], cov)
+
+
+@LIB.rule_on(_MVN_FROZEN, "multivariate_normal_frozen", diff=("mean", "cov"))
+def mvn_frozen(g, y, mean=None, cov=1, allow_singular=False, seed=None, maxpts=None, abseps=1e-5,
+               releps=1e-5):
+    """Building multivariate_normal(mean, cov): cov as given (a scalar, a diagonal or a
+    matrix whose lower triangle is read)."""
+    return _mvn_frozen_mean_cotangent(g, mean), _mvn_frozen_cov_cotangent(g, cov)
+
+
+def _dirichlet_frozen_self(frozen, method, g, y, x):
+    return {"alpha": _dirichlet_cotangents(method, g, y, x, frozen.alpha)[1]}
+
+
+def _dirichlet_frozen_x(frozen, method, g, y, x):
+    return _dirichlet_cotangents(method, g, y, x, frozen.alpha)[0]
+
+
+def _dirichlet_frozen_logpdf_tangent(dself, dx, y, self, x):
+    return _dirichlet_tangent_of("logpdf", dx, (dself or {}).get("alpha"), y, x, self.alpha)
+
+
+@LIB.method_rule(_DIRICHLET_FROZEN, "dirichlet_frozen", "logpdf", diff=("self", "x"),
+                 jvp=_dirichlet_frozen_logpdf_tangent)
+def dirichlet_frozen_logpdf(g, y, self, x):
+    """In x and the alpha it was built with."""
+    return _dirichlet_frozen_self(self, "logpdf", g, y, x), _dirichlet_frozen_x(self, "logpdf", g, y, x)
+
+
+def _dirichlet_frozen_pdf_tangent(dself, dx, y, self, x):
+    return _dirichlet_tangent_of("pdf", dx, (dself or {}).get("alpha"), y, x, self.alpha)
+
+
+@LIB.method_rule(_DIRICHLET_FROZEN, "dirichlet_frozen", "pdf", diff=("self", "x"),
+                 jvp=_dirichlet_frozen_pdf_tangent)
+def dirichlet_frozen_pdf(g, y, self, x):
+    """In x and the alpha it was built with."""
+    return _dirichlet_frozen_self(self, "pdf", g, y, x), _dirichlet_frozen_x(self, "pdf", g, y, x)
+
+
+def _dirichlet_frozen_alpha_cotangent(g, alpha):
+    return None if g is None else g.get("alpha")
+
+
+@LIB.rule_on(_DIRICHLET_FROZEN, "dirichlet_frozen", diff=("alpha",))
+def dirichlet_frozen(g, y, alpha, seed=None):
+    """Building dirichlet(alpha)."""
+    return _dirichlet_frozen_alpha_cotangent(g, alpha)

@@ -59,6 +59,21 @@ class Library:
 
         return register
 
+    def rule_on(self, primal: Any, public_name: str, **options: Any) -> Callable:
+        """`registry.vjp` for an object that is not an attribute of the module (a frozen
+        distribution's class, whose construction the rule differentiates), listed as
+        `public.public_name`; primal None where absent."""
+
+        def register(fn: Callable) -> Callable:
+            qualname = f"{self.public}.{public_name}"
+            if primal is None:
+                registry.declare_absent(qualname, fn)
+            else:
+                registry.vjp(primal, name=qualname, **options)(fn)
+            return fn
+
+        return register
+
     def method_rule(self, cls: type | None, public_name: str, *methods: str,
                     **options: Any) -> Callable:
         """`registry.vjp_method` for methods of cls (None where absent), listed as
