@@ -192,6 +192,10 @@ def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:
     params = list(inspect.signature(fn).parameters.values())
     if len(params) < skip:
         raise TypeError(f"rule {fn.__name__} must take (g, y, *primal_params)")
+    clash = {"g", "y"} & {p.name for p in params[skip:]}
+    if clash:  # the splice binds the cotangent and the output by these names
+        raise TypeError(f"rule {fn.__name__}: a primal parameter may not be named {sorted(clash)}; "
+                        "rename it in the rule")
     return tuple(params[skip:])
 
 

@@ -630,24 +630,24 @@ def gammaincc(g, y, a, x, out=None, **kwargs):
     return unbroadcast(-g * _gamma_density(a, x), x)
 
 
-def _gammaincinv_tangent(dy, out_value, a, y, out=None, **kwargs):
-    return dy / _gamma_density(a, out_value)
+def _gammaincinv_tangent(dp, out_value, a, p, out=None, **kwargs):
+    return dp / _gamma_density(a, out_value)
 
 
-@LIB.rule("gammaincinv", diff=("y",), underived=("a",), jvp=_gammaincinv_tangent)
-def gammaincinv(g, out_value, a, y, out=None, **kwargs):
-    """In 0 < y < 1: 1 / the density at the result."""
-    return unbroadcast(g / _gamma_density(a, out_value), y)
+@LIB.rule("gammaincinv", diff=("p",), underived=("a",), jvp=_gammaincinv_tangent)
+def gammaincinv(g, out_value, a, p, out=None, **kwargs):
+    """In 0 < p < 1: 1 / the density at the result."""
+    return unbroadcast(g / _gamma_density(a, out_value), p)
 
 
-def _gammainccinv_tangent(dy, out_value, a, y, out=None, **kwargs):
-    return -dy / _gamma_density(a, out_value)
+def _gammainccinv_tangent(dp, out_value, a, p, out=None, **kwargs):
+    return -dp / _gamma_density(a, out_value)
 
 
-@LIB.rule("gammainccinv", diff=("y",), underived=("a",), jvp=_gammainccinv_tangent)
-def gammainccinv(g, out_value, a, y, out=None, **kwargs):
-    """In 0 < y < 1."""
-    return unbroadcast(-g / _gamma_density(a, out_value), y)
+@LIB.rule("gammainccinv", diff=("p",), underived=("a",), jvp=_gammainccinv_tangent)
+def gammainccinv(g, out_value, a, p, out=None, **kwargs):
+    """In 0 < p < 1."""
+    return unbroadcast(-g / _gamma_density(a, out_value), p)
 
 
 def _betainc_tangent(dx, y, a, b, x, out=None, **kwargs):
@@ -710,76 +710,76 @@ def boxcox1p(g, y, x, lmbda, out=None, **kwargs):
     return unbroadcast(g * np.power(np.add(x, 1.0), np.subtract(lmbda, 1.0)), x)
 
 
-def _inv_boxcox_tangent(dy, out_value, y, lmbda, out=None, **kwargs):
-    return dy * np.power(out_value, np.subtract(1.0, lmbda))
+def _inv_boxcox_tangent(dx, out_value, x, lmbda, out=None, **kwargs):
+    return dx * np.power(out_value, np.subtract(1.0, lmbda))
 
 
-@LIB.rule("inv_boxcox", diff=("y",), underived=("lmbda",), jvp=_inv_boxcox_tangent)
-def inv_boxcox(g, out_value, y, lmbda, out=None, **kwargs):
-    """In y: result^(1 - lambda)."""
-    return unbroadcast(g * np.power(out_value, np.subtract(1.0, lmbda)), y)
+@LIB.rule("inv_boxcox", diff=("x",), underived=("lmbda",), jvp=_inv_boxcox_tangent)
+def inv_boxcox(g, out_value, x, lmbda, out=None, **kwargs):
+    """In x: result^(1 - lambda)."""
+    return unbroadcast(g * np.power(out_value, np.subtract(1.0, lmbda)), x)
 
 
-def _inv_boxcox1p_tangent(dy, out_value, y, lmbda, out=None, **kwargs):
-    return dy * np.power(np.add(out_value, 1.0), np.subtract(1.0, lmbda))
+def _inv_boxcox1p_tangent(dx, out_value, x, lmbda, out=None, **kwargs):
+    return dx * np.power(np.add(out_value, 1.0), np.subtract(1.0, lmbda))
 
 
-@LIB.rule("inv_boxcox1p", diff=("y",), underived=("lmbda",), jvp=_inv_boxcox1p_tangent)
-def inv_boxcox1p(g, out_value, y, lmbda, out=None, **kwargs):
-    """In y: (1 + result)^(1 - lambda)."""
-    return unbroadcast(g * np.power(np.add(out_value, 1.0), np.subtract(1.0, lmbda)), y)
+@LIB.rule("inv_boxcox1p", diff=("x",), underived=("lmbda",), jvp=_inv_boxcox1p_tangent)
+def inv_boxcox1p(g, out_value, x, lmbda, out=None, **kwargs):
+    """In x: (1 + result)^(1 - lambda)."""
+    return unbroadcast(g * np.power(np.add(out_value, 1.0), np.subtract(1.0, lmbda)), x)
 
 
 # ---------------------------------------------------------------------------
 # elementwise functions of two arguments
 
 
-def _xlogy_tangent(dx, dy, out_value, x, y, out=None, **kwargs):
-    fx, fy = _xlogy_partials(x, y)
-    return _directional(dx, fx, dy, fy)
+def _xlogy_tangent(dx, dv, out_value, x, v, out=None, **kwargs):
+    fx, fy = _xlogy_partials(x, v)
+    return _directional(dx, fx, dv, fy)
 
 
 @LIB.rule("xlogy", jvp=_xlogy_tangent)
-def xlogy(g, out_value, x, y, out=None, **kwargs):
+def xlogy(g, out_value, x, v, out=None, **kwargs):
     """x log y, 0 at x = 0: (log y, x / y) for y > 0."""
-    fx, fy = _xlogy_partials(x, y)
-    return unbroadcast(g * fx, x), unbroadcast(g * fy, y)
+    fx, fy = _xlogy_partials(x, v)
+    return unbroadcast(g * fx, x), unbroadcast(g * fy, v)
 
 
-def _xlog1py_tangent(dx, dy, out_value, x, y, out=None, **kwargs):
-    fx, fy = _xlog1py_partials(x, y)
-    return _directional(dx, fx, dy, fy)
+def _xlog1py_tangent(dx, dv, out_value, x, v, out=None, **kwargs):
+    fx, fy = _xlog1py_partials(x, v)
+    return _directional(dx, fx, dv, fy)
 
 
 @LIB.rule("xlog1py", jvp=_xlog1py_tangent)
-def xlog1py(g, out_value, x, y, out=None, **kwargs):
+def xlog1py(g, out_value, x, v, out=None, **kwargs):
     """x log(1 + y): (log(1 + y), x / (1 + y)) for y > -1."""
-    fx, fy = _xlog1py_partials(x, y)
-    return unbroadcast(g * fx, x), unbroadcast(g * fy, y)
+    fx, fy = _xlog1py_partials(x, v)
+    return unbroadcast(g * fx, x), unbroadcast(g * fy, v)
 
 
-def _rel_entr_tangent(dx, dy, out_value, x, y, out=None, **kwargs):
-    fx, fy = _rel_entr_partials(x, y)
-    return _directional(dx, fx, dy, fy)
+def _rel_entr_tangent(dx, dv, out_value, x, v, out=None, **kwargs):
+    fx, fy = _rel_entr_partials(x, v)
+    return _directional(dx, fx, dv, fy)
 
 
 @LIB.rule("rel_entr", jvp=_rel_entr_tangent)
-def rel_entr(g, out_value, x, y, out=None, **kwargs):
+def rel_entr(g, out_value, x, v, out=None, **kwargs):
     """x, y > 0: (log(x / y) + 1, -x / y)."""
-    fx, fy = _rel_entr_partials(x, y)
-    return unbroadcast(g * fx, x), unbroadcast(g * fy, y)
+    fx, fy = _rel_entr_partials(x, v)
+    return unbroadcast(g * fx, x), unbroadcast(g * fy, v)
 
 
-def _kl_div_tangent(dx, dy, out_value, x, y, out=None, **kwargs):
-    fx, fy = _kl_div_partials(x, y)
-    return _directional(dx, fx, dy, fy)
+def _kl_div_tangent(dx, dv, out_value, x, v, out=None, **kwargs):
+    fx, fy = _kl_div_partials(x, v)
+    return _directional(dx, fx, dv, fy)
 
 
 @LIB.rule("kl_div", jvp=_kl_div_tangent)
-def kl_div(g, out_value, x, y, out=None, **kwargs):
+def kl_div(g, out_value, x, v, out=None, **kwargs):
     """x, y > 0: (log(x / y), 1 - x / y)."""
-    fx, fy = _kl_div_partials(x, y)
-    return unbroadcast(g * fx, x), unbroadcast(g * fy, y)
+    fx, fy = _kl_div_partials(x, v)
+    return unbroadcast(g * fx, x), unbroadcast(g * fy, v)
 
 
 def _beta_tangent(da, db, y, a, b, out=None, **kwargs):

@@ -946,17 +946,29 @@ def _discrete_frozen_parts(frozen):
 
 
 def _discrete_frozen_self(frozen, method, g, y, k):
+    """The frozen object's cotangent: in its real parameter (mu, p); binom's n has none
+    (NaN: the rule cannot tell a constant n, whose slot is dropped, from an active one)."""
     dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
-    return _spread(frozen, names, {names[-2]: _discrete_weight(dist, method, g, y, k, params, loc)})
+    weight = _discrete_weight(dist, method, g, y, k, params, loc)
+    bars = {name: np.full(np.shape(weight), np.nan) for name in names[:-2]}
+    bars[names[-2]] = weight
+    return _spread(frozen, names, bars)
 
 
-def _discrete_frozen_tangent(frozen, method, dself, y, k):
+def _unknown_like(k):
+    """NaN shaped as k: a count has no derivative (see _discrete_frozen_self)."""
+    return _like(np.full(np.shape(k), np.nan), k)
+
+
+def _discrete_frozen_tangent(frozen, method, dself, dk, y, k):
     dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
     tangents = dict(zip(names, (dself or {}).get("args") or ()))
     tangents.update((dself or {}).get("kwds") or {})
     d = tangents.get(names[-2])
     ones = np.ones(np.broadcast_shapes(np.shape(k), *(np.shape(p) for p in params)))
-    return 0.0 * ones if d is None else _discrete_weight(dist, method, ones, y, k, params, loc) * d
+    out = 0.0 * ones if d is None else _discrete_weight(dist, method, ones, y, k, params, loc) * d
+    unknown = dk is not None or any(tangents.get(name) is not None for name in names[:-2])
+    return out + np.nan if unknown else out
 
 
 def _frozen_args_cotangent(g):
@@ -1045,70 +1057,70 @@ def frozen_logsf(g, y, self, x):
     return _continuous_frozen_self(self, "logsf", g, y, x), _continuous_frozen_x(self, "logsf", g, y, x)
 
 
-def _frozen_discrete_logpmf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "logpmf", dself, y, k)
+def _frozen_discrete_logpmf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "logpmf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logpmf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logpmf", diff=("self", "k"),
                  jvp=_frozen_discrete_logpmf_tangent)
 def frozen_discrete_logpmf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "logpmf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "logpmf", g, y, k), _unknown_like(k)
 
 
-def _frozen_discrete_pmf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "pmf", dself, y, k)
+def _frozen_discrete_pmf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "pmf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "pmf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "pmf", diff=("self", "k"),
                  jvp=_frozen_discrete_pmf_tangent)
 def frozen_discrete_pmf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "pmf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "pmf", g, y, k), _unknown_like(k)
 
 
-def _frozen_discrete_cdf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "cdf", dself, y, k)
+def _frozen_discrete_cdf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "cdf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "cdf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "cdf", diff=("self", "k"),
                  jvp=_frozen_discrete_cdf_tangent)
 def frozen_discrete_cdf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "cdf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "cdf", g, y, k), _unknown_like(k)
 
 
-def _frozen_discrete_logcdf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "logcdf", dself, y, k)
+def _frozen_discrete_logcdf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "logcdf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logcdf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logcdf", diff=("self", "k"),
                  jvp=_frozen_discrete_logcdf_tangent)
 def frozen_discrete_logcdf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "logcdf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "logcdf", g, y, k), _unknown_like(k)
 
 
-def _frozen_discrete_sf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "sf", dself, y, k)
+def _frozen_discrete_sf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "sf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "sf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "sf", diff=("self", "k"),
                  jvp=_frozen_discrete_sf_tangent)
 def frozen_discrete_sf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "sf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "sf", g, y, k), _unknown_like(k)
 
 
-def _frozen_discrete_logsf_tangent(dself, y, self, k):
-    return _discrete_frozen_tangent(self, "logsf", dself, y, k)
+def _frozen_discrete_logsf_tangent(dself, dk, y, self, k):
+    return _discrete_frozen_tangent(self, "logsf", dself, dk, y, k)
 
 
-@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logsf", diff=("self",), underived=("k",),
+@LIB.method_rule(_DISCRETE_FROZEN, "rv_discrete_frozen", "logsf", diff=("self", "k"),
                  jvp=_frozen_discrete_logsf_tangent)
 def frozen_discrete_logsf(g, y, self, k):
-    """In the frozen distribution's real parameter (mu, p)."""
-    return _discrete_frozen_self(self, "logsf", g, y, k)
+    """In the frozen distribution's real parameter (mu, p); NaN for a count or binom's n."""
+    return _discrete_frozen_self(self, "logsf", g, y, k), _unknown_like(k)
 
 
 def _mvn_frozen_self(frozen, method, g, y, x):
