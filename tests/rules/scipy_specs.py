@@ -62,6 +62,7 @@ def special_specs():
         F(sp.ive, 0.5, pos), F(sp.ive, 2.0, R(3, lo=-2.0, hi=-0.2)),
         F(sp.jv, 1.5, pos), F(sp.jv, np.array([0.0, 1.0, 2.5, -0.5]), P(3, 4)), F(sp.jve, 2.0, pos),
         F(sp.yv, 0.5, pos), F(sp.yve, 1.0, pos), F(sp.kv, 1.5, pos), F(sp.kve, 0.5, pos),
+        F(sp.yn, 2, pos), F(sp.yn, np.array([0, 1, 3, 2]), P(3, 4)), F(sp.kn, 1, pos),
         F(sp.gammainc, 2.5, pos), F(sp.gammaincc, P(4), P(3, 4)), F(sp.gammaincinv, 1.5, unit),
         F(sp.gammainccinv, 3.0, unit), F(sp.betainc, 2.0, 3.0, unit), F(sp.betaincc, P(4), 2.5, unit),
         F(sp.stdtr, 4.0, x), F(sp.stdtr, R(3, 4, lo=1.5, hi=6.0), S()),

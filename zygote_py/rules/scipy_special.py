@@ -590,6 +590,26 @@ def yv(g, y, v, x, out=None, **kwargs):
     return unbroadcast(g * _yv_derivative(y, v, x), x)
 
 
+def _yn_tangent(dx, y, n, x, out=None, **kwargs):
+    return dx * _yv_derivative(y, n, x)
+
+
+@LIB.rule("yn", diff=("x",), underived=("n",), jvp=_yn_tangent)
+def yn(g, y, n, x, out=None, **kwargs):
+    """Integer order n, in x > 0: (Y_{n-1} - Y_{n+1}) / 2."""
+    return unbroadcast(g * _yv_derivative(y, n, x), x)
+
+
+def _kn_tangent(dx, y, n, x, out=None, **kwargs):
+    return dx * _kv_derivative(y, n, x)
+
+
+@LIB.rule("kn", diff=("x",), underived=("n",), jvp=_kn_tangent)
+def kn(g, y, n, x, out=None, **kwargs):
+    """Integer order n, in x > 0: -(K_{n-1} + K_{n+1}) / 2."""
+    return unbroadcast(g * _kv_derivative(y, n, x), x)
+
+
 def _kv_tangent(dx, y, v, x, out=None, **kwargs):
     return dx * _kv_derivative(y, v, x)
 
