@@ -156,7 +156,7 @@ def linalg_specs():
         F(la.solve, _spd(3), R(3, 2), assume_a="pos"), F(la.solve, _spd(3), R(3), assume_a="sym", lower=True),
         F(la.inv, _well(3)), F(la.det, _well(3)), F(la.det, R(4, 4)),
         F(la.expm, R(3, 3)), F(la.expm, R(2, 3, 3)), F(la.sqrtm, _spd(3)), F(la.sqrtm, _well(3)),
-        F(la.logm, _well(2)), F(la.logm, _spd(2)),
+        F(la.logm, _spd(2)),
         F(la.cosm, R(2, 2)), F(la.sinm, R(2, 2)), F(la.tanm, R(2, 2, lo=-0.2, hi=0.2)),
         F(la.coshm, R(2, 2)), F(la.sinhm, R(2, 2)), F(la.tanhm, R(2, 2)),
         F(la.eigh, _sym(4), driver="evd"), F(la.eigh, _sym(3), lower=False, driver="evd"), F(la.eigh, _sym(4), eigvals_only=True),
@@ -180,8 +180,7 @@ def stats_specs():
     for name in ("norm", "cauchy", "laplace", "logistic", "gumbel_r", "gumbel_l"):
         dist = getattr(st, name)
         for method in methods:
-            specs += [_method(dist, method, R(3, 4)), _method(dist, method, R(3, 4), loc=R(4), scale=P(3, 1)),
-                      _method(dist, method, S(), S(), PS())]
+            specs += [_method(dist, method, R(3, 4), loc=R(4), scale=P(3, 1)), _method(dist, method, S(), S(), PS())]
     for name in ("expon", "halfnorm", "rayleigh"):
         dist = getattr(st, name)
         for method in methods:

@@ -15,11 +15,11 @@ special = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")
 linalg = pytest.importorskip("scipy.linalg")
 
-from jvp_harness import _inner_tangent  # noqa: E402
-from scipy_check import check_gradient  # noqa: E402
+from jvp_harness import _inner_tangent
+from scipy_check import check_gradient
 
-import zygote_py as zp  # noqa: E402
-from zygote_py.rules import registry  # noqa: E402
+import zygote_py as zp
+from zygote_py.rules import registry
 
 RNG = np.random.default_rng(3)
 

@@ -106,9 +106,9 @@ def optional_rules(trigger: str, rules_module: str) -> None:
 def load_optional_rules(everything: bool = False) -> None:
     """Import the optional rule modules whose trigger is imported (all of them: everything)."""
     for trigger, module in list(_OPTIONAL_RULES.items()):
-        if everything or trigger in sys.modules:
-            if _OPTIONAL_RULES.pop(trigger, None) is not None:
-                importlib.import_module(module)
+        # pop first: another thread, or an import the module itself triggers, does not repeat it
+        if (everything or trigger in sys.modules) and _OPTIONAL_RULES.pop(trigger, None) is not None:
+            importlib.import_module(module)
 
 
 def _load_triggered() -> None:

@@ -223,13 +223,13 @@ def _continuous(names, method, shapes, **options):
         return fn
     return register
 
-_PLAIN = ('norm', 'cauchy', 'laplace', 'logistic', 'expon', 'halfnorm', 'rayleigh', 'gumbel_r', 'gumbel_l', 'uniform')
 
-_DF = ('t', 'chi2')
+_PLAIN = ("norm", "cauchy", "laplace", "logistic", "expon", "halfnorm", "rayleigh", "gumbel_r",
+          "gumbel_l", "uniform")
+_DF = ("t", "chi2")
+_A = ("gamma",)
+_AB = ("beta",)
 
-_A = ('gamma',)
-
-_AB = ('beta',)
 
 def _plain_logpdf_tangent(dx, dloc, dscale, y, self, x, loc=0, scale=1):
     return _continuous_tangent(self, "logpdf", dx, (), dloc, dscale, y, x, (), loc, scale)
@@ -739,7 +739,7 @@ def _cov_cotangent(full, cov):
 
 
 def _mvn_cotangents(method, g, y, x, mean, cov):
-    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+    _, sigma, alpha = _mvn_setup(x, mean, cov)
     w = np.reshape(g if method == "logpdf" else g * y, -1)
     gx = -(w[:, None] * alpha)
     gmean = None if mean is None else _like(np.reshape(np.sum(-gx, axis=0), np.shape(mean)), mean)
@@ -948,7 +948,7 @@ def _discrete_frozen_parts(frozen):
 def _discrete_frozen_self(frozen, method, g, y, k):
     """The frozen object's cotangent: in its real parameter (mu, p); binom's n has none
     (NaN: the rule cannot tell a constant n, whose slot is dropped, from an active one)."""
-    dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
+    dist, names, _, params, loc = _discrete_frozen_parts(frozen)
     weight = _discrete_weight(dist, method, g, y, k, params, loc)
     bars = {name: np.full(np.shape(weight), np.nan) for name in names[:-2]}
     bars[names[-2]] = weight
@@ -961,7 +961,7 @@ def _unknown_like(k):
 
 
 def _discrete_frozen_tangent(frozen, method, dself, dk, y, k):
-    dist, names, bound, params, loc = _discrete_frozen_parts(frozen)
+    dist, names, _, params, loc = _discrete_frozen_parts(frozen)
     tangents = dict(zip(names, (dself or {}).get("args") or ()))
     tangents.update((dself or {}).get("kwds") or {})
     d = tangents.get(names[-2])
@@ -1126,7 +1126,7 @@ def frozen_discrete_logsf(g, y, self, k):
 def _mvn_frozen_self(frozen, method, g, y, x):
     mean, cov = frozen.mean, frozen.cov
     _, gmean, _ = _mvn_cotangents(method, g, y, x, mean, cov)
-    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+    _, sigma, alpha = _mvn_setup(x, mean, cov)
     w = np.reshape(g if method == "logpdf" else g * y, -1)
     full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
     return {"mean": gmean, "cov": full}
