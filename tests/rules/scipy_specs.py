@@ -139,6 +139,10 @@ def _first_part(y, rng):
     return (rng.standard_normal(np.shape(y[0])), None)
 
 
+BANDED = CUSTOM(lambda rng: rng.standard_normal((3, 4)) * 0.3 + np.array([[0.0], [2.0], [0.0]]), "AB(1,1)4")
+BANDED_LOWER = CUSTOM(lambda rng: rng.standard_normal((3, 4)) * 0.3 + np.array([[2.0], [0.0], [0.0]]), "AB(2,0)4")
+
+
 def linalg_specs():
     la = linalg
     specs = [
@@ -154,6 +158,7 @@ def linalg_specs():
         F(la.lu_solve, _lu(3), R(3)), F(la.lu_solve, _lu(4), R(4, 2), trans=1),
         F(la.solve, _well(3), R(3)), F(la.solve, _well(3), R(3, 2), transposed=True),
         F(la.solve, _spd(3), R(3, 2), assume_a="pos"), F(la.solve, _spd(3), R(3), assume_a="sym", lower=True),
+        F(la.solve_banded, (1, 1), BANDED, R(4)), F(la.solve_banded, (2, 0), BANDED_LOWER, R(4, 2)),
         F(la.inv, _well(3)), F(la.det, _well(3)), F(la.det, R(4, 4)),
         F(la.expm, R(3, 3)), F(la.expm, R(2, 3, 3)), F(la.sqrtm, _spd(3)), F(la.sqrtm, _well(3)),
         F(la.logm, _spd(2)),

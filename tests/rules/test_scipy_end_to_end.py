@@ -205,3 +205,8 @@ def test_a_bound_method_with_a_rule_is_not_transformed_from_source():
 def test_frozen_discrete_count_and_n_are_nan():
     g = zp.gradient(lambda k, n, p: np.sum(stats.binom(n, p).logpmf(k)), np.array([1.0, 2.0]), 5.0, 0.3)
     assert np.all(np.isnan(g[0])) and np.isnan(g[1]) and np.isfinite(g[2])
+
+
+def test_solve_banded_end_to_end():
+    ab = RNG.standard_normal((3, 5)) * 0.3 + np.array([[0.0], [2.0], [0.0]])
+    check_gradient(lambda band, b: np.sum(linalg.solve_banded((1, 1), band, b) ** 2), ab, RNG.standard_normal(5))

@@ -218,6 +218,40 @@ def _solve_tangent(da, db, x, a, b, lower=False, overwrite_a=False, overwrite_b=
     return linalg.solve(a, rhs, transposed=transposed)
 
 
+def _band_entries(l_and_u, n):
+    """(row in the band storage, row, column) of every entry inside the band of an n x n matrix."""
+    lower, upper = l_and_u
+    return [(upper + i - j, i, j) for i in range(n) for j in range(max(0, i - lower), min(n, i + upper + 1))]
+
+
+def _band_to_full(l_and_u, ab):
+    n = ab.shape[-1]
+    full = np.zeros((n, n), dtype=np.result_type(ab, float))
+    for k, i, j in _band_entries(l_and_u, n):
+        full[i, j] = ab[k, j]
+    return full
+
+
+def _full_to_band(l_and_u, a, shape):
+    ab = np.zeros(shape, dtype=a.dtype)
+    for k, i, j in _band_entries(l_and_u, shape[-1]):
+        ab[k, j] = a[i, j]
+    return ab
+
+
+def _solve_banded_cotangents(g, x, l_and_u, ab, b):
+    full = _band_to_full(l_and_u, np.asarray(ab))
+    gb = np.linalg.solve(full.T, g)
+    return _full_to_band(l_and_u, -_outer(gb, x), np.shape(ab)), gb
+
+
+def _solve_banded_tangent(dab, db, x, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False,
+                          check_finite=True):
+    full = _band_to_full(l_and_u, np.asarray(ab))
+    rhs = tangent(db) - (0.0 if dab is None else _band_to_full(l_and_u, np.asarray(dab)) @ x)
+    return np.linalg.solve(full, np.broadcast_to(rhs, np.shape(x)))
+
+
 def _frechet_by_blocks(f, a, e):
     """L_f(a, e): the upper-right block of f([[a, e], [0, a]]), e scaled to a's size."""
     n = a.shape[-1]
@@ -372,6 +406,12 @@ def solve(g, y, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_f
     """General a (also transposed=True), or 'sym'/'pos'/'her' (reads one triangle); other
     assume_a values are refused."""
     return _solve_cotangents(g, y, a, lower, assume_a, transposed)
+
+
+@LIB.rule("solve_banded", diff=("ab", "b"), jvp=_solve_banded_tangent)
+def solve_banded(g, y, l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """In the band (entries of ab outside the matrix get zero) and b."""
+    return _solve_banded_cotangents(g, y, l_and_u, ab, b)
 
 
 def _inv_tangent(da, y, a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
