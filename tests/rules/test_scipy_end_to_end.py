@@ -210,3 +210,18 @@ def test_frozen_discrete_count_and_n_are_nan():
 def test_solve_banded_end_to_end():
     ab = RNG.standard_normal((3, 5)) * 0.3 + np.array([[0.0], [2.0], [0.0]])
     check_gradient(lambda band, b: np.sum(linalg.solve_banded((1, 1), band, b) ** 2), ab, RNG.standard_normal(5))
+
+
+@pytest.mark.parametrize("name", __import__("zygote_py.rules.scipy_special", fromlist=["x"]).HOLOMORPHIC)
+def test_holomorphic_special_functions_on_complex_values(name):
+    from corpus.finite_diff import assert_gradient_matches, numerical_gradient
+
+    fn = getattr(special, name)
+    z = RNG.uniform(0.5, 1.5, 3) + 1j * RNG.uniform(-0.3, 0.3, 3)
+    w = RNG.standard_normal(3) + 1j * RNG.standard_normal(3)
+
+    def loss(a):
+        return np.real(np.sum(fn(a) * w))
+
+    got = zp.gradient(loss, z)[0]
+    assert_gradient_matches(got, numerical_gradient(loss, (z,))[0], z, name, atol=1e-6, rtol=1e-5)

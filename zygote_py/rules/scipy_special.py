@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from zygote_py.rules.factorizations import output_parts
+from zygote_py.rules.registry import declare_complex_ok
 from zygote_py.rules.scipy_support import Library, tangent
 from zygote_py.runtime import unbroadcast
 
@@ -885,5 +886,12 @@ def pseudo_huber(g, y, delta, r, out=None, **kwargs):
     fd, fr = _pseudo_huber_partials(delta, r)
     return unbroadcast(g * fd, delta), unbroadcast(g * fr, r)
 
+
+# Holomorphic where SciPy takes complex values, and their bodies are g * f'(z) as they stand:
+# right under the covector convention (docs/complex.md; tests/rules/test_scipy_end_to_end.py
+# checks each in the real and the imaginary direction)
+HOLOMORPHIC = ("erf", "erfc", "erfi", "erfcx", "dawsn", "ndtr", "log_ndtr", "expm1", "log1p", "gamma",
+               "loggamma", "exp1", "expi")
+declare_complex_ok(*(LIB.get(name) for name in HOLOMORPHIC))
 
 LIB.nondifferentiable("round", "gammasgn", "factorial", "factorial2", "comb", "perm")
