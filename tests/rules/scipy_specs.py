@@ -209,6 +209,8 @@ def stats_specs():
                   _method(st.bernoulli, method, np.array([0.0, 1.0, 0.0] if method != "logsf" else [0.0, 0.0]),
                           R(3 if method != "logsf" else 2, lo=0.2, hi=0.8))]
     mvn, dirichlet = st.multivariate_normal, st.dirichlet
+    specs += [_method(mvn, "entropy", R(3), _spd(3)), _method(mvn, "entropy", cov=_spd(2)),
+              _method(mvn, "entropy", R(3), P(3)), _method(mvn, "entropy", R(2), PS())]
     for method in ("logpdf", "pdf"):
         specs += [_method(mvn, method, R(3), R(3), _spd(3)), _method(mvn, method, R(4, 2), R(2), _spd(2)),
                   _method(mvn, method, R(3), R(3), cov=P(3)), _method(mvn, method, R(5, 3), R(3), cov=PS()),

@@ -716,12 +716,21 @@ def bernoulli_logsf(g, y, self, k, p, loc=0):
 # multivariate_normal (in x, mean and cov; SciPy reads cov's lower triangle) and dirichlet
 
 
-def _mvn_setup(x, mean, cov):
-    """(samples (n, d), residuals, cov as a matrix, its inverse applied to the residuals)."""
+def _mvn_sigma(mean, cov):
+    """cov (a scalar, a diagonal or a matrix whose lower triangle is read) as the matrix SciPy uses."""
     cov_arr = np.asarray(cov, dtype=float)
     dim = np.size(mean) if mean is not None else (cov_arr.shape[0] if cov_arr.ndim else 1)
-    sigma = cov_arr * np.eye(dim) if cov_arr.ndim == 0 else (
-        np.diag(cov_arr) if cov_arr.ndim == 1 else np.tril(cov_arr) + np.tril(cov_arr, -1).T)
+    if cov_arr.ndim == 0:
+        return cov_arr * np.eye(dim)
+    if cov_arr.ndim == 1:
+        return np.diag(cov_arr)
+    return np.tril(cov_arr) + np.tril(cov_arr, -1).T
+
+
+def _mvn_setup(x, mean, cov):
+    """(samples (n, d), cov as a matrix, its inverse applied to the residuals)."""
+    sigma = _mvn_sigma(mean, cov)
+    dim = sigma.shape[0]
     samples = np.asarray(x, dtype=float).reshape(-1, dim)
     resid = samples - (0.0 if mean is None else np.reshape(np.asarray(mean, dtype=float), dim))
     alpha = np.linalg.solve(sigma, resid.T).T
@@ -755,9 +764,7 @@ def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov):
     if dmean is not None:
         d = d + alpha @ np.reshape(dmean, -1)
     if dcov is not None:
-        dcov_arr = np.asarray(dcov, dtype=float)
-        dsigma = dcov_arr * np.eye(sigma.shape[0]) if dcov_arr.ndim == 0 else (
-            np.diag(dcov_arr) if dcov_arr.ndim == 1 else np.tril(dcov_arr) + np.tril(dcov_arr, -1).T)
+        dsigma = _mvn_sigma(mean, dcov)
         d = d - 0.5 * np.trace(np.linalg.solve(sigma, dsigma)) + 0.5 * np.sum((alpha @ dsigma) * alpha, axis=1)
     d = np.reshape(d, np.shape(y))
     return d if method == "logpdf" else y * d
@@ -783,6 +790,23 @@ def _mvn_pdf_tangent(dx, dmean, dcov, y, self, x, mean=None, cov=1, allow_singul
 def multivariate_normal_pdf(g, y, self, x, mean=None, cov=1, allow_singular=False):
     """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read)."""
     return _mvn_cotangents("pdf", g, y, x, mean, cov)
+
+
+def _mvn_entropy_cotangent(g, mean, cov):
+    """entropy = (d log(2 pi e) + log det cov) / 2: g cov^-1 / 2 against the full matrix."""
+    return _cov_cotangent(0.5 * g * np.linalg.inv(_mvn_sigma(mean, cov)), cov)
+
+
+def _mvn_entropy_tangent(dcov, y, self, mean=None, cov=1):
+    sigma = _mvn_sigma(mean, cov)
+    return 0.5 * np.trace(np.linalg.solve(sigma, _mvn_sigma(mean, dcov)))
+
+
+@LIB.method_rule(LIB.type_of("multivariate_normal"), "multivariate_normal", "entropy", diff=("cov",),
+                 jvp=_mvn_entropy_tangent)
+def multivariate_normal_entropy(g, y, self, mean=None, cov=1):
+    """In cov (the mean does not change it)."""
+    return _mvn_entropy_cotangent(g, mean, cov)
 
 
 def _dirichlet_parts(x, alpha):
