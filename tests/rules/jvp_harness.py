@@ -59,7 +59,7 @@ def check_jvp(spec, seed: int = 0) -> int:
     sig = inspect.Signature(list(rule.params))
     bound = sig.bind(*args, **kwargs)
     movable = {name: _direction(bound.arguments[name], rng) for name in rule.diff
-               if name in bound.arguments}
+               if name in bound.arguments and name not in rule.meta.get("underived", ())}
     movable = {name: d for name, d in movable.items() if d is not None}
     groups = [[name] for name in movable] + ([list(movable)] if len(movable) > 1 else [])
     for group in groups:

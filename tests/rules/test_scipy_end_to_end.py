@@ -225,3 +225,20 @@ def test_holomorphic_special_functions_on_complex_values(name):
 
     got = zp.gradient(loss, z)[0]
     assert_gradient_matches(got, numerical_gradient(loss, (z,))[0], z, name, atol=1e-6, rtol=1e-5)
+
+
+def _cdf_of(dist, x, df):
+    return dist.cdf(x, df)
+
+
+def _logpmf_of(dist, k, mu):
+    return np.sum(dist.logpmf(k, mu))
+
+
+def test_a_distribution_decided_while_running_gives_nan_for_an_underived_argument():
+    # the receiver is an argument: the rule applies while running, where a constant and an
+    # active df look alike; the derivative it does not know is NaN, never a plausible number
+    g = zp.gradient(_cdf_of, stats.t, 0.3, 4.0)
+    assert np.isclose(g[1], stats.t.pdf(0.3, 4.0)) and np.isnan(g[2])
+    g = zp.gradient(_logpmf_of, stats.poisson, np.array([1.0, 2.0]), 2.5)
+    assert np.all(np.isnan(g[1])) and np.isclose(g[2], np.sum(np.array([1.0, 2.0]) / 2.5 - 1.0))

@@ -180,7 +180,7 @@ def _continuous_cotangents(dist, method, g, y, x, shapes, loc, scale):
         weight = np.where(inside, sign * g * density, 0.0)
         gx = weight / scale
         gscale = -weight * z / scale
-        gshapes = ()
+        gshapes = tuple(np.full(np.shape(gx), np.nan) for _ in shapes)  # not known: never used
     parts = (_like(gx, x),) + tuple(_like(d, s) for d, s in zip(gshapes, shapes))
     return parts + (_like(-gx, loc), _like(gscale, scale))
 
@@ -195,7 +195,7 @@ def _continuous_tangent(dist, method, dx, dshapes, dloc, dscale, y, x, shapes, l
                                        *(np.shape(s) for s in shapes)))
     parts = _continuous_cotangents(dist, method, ones, y, ones * x, tuple(ones * s for s in shapes),
                                    ones * loc, ones * scale)
-    tangents = (dx,) + (tuple(dshapes) if _density_method(method) else ()) + (dloc, dscale)
+    tangents = (dx,) + tuple(dshapes) + (dloc, dscale)
     total = 0.0
     for part, d in zip(parts, tangents):
         if d is not None and part is not None:
@@ -211,9 +211,11 @@ def _continuous_tangent(dist, method, dx, dshapes, dloc, dscale, y, x, shapes, l
 
 def _continuous(names, method, shapes, **options):
     """Register a rule for `method` of the distributions `names` (shape parameters
-    `shapes`: differentiable in the densities, refused when active in the CDFs)."""
+    `shapes`: differentiable in the densities, refused when active in the CDFs, NaN there)."""
     density = method in ("logpdf", "pdf")
-    diff = ("x",) + (shapes if density else ()) + ("loc", "scale")
+    diff = ("x",) + shapes + ("loc", "scale")
+    # a CDF's shape parameters: refused where the call is known while compiling; where it
+    # is decided while running (the distribution is an argument), their cotangent is NaN
     underived = () if density else shapes
 
     def register(fn):
@@ -311,43 +313,43 @@ def df_pdf(g, y, self, x, df, loc=0, scale=1):
     return _continuous_cotangents(self, "pdf", g, y, x, (df, ), loc, scale)
 
 
-def _df_cdf_tangent(dx, dloc, dscale, y, self, x, df, loc=0, scale=1):
-    return _continuous_tangent(self, "cdf", dx, (None, ), dloc, dscale, y, x, (df, ), loc, scale)
+def _df_cdf_tangent(dx, ddf, dloc, dscale, y, self, x, df, loc=0, scale=1):
+    return _continuous_tangent(self, "cdf", dx, (ddf, ), dloc, dscale, y, x, (df, ), loc, scale)
 
 
 @_continuous(_DF, "cdf", ('df',), jvp=_df_cdf_tangent)
 def df_cdf(g, y, self, x, df, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for df (refused when active where the call is known)."""
     return _continuous_cotangents(self, "cdf", g, y, x, (df, ), loc, scale)
 
 
-def _df_logcdf_tangent(dx, dloc, dscale, y, self, x, df, loc=0, scale=1):
-    return _continuous_tangent(self, "logcdf", dx, (None, ), dloc, dscale, y, x, (df, ), loc, scale)
+def _df_logcdf_tangent(dx, ddf, dloc, dscale, y, self, x, df, loc=0, scale=1):
+    return _continuous_tangent(self, "logcdf", dx, (ddf, ), dloc, dscale, y, x, (df, ), loc, scale)
 
 
 @_continuous(_DF, "logcdf", ('df',), jvp=_df_logcdf_tangent)
 def df_logcdf(g, y, self, x, df, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for df (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logcdf", g, y, x, (df, ), loc, scale)
 
 
-def _df_sf_tangent(dx, dloc, dscale, y, self, x, df, loc=0, scale=1):
-    return _continuous_tangent(self, "sf", dx, (None, ), dloc, dscale, y, x, (df, ), loc, scale)
+def _df_sf_tangent(dx, ddf, dloc, dscale, y, self, x, df, loc=0, scale=1):
+    return _continuous_tangent(self, "sf", dx, (ddf, ), dloc, dscale, y, x, (df, ), loc, scale)
 
 
 @_continuous(_DF, "sf", ('df',), jvp=_df_sf_tangent)
 def df_sf(g, y, self, x, df, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for df (refused when active where the call is known)."""
     return _continuous_cotangents(self, "sf", g, y, x, (df, ), loc, scale)
 
 
-def _df_logsf_tangent(dx, dloc, dscale, y, self, x, df, loc=0, scale=1):
-    return _continuous_tangent(self, "logsf", dx, (None, ), dloc, dscale, y, x, (df, ), loc, scale)
+def _df_logsf_tangent(dx, ddf, dloc, dscale, y, self, x, df, loc=0, scale=1):
+    return _continuous_tangent(self, "logsf", dx, (ddf, ), dloc, dscale, y, x, (df, ), loc, scale)
 
 
 @_continuous(_DF, "logsf", ('df',), jvp=_df_logsf_tangent)
 def df_logsf(g, y, self, x, df, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for df (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logsf", g, y, x, (df, ), loc, scale)
 
 
@@ -371,43 +373,43 @@ def a_pdf(g, y, self, x, a, loc=0, scale=1):
     return _continuous_cotangents(self, "pdf", g, y, x, (a, ), loc, scale)
 
 
-def _a_cdf_tangent(dx, dloc, dscale, y, self, x, a, loc=0, scale=1):
-    return _continuous_tangent(self, "cdf", dx, (None, ), dloc, dscale, y, x, (a, ), loc, scale)
+def _a_cdf_tangent(dx, da, dloc, dscale, y, self, x, a, loc=0, scale=1):
+    return _continuous_tangent(self, "cdf", dx, (da, ), dloc, dscale, y, x, (a, ), loc, scale)
 
 
 @_continuous(_A, "cdf", ('a',), jvp=_a_cdf_tangent)
 def a_cdf(g, y, self, x, a, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a (refused when active where the call is known)."""
     return _continuous_cotangents(self, "cdf", g, y, x, (a, ), loc, scale)
 
 
-def _a_logcdf_tangent(dx, dloc, dscale, y, self, x, a, loc=0, scale=1):
-    return _continuous_tangent(self, "logcdf", dx, (None, ), dloc, dscale, y, x, (a, ), loc, scale)
+def _a_logcdf_tangent(dx, da, dloc, dscale, y, self, x, a, loc=0, scale=1):
+    return _continuous_tangent(self, "logcdf", dx, (da, ), dloc, dscale, y, x, (a, ), loc, scale)
 
 
 @_continuous(_A, "logcdf", ('a',), jvp=_a_logcdf_tangent)
 def a_logcdf(g, y, self, x, a, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logcdf", g, y, x, (a, ), loc, scale)
 
 
-def _a_sf_tangent(dx, dloc, dscale, y, self, x, a, loc=0, scale=1):
-    return _continuous_tangent(self, "sf", dx, (None, ), dloc, dscale, y, x, (a, ), loc, scale)
+def _a_sf_tangent(dx, da, dloc, dscale, y, self, x, a, loc=0, scale=1):
+    return _continuous_tangent(self, "sf", dx, (da, ), dloc, dscale, y, x, (a, ), loc, scale)
 
 
 @_continuous(_A, "sf", ('a',), jvp=_a_sf_tangent)
 def a_sf(g, y, self, x, a, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a (refused when active where the call is known)."""
     return _continuous_cotangents(self, "sf", g, y, x, (a, ), loc, scale)
 
 
-def _a_logsf_tangent(dx, dloc, dscale, y, self, x, a, loc=0, scale=1):
-    return _continuous_tangent(self, "logsf", dx, (None, ), dloc, dscale, y, x, (a, ), loc, scale)
+def _a_logsf_tangent(dx, da, dloc, dscale, y, self, x, a, loc=0, scale=1):
+    return _continuous_tangent(self, "logsf", dx, (da, ), dloc, dscale, y, x, (a, ), loc, scale)
 
 
 @_continuous(_A, "logsf", ('a',), jvp=_a_logsf_tangent)
 def a_logsf(g, y, self, x, a, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logsf", g, y, x, (a, ), loc, scale)
 
 
@@ -431,43 +433,43 @@ def ab_pdf(g, y, self, x, a, b, loc=0, scale=1):
     return _continuous_cotangents(self, "pdf", g, y, x, (a, b, ), loc, scale)
 
 
-def _ab_cdf_tangent(dx, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
-    return _continuous_tangent(self, "cdf", dx, (None, None, ), dloc, dscale, y, x, (a, b, ), loc, scale)
+def _ab_cdf_tangent(dx, da, db, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
+    return _continuous_tangent(self, "cdf", dx, (da, db, ), dloc, dscale, y, x, (a, b, ), loc, scale)
 
 
 @_continuous(_AB, "cdf", ('a', 'b'), jvp=_ab_cdf_tangent)
 def ab_cdf(g, y, self, x, a, b, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a, b (refused when active where the call is known)."""
     return _continuous_cotangents(self, "cdf", g, y, x, (a, b, ), loc, scale)
 
 
-def _ab_logcdf_tangent(dx, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
-    return _continuous_tangent(self, "logcdf", dx, (None, None, ), dloc, dscale, y, x, (a, b, ), loc, scale)
+def _ab_logcdf_tangent(dx, da, db, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
+    return _continuous_tangent(self, "logcdf", dx, (da, db, ), dloc, dscale, y, x, (a, b, ), loc, scale)
 
 
 @_continuous(_AB, "logcdf", ('a', 'b'), jvp=_ab_logcdf_tangent)
 def ab_logcdf(g, y, self, x, a, b, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a, b (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logcdf", g, y, x, (a, b, ), loc, scale)
 
 
-def _ab_sf_tangent(dx, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
-    return _continuous_tangent(self, "sf", dx, (None, None, ), dloc, dscale, y, x, (a, b, ), loc, scale)
+def _ab_sf_tangent(dx, da, db, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
+    return _continuous_tangent(self, "sf", dx, (da, db, ), dloc, dscale, y, x, (a, b, ), loc, scale)
 
 
 @_continuous(_AB, "sf", ('a', 'b'), jvp=_ab_sf_tangent)
 def ab_sf(g, y, self, x, a, b, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a, b (refused when active where the call is known)."""
     return _continuous_cotangents(self, "sf", g, y, x, (a, b, ), loc, scale)
 
 
-def _ab_logsf_tangent(dx, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
-    return _continuous_tangent(self, "logsf", dx, (None, None, ), dloc, dscale, y, x, (a, b, ), loc, scale)
+def _ab_logsf_tangent(dx, da, db, dloc, dscale, y, self, x, a, b, loc=0, scale=1):
+    return _continuous_tangent(self, "logsf", dx, (da, db, ), dloc, dscale, y, x, (a, b, ), loc, scale)
 
 
 @_continuous(_AB, "logsf", ('a', 'b'), jvp=_ab_logsf_tangent)
 def ab_logsf(g, y, self, x, a, b, loc=0, scale=1):
-    """In x, loc and scale."""
+    """In x, loc and scale; NaN for a, b (refused when active where the call is known)."""
     return _continuous_cotangents(self, "logsf", g, y, x, (a, b, ), loc, scale)
 
 
@@ -523,193 +525,199 @@ def _discrete_tangent(dist, method, dparam, y, k, params, loc):
 
 
 def _discrete(name, method, param, underived, forward):
-    """Register a rule for dist.method, differentiable in `param`, with `underived`
-    (the count k, binom's n) refused when active."""
+    """Register a rule for dist.method, differentiable in `param`; the count k and binom's n
+    (`underived`) are refused when active where the call is known while compiling, and their
+    cotangent is NaN where it is decided while running."""
     def register(fn):
-        LIB.method_rule(LIB.type_of(name), name, method, diff=(param,), underived=underived,
-                        jvp=forward)(fn)
+        LIB.method_rule(LIB.type_of(name), name, method, diff=(*underived, param),
+                        underived=underived, jvp=forward)(fn)
         return fn
     return register
 
 
-def _poisson_logpmf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "logpmf", dmu, y, k, (mu,), loc)
+def _with_unknown(tangent, *unknown_tangents):
+    """A tangent that is NaN where an argument without a derivative moves."""
+    return tangent + np.nan if any(d is not None for d in unknown_tangents) else tangent
+
+
+def _poisson_logpmf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logpmf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "logpmf", "mu", ('k',), _poisson_logpmf_tangent)
 def poisson_logpmf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "logpmf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logpmf", g, y, k, (mu,), loc)
 
 
-def _poisson_pmf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "pmf", dmu, y, k, (mu,), loc)
+def _poisson_pmf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "pmf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "pmf", "mu", ('k',), _poisson_pmf_tangent)
 def poisson_pmf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "pmf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "pmf", g, y, k, (mu,), loc)
 
 
-def _poisson_cdf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "cdf", dmu, y, k, (mu,), loc)
+def _poisson_cdf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "cdf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "cdf", "mu", ('k',), _poisson_cdf_tangent)
 def poisson_cdf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "cdf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "cdf", g, y, k, (mu,), loc)
 
 
-def _poisson_logcdf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "logcdf", dmu, y, k, (mu,), loc)
+def _poisson_logcdf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logcdf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "logcdf", "mu", ('k',), _poisson_logcdf_tangent)
 def poisson_logcdf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "logcdf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logcdf", g, y, k, (mu,), loc)
 
 
-def _poisson_sf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "sf", dmu, y, k, (mu,), loc)
+def _poisson_sf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "sf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "sf", "mu", ('k',), _poisson_sf_tangent)
 def poisson_sf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "sf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "sf", g, y, k, (mu,), loc)
 
 
-def _poisson_logsf_tangent(dmu, y, self, k, mu, loc=0):
-    return _discrete_tangent(self, "logsf", dmu, y, k, (mu,), loc)
+def _poisson_logsf_tangent(dk, dmu, y, self, k, mu, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logsf", dmu, y, k, (mu,), loc), dk)
 
 
 @_discrete("poisson", "logsf", "mu", ('k',), _poisson_logsf_tangent)
 def poisson_logsf(g, y, self, k, mu, loc=0):
-    """In mu."""
-    return _discrete_cotangent(self, "logsf", g, y, k, (mu,), loc)
+    """In mu; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logsf", g, y, k, (mu,), loc)
 
 
-def _binom_logpmf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "logpmf", dp, y, k, (n, p,), loc)
+def _binom_logpmf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logpmf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "logpmf", "p", ('k', 'n'), _binom_logpmf_tangent)
 def binom_logpmf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logpmf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "logpmf", g, y, k, (n, p,), loc)
 
 
-def _binom_pmf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "pmf", dp, y, k, (n, p,), loc)
+def _binom_pmf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "pmf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "pmf", "p", ('k', 'n'), _binom_pmf_tangent)
 def binom_pmf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "pmf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "pmf", g, y, k, (n, p,), loc)
 
 
-def _binom_cdf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "cdf", dp, y, k, (n, p,), loc)
+def _binom_cdf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "cdf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "cdf", "p", ('k', 'n'), _binom_cdf_tangent)
 def binom_cdf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "cdf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "cdf", g, y, k, (n, p,), loc)
 
 
-def _binom_logcdf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "logcdf", dp, y, k, (n, p,), loc)
+def _binom_logcdf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logcdf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "logcdf", "p", ('k', 'n'), _binom_logcdf_tangent)
 def binom_logcdf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logcdf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "logcdf", g, y, k, (n, p,), loc)
 
 
-def _binom_sf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "sf", dp, y, k, (n, p,), loc)
+def _binom_sf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "sf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "sf", "p", ('k', 'n'), _binom_sf_tangent)
 def binom_sf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "sf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "sf", g, y, k, (n, p,), loc)
 
 
-def _binom_logsf_tangent(dp, y, self, k, n, p, loc=0):
-    return _discrete_tangent(self, "logsf", dp, y, k, (n, p,), loc)
+def _binom_logsf_tangent(dk, dn, dp, y, self, k, n, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logsf", dp, y, k, (n, p,), loc), dk, dn)
 
 
 @_discrete("binom", "logsf", "p", ('k', 'n'), _binom_logsf_tangent)
 def binom_logsf(g, y, self, k, n, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logsf", g, y, k, (n, p,), loc)
+    """In p; NaN for k and n (refused when active where the call is known)."""
+    return _unknown_like(k), _unknown_like(n), _discrete_cotangent(self, "logsf", g, y, k, (n, p,), loc)
 
 
-def _bernoulli_logpmf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "logpmf", dp, y, k, (p,), loc)
+def _bernoulli_logpmf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logpmf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "logpmf", "p", ('k',), _bernoulli_logpmf_tangent)
 def bernoulli_logpmf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logpmf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logpmf", g, y, k, (p,), loc)
 
 
-def _bernoulli_pmf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "pmf", dp, y, k, (p,), loc)
+def _bernoulli_pmf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "pmf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "pmf", "p", ('k',), _bernoulli_pmf_tangent)
 def bernoulli_pmf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "pmf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "pmf", g, y, k, (p,), loc)
 
 
-def _bernoulli_cdf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "cdf", dp, y, k, (p,), loc)
+def _bernoulli_cdf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "cdf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "cdf", "p", ('k',), _bernoulli_cdf_tangent)
 def bernoulli_cdf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "cdf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "cdf", g, y, k, (p,), loc)
 
 
-def _bernoulli_logcdf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "logcdf", dp, y, k, (p,), loc)
+def _bernoulli_logcdf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logcdf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "logcdf", "p", ('k',), _bernoulli_logcdf_tangent)
 def bernoulli_logcdf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logcdf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logcdf", g, y, k, (p,), loc)
 
 
-def _bernoulli_sf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "sf", dp, y, k, (p,), loc)
+def _bernoulli_sf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "sf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "sf", "p", ('k',), _bernoulli_sf_tangent)
 def bernoulli_sf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "sf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "sf", g, y, k, (p,), loc)
 
 
-def _bernoulli_logsf_tangent(dp, y, self, k, p, loc=0):
-    return _discrete_tangent(self, "logsf", dp, y, k, (p,), loc)
+def _bernoulli_logsf_tangent(dk, dp, y, self, k, p, loc=0):
+    return _with_unknown(_discrete_tangent(self, "logsf", dp, y, k, (p,), loc), dk)
 
 
 @_discrete("bernoulli", "logsf", "p", ('k',), _bernoulli_logsf_tangent)
 def bernoulli_logsf(g, y, self, k, p, loc=0):
-    """In p."""
-    return _discrete_cotangent(self, "logsf", g, y, k, (p,), loc)
+    """In p; NaN for k (refused when active where the call is known)."""
+    return _unknown_like(k), _discrete_cotangent(self, "logsf", g, y, k, (p,), loc)
 
 
 # ---------------------------------------------------------------------------
@@ -918,16 +926,9 @@ def _continuous_frozen_parts(frozen, method, g, y, x):
 def _continuous_frozen_self(frozen, method, g, y, x):
     """The frozen object's cotangent.  A CDF's derivative in a shape parameter (t's df,
     gamma's a, ...) is not known: that slot is NaN, never a number that looks right (the
-    rule cannot tell a constant df, whose slot is dropped, from an active one; the unfrozen
-    method refuses an active one outright)."""
+    rule cannot tell a constant df, whose slot is dropped, from an active one)."""
     names, parts = _continuous_frozen_parts(frozen, method, g, y, x)
-    shapes = names[:-2]
-    if shapes and not _density_method(method):
-        unknown = np.full(np.shape(parts[0]), np.nan)
-        bars = {**{name: unknown for name in shapes}, "loc": parts[1], "scale": parts[2]}
-    else:
-        bars = dict(zip(names, parts[1:]))
-    return _spread(frozen, names, bars)
+    return _spread(frozen, names, dict(zip(names, parts[1:])))
 
 
 def _continuous_frozen_x(frozen, method, g, y, x):
@@ -957,8 +958,6 @@ def _continuous_frozen_tangent(frozen, method, dself, dx, y, x):
     values = tuple(bound[name] for name in shapes)
     parts = _continuous_cotangents(dist, method, ones, y, ones * x, tuple(ones * v for v in values),
                                    ones * bound.get("loc", 0.0), ones * bound.get("scale", 1.0))
-    if not _density_method(method):
-        names = ("loc", "scale")
     return _frozen_tangent_total(frozen, names, parts, dself, dx, ones)
 
 
