@@ -12,8 +12,9 @@ solve_triangular reads the triangle `lower` names (and not the diagonal with
 unit_diagonal=True); cholesky, cho_factor, eigh and solve(assume_a='pos'/'sym')
 read one triangle of a symmetric matrix, so the cotangent folds both halves of
 the symmetric gradient onto that triangle (see rules/factorizations.py).  The
-factor cho_factor returns keeps a's other triangle as it was (SciPy leaves it
-untouched), so that triangle's cotangent passes straight back to a.  lu_factor
+factor cho_factor returns keeps a's other triangle as it was before SciPy 1.18 (its
+cotangent passes straight back to a) and zeroes it from 1.18 on (no derivative):
+the rule asks the installed SciPy which.  lu_factor
 packs L (strict lower, unit diagonal) and U into one matrix; its pivots are constant.
 
 Matrix functions f (expm, logm, sqrtm, cosm, ...) are primary matrix functions:
@@ -98,18 +99,36 @@ def _cholesky_factor_tangent(da, factor, lower):
     return dlow if lower else _t(dlow)
 
 
+def _keeps_other_triangle():
+    """Whether cho_factor leaves a's other triangle in its result (SciPy before 1.18) or
+    zeroes it (1.18 on): asked of the installed SciPy itself, once."""
+    if linalg is None:
+        return False
+    c, _ = linalg.cho_factor(np.array([[4.0, 1.0], [1.0, 4.0]]), lower=True)
+    return bool(c[0, 1] == 1.0)
+
+
+_CHO_FACTOR_KEEPS_OTHER_TRIANGLE = _keeps_other_triangle()
+
+
+def _other_triangle(m, lower):
+    """The strict triangle cho_factor does not compute: a's own entries (passed through) on
+    SciPy versions that leave it, zero (no derivative) where it is zeroed."""
+    return _triangle(m, not lower, strict=True) if _CHO_FACTOR_KEEPS_OTHER_TRIANGLE else 0.0
+
+
 def _cho_factor_cotangent(g, y, a, lower):
     gc = output_parts(g, y)[0]
     if gc is None:
         return None
     factor = _triangle(y[0], lower)
     folded = _cholesky_cotangent(_triangle(gc, lower), factor, not lower)
-    return folded + _triangle(gc, not lower, strict=True)
+    return folded + _other_triangle(gc, lower)
 
 
 def _cho_factor_tangent(da, y, a, lower=False, overwrite_a=False, check_finite=True):
     dfactor = _cholesky_factor_tangent(da, _triangle(y[0], lower), lower)
-    return _triangle(dfactor, lower) + _triangle(da, not lower, strict=True), None
+    return _triangle(dfactor, lower) + _other_triangle(da, lower), None
 
 
 def _cho_solve_cotangents(g, x, c_and_lower, b):
