@@ -94,6 +94,9 @@ def resolve(f, rules) -> Resolution:
     if isinstance(f, types.FunctionType):
         return Resolution(FUNCTION, function=f)
     if isinstance(f, types.MethodType):
+        if rules.method_rule(type(f.__self__), f.__name__) is not None:
+            # a rule for the receiver's type (`pdf = scipy.stats.norm.pdf`): as receiver.name(...)
+            return Resolution(RECEIVER, receiver=f.__self__, name=f.__name__)
         if isinstance(f.__func__, types.FunctionType):
             return Resolution(METHOD, function=f.__func__, receiver=f.__self__)
         return Resolution(RECEIVER, receiver=f.__self__, name=f.__name__)

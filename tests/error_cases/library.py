@@ -18,10 +18,10 @@ def stdlib_mean_through_helper(x):
     return statistics.mean([x, 2.0 * x])  # ERR
 
 
-def scipy_logsumexp(x):
-    import_scipy = __import__("scipy.special").special
-    RAN.append("scipy_logsumexp")
-    return import_scipy.logsumexp(x) * 2.0  # ERR
+def scipy_zscore(x):
+    import_scipy = __import__("scipy.stats").stats  # zscore has no rule (logsumexp has one now)
+    RAN.append("scipy_zscore")
+    return import_scipy.zscore(x)[0] * 2.0  # ERR
 
 
 def own_helper_with_try(x):

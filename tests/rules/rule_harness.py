@@ -295,6 +295,8 @@ def inner(g, y):
         return sum(inner(g.get(k), v) for k, v in y.items())
     if np.iscomplexobj(g) or np.iscomplexobj(y):  # the covector pairing (docs/complex.md)
         return float(np.real(np.sum(np.asarray(g) * np.asarray(y))))
+    if isinstance(g, dict):  # an object's cotangent: its attributes' (a frozen distribution's)
+        return sum(inner(v, getattr(y, k)) for k, v in g.items())
     return float(np.sum(np.asarray(g, dtype=np.float64) * np.asarray(y, dtype=np.float64)))
 
 
@@ -370,6 +372,11 @@ def check(spec: Spec, seed: int = 0) -> int:
     checked = 0
     for name, ct in zip(rule.diff, cts):
         if name not in bound.arguments:  # left at its default: a constant
+            continue
+        if name in rule.meta.get("underived", ()):  # refused when active: NaN, never a number
+            assert all(lookup(ct, path, bound.arguments[name]) is None or
+                       np.all(np.isnan(lookup(ct, path, bound.arguments[name])))
+                       for path, _ in leaves(bound.arguments[name])), f"{name}: an underived cotangent"
             continue
         value = bound.arguments[name]
         for path, leaf in leaves(value):

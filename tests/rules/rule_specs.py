@@ -923,3 +923,10 @@ add(*EXTRA_SPECS)
 from zygote_py.runtime import writes as _writes
 
 add(F(_writes.augmented_attribute, S(), S()))
+
+# ---------------------------------------------------------------------------
+# SciPy (optional): its own table, empty where SciPy is not installed
+
+from scipy_specs import scipy_specs
+
+add(*scipy_specs())

@@ -34,6 +34,12 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 
+# SciPy is optional: each module's rules are imported once the user's code has imported it
+# (or when all rules are listed), never with zygote_py itself (rules/scipy_support.py)
+registry.optional_rules("scipy.special", "zygote_py.rules.scipy_special")
+registry.optional_rules("scipy.linalg", "zygote_py.rules.scipy_linalg")
+registry.optional_rules("scipy.stats", "zygote_py.rules.scipy_stats")
+
 
 def supported() -> list[str]:
     """Qualified names ('numpy.sin', 'numpy.ndarray.sum', ...) of everything with a rule."""

@@ -37,6 +37,7 @@ None: the caller then refuses complex values (rules/complex_rules.py).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 import warnings
@@ -90,6 +91,38 @@ _ABSENT_RULES: dict[str, Callable] = {}
 _ABSENT_NONDIFF: set[str] = set()
 
 
+# Rule modules of optional libraries (SciPy), imported on demand: the library's module whose
+# presence in sys.modules triggers the import -> the rule module.  A user's code that calls
+# scipy.special has imported it, so its rules are there before the first lookup; importing
+# zygote_py does not import SciPy (over a second for scipy.stats).
+_OPTIONAL_RULES: dict[str, str] = {}
+
+
+def optional_rules(trigger: str, rules_module: str) -> None:
+    """Import `rules_module` (which registers rules) once `trigger` has been imported, or
+    when every rule is asked for (`all_rules`, the table)."""
+    _OPTIONAL_RULES[trigger] = rules_module
+
+
+def load_optional_rules(everything: bool = False) -> None:
+    """Import the optional rule modules whose trigger is imported (all of them: everything)."""
+    for trigger, module in list(_OPTIONAL_RULES.items()):
+        # pop first: another thread, or an import the module itself triggers, does not repeat it
+        if (everything or trigger in sys.modules) and _OPTIONAL_RULES.pop(trigger, None) is not None:
+            importlib.import_module(module)
+
+
+def _load_triggered() -> None:
+    if _OPTIONAL_RULES:
+        load_optional_rules()
+
+
+def declare_absent(qualname: str, fn: Callable) -> None:
+    """Record the rule of a function or method an optional library that is not installed
+    would provide: listed in the table, never registered."""
+    _ABSENT_RULES[qualname] = fn
+
+
 @dataclass(frozen=True)
 class Absent:
     """Stands for a function this Python or NumPy lacks: a rule declared for it is recorded for
@@ -114,6 +147,7 @@ def requirement(qualname: str) -> str | None:
 
 def absent_rules() -> dict[str, Callable]:
     """Rules declared for functions this interpreter lacks: qualified name -> rule function."""
+    load_optional_rules(everything=True)
     return dict(_ABSENT_RULES)
 
 
@@ -161,6 +195,10 @@ def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:
     params = list(inspect.signature(fn).parameters.values())
     if len(params) < skip:
         raise TypeError(f"rule {fn.__name__} must take (g, y, *primal_params)")
+    clash = {"g", "y"} & {p.name for p in params[skip:]}
+    if clash:  # the splice binds the cotangent and the output by these names
+        raise TypeError(f"rule {fn.__name__}: a primal parameter may not be named {sorted(clash)}; "
+                        "rename it in the rule")
     return tuple(params[skip:])
 
 
@@ -174,10 +212,11 @@ def _default_diff(params: tuple[inspect.Parameter, ...]) -> tuple[str, ...]:
 
 
 def vjp(*primals: Any, diff: tuple[str, ...] | None = None, jvp: Callable | None = None,
-        **meta: Any) -> Callable:
+        name: str | None = None, **meta: Any) -> Callable:
     """Register the decorated function as the reverse rule of each primal.
 
-    `jvp=` attaches a forward-mode rule at the same time (see `jvp` below).
+    `jvp=` attaches a forward-mode rule at the same time (see `jvp` below); `name=` gives
+    the public name to list it by where the object's own names are private (SciPy's).
     """
 
     def register(fn: Callable) -> Callable:
@@ -189,22 +228,23 @@ def vjp(*primals: Any, diff: tuple[str, ...] | None = None, jvp: Callable | None
                 continue
             if primal is None:
                 continue
-            _FUNCTION_RULES[primal] = Rule(primal, qualified_name(primal), fn, params, names, jvp=jvp,
-                                           meta=meta)
+            _FUNCTION_RULES[primal] = Rule(primal, name or qualified_name(primal), fn, params, names,
+                                           jvp=jvp, meta=meta)
         return fn
 
     return register
 
 
 def vjp_method(cls: type, *names: str, diff: tuple[str, ...] | None = None,
-               jvp: Callable | None = None, **meta: Any) -> Callable:
-    """Register a reverse rule for methods `cls.name(self, ...)`; `self` is a primal parameter."""
+               jvp: Callable | None = None, public: str | None = None, **meta: Any) -> Callable:
+    """Register a reverse rule for methods `cls.name(self, ...)`; `self` is a primal parameter.
+    `public=` names the class in listings where its own name is private (SciPy's)."""
 
     def register(fn: Callable) -> Callable:
         params = _rule_params(fn, 2)
         names_diff = diff if diff is not None else _default_diff(params)
         for name in names:
-            qual = f"{qualified_name(cls)}.{name}"
+            qual = f"{public or qualified_name(cls)}.{name}"
             _METHOD_RULES[(cls, name)] = Rule((cls, name), qual, fn, params, names_diff, jvp=jvp,
                                               meta=meta)
         return fn
@@ -299,6 +339,11 @@ def nondifferentiable(*primals: Any) -> None:
             _NONDIFF_FUNCTIONS[primal] = qualified_name(primal)
 
 
+def nondifferentiable_as(primal: Any, qualname: str) -> None:
+    """Declare one function non-differentiable, listed under the public name given."""
+    _NONDIFF_FUNCTIONS[primal] = qualname
+
+
 def nondifferentiable_methods(cls: type, *names: str) -> None:
     for name in names:
         _NONDIFF_METHODS[(cls, name)] = f"{qualified_name(cls)}.{name}"
@@ -330,14 +375,17 @@ def _hashable(obj: Any) -> bool:
 
 
 def function_rule(fn: Any) -> Rule | None:
+    _load_triggered()
     return _FUNCTION_RULES.get(fn) if _hashable(fn) else None
 
 
 def is_nondifferentiable(fn: Any) -> bool:
+    _load_triggered()
     return _hashable(fn) and fn in _NONDIFF_FUNCTIONS
 
 
 def method_rule(cls: type, name: str) -> Rule | None:
+    _load_triggered()
     for klass in cls.__mro__:
         rule = _METHOD_RULES.get((klass, name))
         if rule is not None:
@@ -350,6 +398,7 @@ def method_is_nondifferentiable(cls: type, name: str) -> bool:
 
 
 def attr_rule(cls: type, name: str) -> Rule | None:
+    _load_triggered()
     for klass in cls.__mro__:
         rule = _ATTR_RULES.get((klass, name))
         if rule is not None:
@@ -370,6 +419,7 @@ def nondiff_method_names(cls: type) -> set[str]:
 
 
 def all_rules() -> list[Rule]:
+    load_optional_rules(everything=True)
     return [*_FUNCTION_RULES.values(), *_METHOD_RULES.values(), *_ATTR_RULES.values()]
 
 
@@ -385,4 +435,5 @@ def absent_nondifferentiable_names() -> list[str]:
 
 def nondifferentiable_names() -> list[str]:
     """Qualified names of everything registered as carrying no derivative."""
+    load_optional_rules(everything=True)
     return sorted({*_NONDIFF_FUNCTIONS.values(), *_NONDIFF_METHODS.values(), *_NONDIFF_ATTRS.values()})

@@ -36,6 +36,9 @@ _TITLES = {
     "products": "More products and matrix functions",
     "factorizations": "Matrix factorizations",
     "complex_rules": "Complex values (see docs/complex.md)",
+    "scipy_special": "SciPy: scipy.special (when SciPy is installed)",
+    "scipy_stats": "SciPy: scipy.stats distributions (when SciPy is installed)",
+    "scipy_linalg": "SciPy: scipy.linalg (when SciPy is installed)",
     "cotangents": "Runtime helpers that generated code calls (for gradients of gradients)",
     "rule_helpers": "Helpers that rule bodies call (for gradients of gradients)",
 }

@@ -89,6 +89,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     elif how.kind == FUNCTION:
         user_call(builder, op)
     elif how.kind in (METHOD, RECEIVER, CALLABLE, RECORD, CONSTRUCT) or _resolved_while_running(fn):
+        if how.kind == RECEIVER:  # a method rule's active underived argument: refused here
+            refuse_underived_of_receiver(builder, how.receiver, how.name, op, op.operands)
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
@@ -382,6 +384,9 @@ def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
         return
     name = op.attrs["name"]
     if op.operands[0].id not in builder.arrays:  # not known to be an array: decided by its type
+        receiver = known_receiver(builder, op.operands[0])
+        if receiver is not _UNKNOWN:
+            refuse_underived_of_receiver(builder, receiver, name, op, op.operands, offset=1)
         dynamic_call(builder, op, kind="method")
         return
     rule = registry.method_rule(np.ndarray, name)
@@ -393,6 +398,55 @@ def adjoint_method(builder: AdjointBuilder, op: Op) -> None:
     if registry.method_is_nondifferentiable(np.ndarray, name):
         return
     dynamic_call(builder, op, kind="method")
+
+
+_UNKNOWN = object()
+
+
+def known_receiver(builder: AdjointBuilder, value: Value):
+    """The object a method call's receiver is while transforming, where that is certain
+    enough to refuse with: a constant, a module's attribute (`stats.t`), a module global
+    (`from scipy.stats import t`) or a closure variable, read now.  Only used to refuse an active underived
+    argument early; what the call means is still decided while running, from the object."""
+    op = value.defining_op
+    if op is None:
+        return _UNKNOWN
+    if op.opcode == "const":
+        return op.attrs["value"]
+    if op.opcode == "getattr":
+        owner = op.operands[0].defining_op
+        if owner is not None and owner.opcode == "const" and \
+                isinstance(owner.attrs["value"], types.ModuleType):
+            return getattr(owner.attrs["value"], op.attrs["name"], _UNKNOWN)
+    pyfn = builder.fn.meta.get("pyfn")
+    if op.opcode == "global":
+        namespace = getattr(pyfn, "__globals__", None) or {}
+        return namespace.get(op.attrs["name"], _UNKNOWN)
+    if op.opcode == "cell":  # a closure variable (`from scipy.stats import t` in the outer function)
+        code, cells = getattr(pyfn, "__code__", None), getattr(pyfn, "__closure__", None) or ()
+        if code is not None and op.attrs.get("name") in code.co_freevars:
+            try:
+                return cells[code.co_freevars.index(op.attrs["name"])].cell_contents
+            except (IndexError, ValueError):
+                return _UNKNOWN
+    return _UNKNOWN
+
+
+def refuse_underived_of_receiver(builder: AdjointBuilder, receiver, name: str, op: Op,
+                                 operands, offset: int = 0) -> None:
+    """receiver.name(...) has a method rule for the receiver's type that names underived
+    arguments (scipy.stats.t.cdf's df): an active one is refused at the call, from activity
+    (the run-time dispatcher applies the rule and cannot tell a constant from an active value).
+    `offset` skips the operands that are not arguments (a method op's receiver)."""
+    try:
+        rule = registry.method_rule(type(receiver), name)
+    except TypeError:
+        return
+    if rule is None or not rule.meta.get("underived"):
+        return
+    bound = bind_call(rule, op, [None, *operands[offset:]])
+    if bound is not None:
+        refuse_active_nondiff(builder, rule, op, bound, options=False)
 
 
 @adjoint_of("getattr")

@@ -1,0 +1,31 @@
+"""Every forward-mode rule (a rule's `jvp=`) against central finite differences, on the
+arguments of the first spec of its rule in rule_specs.py (jvp_harness.py): the reverse
+rules are checked on all of them, and a forward rule shares their derivative helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from jvp_harness import check_jvp
+from rule_specs import SPECS
+
+def _first_spec_per_rule():
+    seen = set()
+    for spec in SPECS:
+        rule = spec.rule
+        if rule is not None and rule.jvp is not None and rule.qualname not in seen:
+            seen.add(rule.qualname)
+            yield spec
+
+
+WITH_JVP = list(_first_spec_per_rule())
+
+
+@pytest.mark.parametrize("spec", WITH_JVP, ids=[s.id for s in WITH_JVP])
+def test_jvp_matches_finite_differences(spec):
+    assert check_jvp(spec, seed=0) > 0 or spec.note
