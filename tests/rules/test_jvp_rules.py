@@ -14,11 +14,17 @@ sys.path.insert(0, os.path.dirname(__file__))
 from jvp_harness import check_jvp
 from rule_specs import SPECS
 
+# solve_ivp returns an OdeResult, which this harness does not pair: its forward rule is
+# checked with the other issue-15 additions (test_extra_jvp.py)
+CHECKED_ELSEWHERE = {"scipy.integrate.solve_ivp"}
+
+
 def _first_spec_per_rule():
     seen = set()
     for spec in SPECS:
         rule = spec.rule
-        if rule is not None and rule.jvp is not None and rule.qualname not in seen:
+        if rule is not None and rule.jvp is not None and rule.qualname not in seen \
+                and rule.qualname not in CHECKED_ELSEWHERE:
             seen.add(rule.qualname)
             yield spec
 

@@ -195,10 +195,8 @@ def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:
     params = list(inspect.signature(fn).parameters.values())
     if len(params) < skip:
         raise TypeError(f"rule {fn.__name__} must take (g, y, *primal_params)")
-    clash = {"g", "y"} & {p.name for p in params[skip:]}
-    if clash:  # the splice binds the cotangent and the output by these names
-        raise TypeError(f"rule {fn.__name__}: a primal parameter may not be named {sorted(clash)}; "
-                        "rename it in the rule")
+    # a primal parameter may be named g or y: the splice binds the rule's cotangent and
+    # output under names no parameter can have (ad/splice.py: COTANGENT, OUTPUT)
     return tuple(params[skip:])
 
 
