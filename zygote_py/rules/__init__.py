@@ -13,7 +13,6 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     factorizations,
     fft,
     indexing,
-    integrate,
     iterators,
     linalg,
     math_rules,
@@ -27,7 +26,6 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     rule_helpers,
     scans,
     shapes,
-    signal,
     statistics,
     structure,
     untracked,
@@ -39,6 +37,8 @@ from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks th
 registry.optional_rules("scipy.special", "zygote_py.rules.scipy_special")
 registry.optional_rules("scipy.linalg", "zygote_py.rules.scipy_linalg")
 registry.optional_rules("scipy.stats", "zygote_py.rules.scipy_stats")
+registry.optional_rules("scipy.signal", "zygote_py.rules.signal")
+registry.optional_rules("scipy.integrate", "zygote_py.rules.integrate")
 
 
 def supported() -> list[str]:

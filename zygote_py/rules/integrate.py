@@ -34,10 +34,12 @@ from zygote_py.errors import NoDerivativeRule, ZygoteError
 from zygote_py.kinds import scalar_kinds
 from zygote_py.rules.registry import vjp
 
-try:
-    import scipy.integrate as _integrate
-except ImportError:  # SciPy is optional: no scipy.integrate rule without it
-    _integrate = None
+from zygote_py.rules.scipy_support import Library
+
+# SciPy is optional: this module is imported once the user's code has imported scipy.integrate
+# (rules/__init__.py: registry.optional_rules); without SciPy its rules are listed absent
+_LIBRARY = Library("scipy.integrate")
+_integrate = _LIBRARY.module
 
 _BACKWARD_TOLERANCE = 1e-10
 
@@ -232,20 +234,20 @@ def odeint_jvp(dy0, dt, dargs, y, func, y0, t, args=(), Dfun=None, col_deriv=0, 
     return np.reshape(out + moved, np.shape(y))
 
 
-if _integrate is not None:
 
-    @vjp(_integrate.odeint, diff=("y0", "t", "args"), underived=("func",),
-         unsupported=("full_output",), calls_function=True, jvp=odeint_jvp)
-    def odeint(g, y, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
-               mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
-               mxstep=0, mxhordr=12, mxords=5, printmessg=0, tfirst=False):
-        """The adjoint method: y0, the times and the parameters passed in args."""
-        return _odeint_cotangents(g, y, func, y0, t, args, tfirst, rtol, atol)
+@_LIBRARY.rule("odeint", diff=("y0", "t", "args"), underived=("func",),
+     unsupported=("full_output",), calls_function=True, jvp=odeint_jvp)
+def odeint(g, y, func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
+           mu=None, rtol=None, atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0,
+           mxstep=0, mxhordr=12, mxords=5, printmessg=0, tfirst=False):
+    """The adjoint method: y0, the times and the parameters passed in args."""
+    return _odeint_cotangents(g, y, func, y0, t, args, tfirst, rtol, atol)
 
-    @vjp(_integrate.solve_ivp, diff=("y0", "args"), underived=("fun", "t_span", "t_eval"),
-         calls_function=True, jvp=solve_ivp_jvp)
-    def solve_ivp(g, y, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
-                  events=None, vectorized=False, args=None, **options):
-        """The adjoint method for the result's .y at t_eval: y0 and the parameters in args."""
-        return _solve_ivp_cotangents(g, y, fun, t_span, y0, t_eval, dense_output, events, args,
-                                     options)
+
+@_LIBRARY.rule("solve_ivp", diff=("y0", "args"), underived=("fun", "t_span", "t_eval"),
+     calls_function=True, jvp=solve_ivp_jvp)
+def solve_ivp(g, y, fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
+              events=None, vectorized=False, args=None, **options):
+    """The adjoint method for the result's .y at t_eval: y0 and the parameters in args."""
+    return _solve_ivp_cotangents(g, y, fun, t_span, y0, t_eval, dense_output, events, args,
+                                 options)

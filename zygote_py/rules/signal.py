@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from zygote_py.rules.registry import vjp
 
-try:
-    import scipy.signal as _signal
-except ImportError:  # SciPy is optional: no scipy.signal rules without it
-    _signal = None
+from zygote_py.rules.scipy_support import Library
+
+# SciPy is optional: this module is imported once the user's code has imported scipy.signal
+# (rules/__init__.py: registry.optional_rules); without SciPy its rules are listed absent
+_LIBRARY = Library("scipy.signal")
+_signal = _LIBRARY.module
 
 _PAD_MODES = {"fill": "constant", "wrap": "wrap", "symm": "symmetric", "circular": "wrap",
               "symmetric": "symmetric"}
@@ -186,36 +187,40 @@ def correlate2d_jvp(d1, d2, dfill, y, in1, in2, mode="full", boundary="fill", fi
 # ---------------------------------------------------------------------------
 # rules
 
-if _signal is not None:
 
-    @vjp(_signal.convolve, complex_ok=True, jvp=convolve_jvp)
-    def convolve(g, y, in1, in2, mode="full", method="auto"):
-        """N-d, every mode and method: g (in the full output) convolved with the other
-        operand flipped, 'valid' part."""
-        return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, None), False)
+@_LIBRARY.rule("convolve", complex_ok=True, jvp=convolve_jvp)
+def convolve(g, y, in1, in2, mode="full", method="auto"):
+    """N-d, every mode and method: g (in the full output) convolved with the other
+    operand flipped, 'valid' part."""
+    return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, None), False)
 
-    @vjp(_signal.correlate, complex_ok=True, jvp=correlate_jvp)
-    def correlate(g, y, in1, in2, mode="full", method="auto"):
-        """convolve(in1, flip(conj(in2))): in2's cotangent is conj(flip(...)) of that kernel's."""
-        return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, None), True)
 
-    @vjp(_signal.fftconvolve, complex_ok=True, jvp=fftconvolve_jvp)
-    def fftconvolve(g, y, in1, in2, mode="full", axes=None):
-        """Along `axes`; the other axes broadcast (their cotangents summed back)."""
-        return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, axes), False)
+@_LIBRARY.rule("correlate", complex_ok=True, jvp=correlate_jvp)
+def correlate(g, y, in1, in2, mode="full", method="auto"):
+    """convolve(in1, flip(conj(in2))): in2's cotangent is conj(flip(...)) of that kernel's."""
+    return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, None), True)
 
-    @vjp(_signal.oaconvolve, complex_ok=True, jvp=oaconvolve_jvp)
-    def oaconvolve(g, y, in1, in2, mode="full", axes=None):
-        return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, axes), False)
 
-    @vjp(_signal.convolve2d, diff=("in1", "in2", "fillvalue"), complex_ok=True,
-         jvp=convolve2d_jvp)
-    def convolve2d(g, y, in1, in2, mode="full", boundary="fill", fillvalue=0):
-        """Boundaries fill (fillvalue differentiable), wrap and symm, through the padding."""
-        return _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, False)
+@_LIBRARY.rule("fftconvolve", complex_ok=True, jvp=fftconvolve_jvp)
+def fftconvolve(g, y, in1, in2, mode="full", axes=None):
+    """Along `axes`; the other axes broadcast (their cotangents summed back)."""
+    return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, axes), False)
 
-    @vjp(_signal.correlate2d, diff=("in1", "in2", "fillvalue"), complex_ok=True,
-         jvp=correlate2d_jvp)
-    def correlate2d(g, y, in1, in2, mode="full", boundary="fill", fillvalue=0):
-        """convolve2d with flip(conj(in2)); 'same' is centred at s2 // 2, as SciPy does."""
-        return _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, True)
+
+@_LIBRARY.rule("oaconvolve", complex_ok=True, jvp=oaconvolve_jvp)
+def oaconvolve(g, y, in1, in2, mode="full", axes=None):
+    return _convolve_cotangents(g, in1, in2, mode, _conv_axes(in1, axes), False)
+
+
+@_LIBRARY.rule("convolve2d", diff=("in1", "in2", "fillvalue"), complex_ok=True,
+     jvp=convolve2d_jvp)
+def convolve2d(g, y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """Boundaries fill (fillvalue differentiable), wrap and symm, through the padding."""
+    return _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, False)
+
+
+@_LIBRARY.rule("correlate2d", diff=("in1", "in2", "fillvalue"), complex_ok=True,
+     jvp=correlate2d_jvp)
+def correlate2d(g, y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """convolve2d with flip(conj(in2)); 'same' is centred at s2 // 2, as SciPy does."""
+    return _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, True)
