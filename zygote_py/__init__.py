@@ -15,6 +15,7 @@ from .api import (
     stop_gradient,
     withgradient,
 )
+from .forward_api import hessian, hvp, jacobian, jvp  # noqa: F811  (jacobian: forward or reverse)
 from .params import Grads, Params, leaf_gradients, params
 from .tree import StructureError, register_structure
 from .errors import (
@@ -42,7 +43,10 @@ __all__ = [
     "differentiable",
     "grad_source",
     "gradient",
+    "hessian",
+    "hvp",
     "jacobian",
+    "jvp",
     "leaf_gradients",
     "params",
     "pullback",

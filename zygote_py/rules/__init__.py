@@ -28,6 +28,8 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     structure,
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
+# forward-mode rules: those written out first, then the derived ones for the rest
+from zygote_py.rules import jvp_common, jvp_derived  # noqa: F401,E402
 
 
 def supported() -> list[str]:

@@ -1,0 +1,173 @@
+"""Forward mode and higher order: zp.jvp, zp.jacobian (forward or reverse), zp.hessian, zp.hvp.
+
+`jvp(f, primals, tangents)` runs the forward-mode transform of f (ad/forward/)
+under the forward compiler (forward_compiler.py) and returns `(y, tangent)`:
+the directional derivative of f at primals along tangents, exact.
+
+`hvp` and `hessian` are forward-over-reverse: the gradient of f is compiled
+by reverse mode as usual, and that generated gradient function, which is
+plain Python the frontend reads like any other, is differentiated again by
+the forward transform.  The helpers the gradient code calls (unbroadcast,
+accum, the tape pops, ...) all have forward rules, so H v costs about one
+gradient and one forward pass over it (docs/how-it-works.md, "Forward mode").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import context
+from .api import jacobian as _reverse_jacobian
+from .callables import call_plan
+from .errors import ZygoteError
+from .forward_compiler import FORWARD
+from .runtime import forward_dispatch
+
+_MODES = ("auto", "forward", "reverse")
+
+
+def jvp(f, primals, tangents):
+    """(f(*primals), the derivative of f at primals in the direction tangents).
+
+    primals and tangents are sequences of the same length; each tangent has its
+    primal's structure (an array of its shape for an array, a float for a number,
+    a list for a list, ...), and None is a zero tangent.  The tangent returned has
+    the structure of f's result (zeros where it does not depend on the inputs).
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ZygoteError(f"zp.jvp got {len(primals)} primals and {len(tangents)} tangents",
+                          hint="give one tangent per primal (None for a zero tangent)")
+    for index, (x, t) in enumerate(zip(primals, tangents)):
+        _check_tangent(x, t, f"tangents[{index}]")
+    plan = call_plan(f, primals, {})
+    targs = (None,) * plan.skip + tangents
+    with context.using(compiler=FORWARD, collector=None):
+        y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+    return y, dense_tangent(dy, y)
+
+
+def _check_tangent(x, t, where: str) -> None:
+    if t is None:
+        return
+    if isinstance(x, (list, tuple)):
+        if not isinstance(t, (list, tuple)) or len(t) != len(x):
+            raise ZygoteError(f"{where} must be a list or tuple of {len(x)} tangents, like its primal")
+        for i, (xi, ti) in enumerate(zip(x, t)):
+            _check_tangent(xi, ti, f"{where}[{i}]")
+        return
+    if isinstance(x, dict):
+        if not isinstance(t, dict):
+            raise ZygoteError(f"{where} must be a dict of tangents, like its primal")
+        for k, ti in t.items():
+            _check_tangent(x.get(k), ti, f"{where}[{k!r}]")
+        return
+    if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
+        if np.iscomplexobj(x) or np.iscomplexobj(t):
+            raise ZygoteError(f"{where}: forward mode takes real values only",
+                              hint="use reverse mode for complex inputs (docs/complex.md)")
+        if np.shape(t) != np.shape(x):
+            raise ZygoteError(f"{where} has shape {np.shape(t)}, its primal {np.shape(x)}",
+                              hint="a tangent has its primal's shape")
+
+
+def dense_tangent(t, y):
+    """t with its zeros (None) written out in y's structure."""
+    if isinstance(y, np.ndarray):
+        if t is None:
+            return np.zeros(y.shape, dtype=y.dtype if y.dtype.kind in "fc" else float)
+        return np.broadcast_to(np.asarray(t, dtype=float), y.shape).copy() \
+            if np.shape(t) != y.shape else np.asarray(t)
+    if isinstance(y, (float, int, np.generic)) and not isinstance(y, bool):
+        return 0.0 if t is None else t
+    if isinstance(y, tuple) and not hasattr(y, "_fields"):
+        items = t if t is not None else (None,) * len(y)
+        return tuple(dense_tangent(ti, yi) for ti, yi in zip(items, y))
+    if isinstance(y, tuple):  # a NamedTuple
+        items = t if t is not None else (None,) * len(y)
+        return type(y)(*(dense_tangent(ti, yi) for ti, yi in zip(items, y)))
+    if isinstance(y, list):
+        items = t if t is not None else [None] * len(y)
+        return [dense_tangent(ti, yi) for ti, yi in zip(items, y)]
+    if isinstance(y, dict):
+        t = t or {}
+        return {k: dense_tangent(t.get(k), v) for k, v in y.items()}
+    return t
+
+
+def jacobian(f, *args, mode: str = "auto", **kwargs):
+    """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape.
+
+    mode 'forward' builds it by columns (one jvp per input element), 'reverse' by rows
+    (one pullback per output element); 'auto' picks the one with fewer passes: forward
+    when the inputs have fewer elements than the output.
+    """
+    if mode not in _MODES:
+        raise ZygoteError(f"zp.jacobian: mode must be one of {_MODES}, got {mode!r}")
+    if mode == "auto":
+        n_in = sum(int(np.size(a)) for a in args)
+        y = f(*args, **kwargs)
+        mode = "forward" if n_in < int(np.size(y)) else "reverse"
+    if mode == "reverse":
+        return _reverse_jacobian(f, *args, **kwargs)
+    g = (lambda *xs: f(*xs, **kwargs)) if kwargs else f
+    out = []
+    y = None
+    for i, x in enumerate(args):
+        x_arr = np.asarray(x, dtype=float)
+        columns = []
+        for index in np.ndindex(x_arr.shape):
+            e = np.zeros(x_arr.shape)
+            e[index] = 1.0
+            tangents = [None] * len(args)
+            tangents[i] = e if x_arr.shape else 1.0
+            y, dy = jvp(g, args, tangents)
+            columns.append(np.asarray(dy, dtype=float))
+        if y is None:
+            y = f(*args, **kwargs)
+        y_shape = np.shape(y)
+        if not columns:
+            out.append(np.zeros(y_shape + x_arr.shape))
+            continue
+        stacked = np.stack(columns, axis=-1)  # y.shape + (x.size,)
+        out.append(stacked.reshape(y_shape + x_arr.shape))
+    return tuple(out)
+
+
+def _gradient_function(f, x):
+    """f's compiled gradient with respect to x, as a function of x: x -> (y, (x_bar,))."""
+    plan = call_plan(f, (x,), {})
+    if plan.skip or plan.kwargs:
+        def inner(z):
+            return f(z)
+        plan = call_plan(inner, (x,), {})
+    with context.using(compiler=FORWARD, collector=None):
+        entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
+    return entry.fn
+
+
+def hvp(f, x, v):
+    """The Hessian of the scalar function f at x times v (same shape as x), by
+    forward-mode differentiation of f's compiled gradient (forward-over-reverse)."""
+    grad_fn = _gradient_function(f, x)
+    _, dy = jvp(grad_fn, (x,), (v,))
+    hv = dy[1][0]
+    return dense_tangent(hv, np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else hv
+
+
+def hessian(f, x):
+    """The Hessian of the scalar function f at x: shape x.shape + x.shape (a float for a
+    float x), one forward-over-reverse product per element of x."""
+    grad_fn = _gradient_function(f, x)
+    if not isinstance(x, np.ndarray):
+        _, dy = jvp(grad_fn, (x,), (1.0,))
+        return float(dy[1][0])
+    columns = []
+    for index in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[index] = 1.0
+        _, dy = jvp(grad_fn, (x,), (e,))
+        columns.append(np.asarray(dense_tangent(dy[1][0], x), dtype=float))
+    if not columns:
+        return np.zeros(x.shape + x.shape)
+    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)

@@ -1,0 +1,220 @@
+"""Forward-mode (jvp) rules written out for the most used functions.
+
+A jvp rule has the signature `(dx..., y, *primal_params) -> dy`: one tangent per
+differentiable parameter of the reverse rule (in the order of `rule.diff`,
+None for a zero tangent), the primal output, then the primal's own arguments.
+It returns y's tangent (None for zero).  Written here, for speed:
+
+  - arithmetic operators and their ufuncs (add, subtract, multiply, divide,
+    negation, powers), with broadcasting; + and * of lists and tuples;
+  - unary elementwise functions (NumPy's one-input ufuncs and `math`'s
+    one-argument functions): their Jacobian is diagonal, so the reverse rule
+    applied to the tangent, `vjp(dx, y, x)`, is exactly the jvp;
+  - linear functions (sums, means, reshapes, transposes, indexing), whose jvp
+    is the function itself applied to the tangent;
+  - bilinear products (matmul, dot): f(da, b) + f(a, db).
+
+Every other rule gets its jvp from jvp_derived.py.  tests/rules/test_jvp_rules.py
+checks them all against central finite differences.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from . import registry
+from .registry import jvp
+
+
+def _zero_like(x):
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    if isinstance(x, (list, tuple)):
+        items = [_zero_like(v) for v in x]
+        return items if type(x) is list else tuple(items)
+    return 0.0
+
+
+def dense(dx, x):
+    """The tangent dx of x with None (zero) written out as zeros shaped like x."""
+    if dx is None:
+        return _zero_like(x)
+    if isinstance(x, (list, tuple)) and isinstance(dx, (list, tuple)):
+        items = [dense(d, v) for d, v in zip(dx, x)]
+        return items if type(x) is list else tuple(items)
+    return dx
+
+
+def add_terms(*terms):
+    """The sum of the tangent terms that are not None (None if all are)."""
+    out = None
+    for term in terms:
+        if term is not None:
+            out = term if out is None else out + term
+    return out
+
+
+def _is_sequence(x) -> bool:
+    return isinstance(x, (list, tuple)) and not isinstance(x, np.ndarray)
+
+
+# -- arithmetic ----------------------------------------------------------------------------
+
+
+def jvp_add(da, db, y, a, b):
+    if _is_sequence(a) or _is_sequence(b):  # concatenation
+        if da is None and db is None:
+            return None
+        out = list(dense_items(da, a)) + list(dense_items(db, b))
+        return out if type(y) is list else tuple(out)
+    return add_terms(da, db)
+
+
+def dense_items(dx, seq):
+    return dx if dx is not None else [None] * len(seq)
+
+
+def jvp_sub(da, db, y, a, b):
+    return add_terms(da, None if db is None else -db)
+
+
+def jvp_mul(da, db, y, a, b):
+    if _is_sequence(a) or _is_sequence(b):  # repetition: seq * n
+        seq_dot, n = (da, b) if _is_sequence(a) else (db, a)
+        return None if seq_dot is None else (list(seq_dot) * n if type(y) is list else tuple(seq_dot) * n)
+    return add_terms(None if da is None else da * b, None if db is None else a * db)
+
+
+def jvp_truediv(da, db, y, a, b):
+    return add_terms(None if da is None else da / b, None if db is None else -db * y / b)
+
+
+def jvp_neg(dx, y, x):
+    return None if dx is None else -dx
+
+
+def jvp_pos(dx, y, x):
+    return dx
+
+
+for _primal in (operator.add, np.add):
+    jvp(_primal)(jvp_add)
+for _primal in (operator.sub, np.subtract):
+    jvp(_primal)(jvp_sub)
+for _primal in (operator.mul, np.multiply):
+    jvp(_primal)(jvp_mul)
+for _primal in (operator.truediv, np.divide):
+    jvp(_primal)(jvp_truediv)
+for _primal in (operator.neg, np.negative):
+    jvp(_primal)(jvp_neg)
+for _primal in (operator.pos, np.positive):
+    jvp(_primal)(jvp_pos)
+
+
+def jvp_matmul(da, db, y, a, b):
+    return add_terms(None if da is None else da @ b, None if db is None else a @ db)
+
+
+def jvp_dot(da, db, y, a, b, out=None):
+    return add_terms(None if da is None else np.dot(da, b), None if db is None else np.dot(a, db))
+
+
+jvp(operator.matmul)(jvp_matmul)
+jvp(np.matmul)(jvp_matmul)
+jvp(np.dot)(jvp_dot)
+
+
+# -- elementwise unary: the reverse rule is the jvp (diagonal Jacobian) ----------------------
+
+
+def _diagonal(rule):
+    vjp_fn = rule.vjp
+
+    def jvp_elementwise(dx, y, *args, **kwargs):
+        if dx is None:
+            return None
+        return vjp_fn(dx, y, *args, **kwargs)
+
+    jvp_elementwise.__name__ = f"jvp_{getattr(rule.primal, '__name__', 'elementwise')}"
+    jvp_elementwise.__qualname__ = jvp_elementwise.__name__
+    return jvp_elementwise
+
+
+def _is_unary_elementwise(rule) -> bool:
+    primal = rule.primal
+    if len(rule.diff) != 1 or rule.jvp is not None or rule.meta.get("complex_vjp"):
+        return False
+    if isinstance(primal, np.ufunc):
+        return primal.nin == 1 and primal.nout == 1 and primal not in _NOT_DIAGONAL
+    if getattr(primal, "__module__", None) == "math" or primal in _MATH_MODULE:
+        return len(rule.params) == 1
+    return False
+
+
+_NOT_DIAGONAL: set = set()  # one-input ufuncs whose rule is not g * f'(x) (none so far)
+_MATH_MODULE = {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
+
+for _rule in list(registry.all_rules()):
+    if isinstance(_rule.primal, tuple):
+        continue
+    try:
+        if _is_unary_elementwise(_rule):
+            _rule.jvp = _diagonal(_rule)
+    except TypeError:  # an unhashable primal
+        continue
+
+
+# -- linear functions: the function of the tangent ----------------------------------------------
+
+
+def _linear(primal):
+    """jvp of a function linear in its one differentiable (first) argument."""
+    def jvp_linear(dx, y, x, *args, **kwargs):
+        if dx is None:
+            return None
+        return primal(dense(dx, x), *args, **kwargs)
+
+    jvp_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
+    return jvp_linear
+
+
+for _primal in (np.sum, np.mean, np.reshape, np.transpose, np.squeeze, np.expand_dims,
+                np.ravel, np.swapaxes, np.moveaxis, np.cumsum, np.trace, np.diag, np.flip,
+                np.broadcast_to, np.real, np.diff):
+    _rule = registry.function_rule(_primal)
+    if _rule is not None and _rule.jvp is None and _rule.diff == (_rule.params[0].name,):
+        _rule.jvp = _linear(_primal)
+
+
+def jvp_getitem(da, y, a, b):
+    if da is None:
+        return None
+    if isinstance(da, dict):
+        return da.get(b)
+    if isinstance(a, np.ndarray) and not isinstance(da, np.ndarray):
+        da = np.broadcast_to(np.asarray(da, dtype=float), a.shape)
+    return da[b]
+
+
+jvp(operator.getitem)(jvp_getitem)
+
+
+def _method_linear(name):
+    def jvp_method(dself, *rest, **kwargs):
+        y, obj, *args = rest
+        if dself is None:
+            return None
+        return getattr(np.asarray(dense(dself, obj)), name)(*args, **kwargs)
+
+    jvp_method.__name__ = f"jvp_ndarray_{name}"
+    return jvp_method
+
+
+for _name in ("sum", "mean", "reshape", "transpose", "ravel", "flatten", "squeeze", "cumsum",
+              "swapaxes", "trace", "diagonal", "copy"):
+    _rule = registry.method_rule(np.ndarray, _name)
+    if _rule is not None and _rule.jvp is None and _rule.diff == ("self",):
+        _rule.jvp = _method_linear(_name)

@@ -1,0 +1,356 @@
+"""Forward mode while running: calls whose meaning is decided from the objects there.
+
+Code made by the forward transform (ad/forward/) computes each value and,
+beside it, its *tangent*: the directional derivative along the tangents given
+to `zp.jvp`.  A tangent mirrors its value's structure: an array's is an array
+of its shape, a float's a float, a list's a list of the items' tangents, a
+dict's a dict, an object's an object (or dict) holding its attributes'
+tangents.  `None` is the zero tangent, at any level.
+
+Calls the transform cannot place statically go through `jvp_call`,
+`jvp_method` and `jvp_attr`, which return `(value, tangent)`.  What a callee
+means is asked of the one resolver (resolve.py), as reverse mode's dispatcher
+does: a registered rule applies its forward rule (`rule.jvp`, signature
+`(dx..., y, *primal_params) -> dy`), a Python function is transformed in turn
+(the compiler of the running `zp.jvp` call, from the Context), a bound method
+or callable object passes its receiver's tangent, a NamedTuple class builds
+the tangent record, a non-differentiable function gives a zero tangent, and
+anything else called with a nonzero tangent is a NoDerivativeRule at the
+user's line -- never a silently zero derivative.
+
+The small helpers at the end give the tangents of container operations (the
+items a loop iterates, unpacking, appends).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import types
+
+import numpy as np
+
+from .. import context
+from ..errors import NoDerivativeRule, ZygoteError
+from ..kinds import scalar_kinds
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
+                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, no_rule,
+                       numpy_handoff, operator_candidates, resolve, resolve_attribute,
+                       resolve_method)
+from ..rules import registry
+
+
+class CellTangents(dict):
+    """The tangent of a closure: its captured variables' tangents, by name.  A class of
+    its own, so that a user's dict tangent is never taken for one."""
+
+
+def has_tangent(t) -> bool:
+    """Whether a tangent may be nonzero (None, and containers of None only, are zero)."""
+    if t is None:
+        return False
+    if type(t) in (list, tuple):
+        return any(has_tangent(x) for x in t)
+    if type(t) is dict or type(t) is CellTangents:
+        return any(has_tangent(x) for x in t.values())
+    return True
+
+
+# -- calls -----------------------------------------------------------------------------
+
+
+def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
+    """`f(*args)` with spec saying how each operand is passed (None positional, '*',
+    '**' or a keyword name); returns (value, tangent)."""
+    pargs, kwargs, targs, tkwargs = _spread(args, tangents, spec)
+    return apply(f, f_dot, pargs, kwargs, targs, tkwargs, loc)
+
+
+def jvp_method(obj, obj_dot, name: str, args: tuple, tangents: tuple, spec: tuple, loc):
+    """`obj.name(*args)`, decided by obj's type; returns (value, tangent)."""
+    pargs, kwargs, targs, tkwargs = _spread(args, tangents, spec)
+    return apply_method(obj, obj_dot, name, pargs, kwargs, targs, tkwargs, loc)
+
+
+def jvp_attr(obj, obj_dot, name: str, loc):
+    """`obj.name` and its tangent."""
+    y = getattr(obj, name)
+    if not has_tangent(obj_dot):
+        return y, None
+    res = resolve_attribute(type(obj), name, registry)
+    if res.kind == RULE:
+        return y, _rule_jvp(res.rule, (obj,), {}, (obj_dot,), {}, y, loc)
+    if res.kind == NONDIFF:
+        return y, None
+    if res.kind == PROPERTY:
+        return _python(res.function, None, (obj,), {}, (obj_dot,), {}, loc)
+    if isinstance(y, types.MethodType) and y.__self__ is obj:
+        return y, obj_dot  # a bound method's tangent is its receiver's
+    return y, tangent_attr(obj_dot, name)
+
+
+def tangent_attr(obj_dot, name: str):
+    """The tangent of attribute name inside an object's tangent."""
+    if obj_dot is None:
+        return None
+    if isinstance(obj_dot, dict):
+        return obj_dot.get(name)
+    return getattr(obj_dot, name, None)
+
+
+def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
+    if not has_tangent(f_dot) and not any(map(has_tangent, targs)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        return f(*args, **kwargs), None
+    try:
+        operator_fn = f in OPERATOR_METHODS
+    except TypeError:
+        operator_fn = False
+    if operator_fn:  # Python's protocol: an object's own operator methods first
+        candidates = operator_candidates(f, args)
+        if candidates is not None:
+            return _operator_protocol(f, candidates, args, targs, loc)
+    handoff = numpy_handoff(f, args, kwargs)
+    if handoff is not None:  # np.sum(obj) calls obj.sum(...)
+        name, passed = handoff
+        return apply_method(args[0], targs[0] if targs else None, name, (), passed, (), {}, loc)
+    res = resolve(f, registry)
+    kind = res.kind
+    if kind == RULE:
+        y = f(*args, **kwargs)
+        return y, _rule_jvp(res.rule, args, kwargs, targs, tkwargs, y, loc)
+    if kind == NONDIFF:
+        return f(*args, **kwargs), None
+    if kind == FUNCTION:
+        return _python(f, f_dot, args, kwargs, targs, tkwargs, loc)
+    if kind == METHOD or kind == CALLABLE:
+        receiver_dot = f_dot if kind == METHOD or not isinstance(f_dot, CellTangents) else None
+        return _python(res.function, None, (res.receiver, *args), kwargs,
+                       (receiver_dot, *_padded(targs, len(args))), tkwargs, loc)
+    if kind == RECEIVER:
+        return apply_method(res.receiver, f_dot, res.name, args, kwargs, targs, tkwargs, loc)
+    if kind == RECORD:
+        y = f(*args, **kwargs)
+        return y, f(*_padded(targs, len(args)), **{k: tkwargs.get(k) for k in kwargs})
+    if kind == CUSTOM:
+        raise NoDerivativeRule(
+            f"{registry.qualified_name(f)} has a reverse-mode rule (@zp.adjoint) but no "
+            "forward-mode rule, and forward mode (zp.jvp) reaches it with a nonzero tangent", loc,
+            "use reverse mode (zp.gradient / zp.jacobian(mode='reverse')) for this function")
+    raise no_rule(f, loc)
+
+
+def apply_method(obj, obj_dot, name, args, kwargs, targs, tkwargs, loc):
+    if not has_tangent(obj_dot) and not any(map(has_tangent, targs)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        return getattr(obj, name)(*args, **kwargs), None
+    res = resolve_method(obj, name, registry)
+    kind = res.kind
+    if kind == RULE:
+        y = getattr(obj, name)(*args, **kwargs)
+        return y, _rule_jvp(res.rule, (obj, *args), kwargs, (obj_dot, *_padded(targs, len(args))),
+                            tkwargs, y, loc)
+    if kind == NONDIFF:
+        return getattr(obj, name)(*args, **kwargs), None
+    if kind == ATTRIBUTE:
+        return apply(res.function, tangent_attr(obj_dot, name), args, kwargs, targs, tkwargs, loc)
+    if kind == STATIC:
+        return apply(res.function, None, args, kwargs, targs, tkwargs, loc)
+    if kind == CLASS:
+        return _python(res.function, None, (res.receiver, *args), kwargs,
+                       (None, *_padded(targs, len(args))), tkwargs, loc)
+    if kind == METHOD:
+        return _python(res.function, None, (obj, *args), kwargs,
+                       (obj_dot, *_padded(targs, len(args))), tkwargs, loc)
+    method = getattr(obj, name)
+    raise no_rule(method, loc)
+
+
+def _operator_protocol(f, candidates, args, targs, loc):
+    targs = _padded(targs, len(args))
+    for method, receiver, others, positions in candidates:
+        if isinstance(method, types.FunctionType):
+            receiver_pos = next(i for i in range(len(args)) if i not in positions)
+            receiver_dot = targs[receiver_pos]
+            y, dy = _python(method, None, (receiver, *others), {},
+                            (receiver_dot, *(targs[i] for i in positions)), {}, loc)
+        else:  # a builtin type's method: the registered rule, on the operands' own order
+            y = method(receiver, *others)
+            if y is NotImplemented:
+                continue
+            rule = registry.function_rule(f)
+            dy = _rule_jvp(rule, args, {}, targs, {}, y, loc) if rule is not None else None
+            if rule is None and any(map(has_tangent, targs)):
+                raise no_rule(f, loc)
+        if y is not NotImplemented:
+            return y, dy
+    raise TypeError(f"unsupported operand type(s) for {getattr(f, '__name__', f)}: "
+                    + ", ".join(repr(type(a).__name__) for a in args))
+
+
+def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
+    """The tangent of y = primal(*args, **kwargs) by the rule's forward rule."""
+    sig = _rule_signature(rule)
+    try:
+        tbound = sig.bind_partial(*targs, **tkwargs).arguments
+    except TypeError:
+        tbound = {}
+    for name in rule.meta.get("unsupported", ()):
+        given = sig.bind(*args, **kwargs).arguments.get(name)
+        if given is not None and name in rule.diff or given is not None and \
+                any(has_tangent(tbound.get(n)) for n in rule.diff):
+            raise NoDerivativeRule(f"the rule for {rule.qualname} has no derivative with {name}= "
+                                   "given", loc, f"write the computation without {name}=")
+    for name in rule.meta.get("underived", ()):
+        if has_tangent(tbound.get(name)):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with respect to its argument "
+                f"{name!r}, which depends on the inputs here", loc,
+                "wrap that argument in zp.stop_gradient(...) if no derivative is wanted through it")
+    dxs = [tbound.get(name) for name in rule.diff]
+    if not any(map(has_tangent, dxs)):
+        return None
+    if rule.jvp is None:
+        raise NoDerivativeRule(f"the rule for {rule.qualname} has no forward-mode (jvp) rule", loc,
+                               "use reverse mode for this function, or attach one with "
+                               "zygote_py.rules.registry.jvp")
+    return rule.jvp(*dxs, y, *args, **kwargs)
+
+
+_SIGNATURES: dict = {}
+
+
+def _rule_signature(rule) -> inspect.Signature:
+    sig = _SIGNATURES.get(id(rule))
+    if sig is None or sig[0] is not rule:
+        sig = (rule, inspect.Signature(list(rule.params)))
+        _SIGNATURES[id(rule)] = sig
+    return sig[1]
+
+
+def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
+    """A Python function's value and tangent through its own forward-mode transform."""
+    compiler = context.current().compiler
+    jvp_entry = getattr(compiler, "jvp_entry", None)
+    if jvp_entry is None:
+        raise ZygoteError("forward-mode code ran outside zp.jvp, so it has no compiler for "
+                          f"{getattr(fn, '__name__', fn)!r}", loc,
+                          "call generated forward code through zp.jvp")
+    sig = inspect.signature(fn)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as err:
+        raise TypeError(f"{fn.__name__}(): {err}") from None
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    tbound = sig.bind_partial(*targs, **tkwargs).arguments
+    tangents = []
+    for name, param in sig.parameters.items():
+        t = tbound.get(name)
+        if param.kind is param.VAR_POSITIONAL:
+            t = tuple(t) if t is not None else None
+        tangents.append(t)
+    active = tuple(has_tangent(t) for t in tangents)
+    cells = ()
+    if isinstance(cells_dot, CellTangents):
+        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
+    if not any(active) and not cells:
+        return fn(*args, **kwargs), None
+    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
+    extra = [t for t, a in zip(tangents, active) if a]
+    if cells:
+        extra.append(cells_dot)
+    return compiled(*values, *extra)
+
+
+def _spread(args, tangents, spec):
+    pargs, kwargs, targs, tkwargs = [], {}, [], {}
+    for value, t, how in zip(args, tangents, spec):
+        if how is None:
+            pargs.append(value)
+            targs.append(t)
+        elif how == "*":
+            items = list(value)
+            pargs.extend(items)
+            targs.extend(list(t) if t is not None else [None] * len(items))
+        elif how == "**":
+            kwargs.update(value)
+            if t is not None:
+                tkwargs.update(t)
+        else:
+            kwargs[how] = value
+            tkwargs[how] = t
+    return tuple(pargs), kwargs, tuple(targs), tkwargs
+
+
+def _padded(targs, n):
+    targs = tuple(targs)
+    return targs + (None,) * (n - len(targs))
+
+
+# -- containers ------------------------------------------------------------------------
+
+
+def tangent_items(iterable, t, reverse: bool = False):
+    """An iterator over the tangents of the items a loop takes from iterable, in step."""
+    if not has_tangent(t) or isinstance(iterable, (dict, str, bytes, range, set, frozenset)):
+        return itertools.repeat(None)
+    if isinstance(iterable, (np.ndarray, list, tuple)) and isinstance(t, (np.ndarray, list, tuple)):
+        if isinstance(t, np.ndarray) and np.ndim(t) != np.ndim(iterable):
+            t = np.broadcast_to(t, np.shape(iterable))
+        return reversed(t) if reverse else iter(t)
+    raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
+                      f"{type(iterable).__name__}",
+                      hint="iterate over a list, tuple or array, or use reverse mode")
+
+
+def next_tangent(items):
+    return next(items)
+
+
+def unpack_tangent(source, t, n: int, star):
+    """The tangents of `a, *b, c = source`: a tuple of n (the starred one a list)."""
+    if not has_tangent(t) or isinstance(source, (dict, str, bytes, set, frozenset, range)):
+        return (None,) * n
+    items = list(t) if not isinstance(t, np.ndarray) else list(np.broadcast_to(t, np.shape(source)))
+    if star is None:
+        return tuple(items)
+    k = len(items) - (n - 1)
+    return (*items[:star], list(items[star:star + k]), *items[star + k:])
+
+
+def append_tangent(result, c_dot, item_dot):
+    """The tangent of result = c + [item] (result is the list after the append)."""
+    if not has_tangent(c_dot) and not has_tangent(item_dot):
+        return None
+    base = list(c_dot) if c_dot is not None else [None] * (len(result) - 1)
+    return base + [item_dot]
+
+
+def extend_tangent(result, before: int, c_dot, items_dot):
+    """The tangent of result = [*c, *items], c having had `before` items."""
+    if not has_tangent(c_dot) and not has_tangent(items_dot):
+        return None
+    base = list(c_dot) if c_dot is not None else [None] * before
+    added = len(result) - before
+    more = list(items_dot) if items_dot is not None else [None] * added
+    return base + more
+
+
+def setitem_tangent(c_dot, key, value_dot):
+    """The tangent of {**c, key: value}."""
+    if not has_tangent(c_dot) and not has_tangent(value_dot):
+        return None
+    out = dict(c_dot) if c_dot is not None else {}
+    out[key] = value_dot
+    return out
+
+
+def cell_tangent(cells_dot, name: str):
+    return cells_dot.get(name) if cells_dot is not None else None
+
+
+def closure_tangent(names: tuple, *tangents):
+    """The tangent of a closure over names: a CellTangents of the nonzero ones."""
+    out = CellTangents({n: t for n, t in zip(names, tangents) if has_tangent(t)})
+    return out if out else None
