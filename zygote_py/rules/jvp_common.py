@@ -20,6 +20,7 @@ checks them all against central finite differences.
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 
@@ -150,7 +151,8 @@ def _is_unary_elementwise(rule) -> bool:
     if isinstance(primal, np.ufunc):
         return primal.nin == 1 and primal.nout == 1 and primal not in _NOT_DIAGONAL
     if getattr(primal, "__module__", None) == "math" or primal in _MATH_MODULE:
-        return len(rule.params) == 1
+        return len(rule.params) == 1 and primal not in (math.modf, math.frexp) and \
+            rule.params[0].kind in (rule.params[0].POSITIONAL_ONLY, rule.params[0].POSITIONAL_OR_KEYWORD)
     return False
 
 
@@ -171,10 +173,15 @@ for _rule in list(registry.all_rules()):
 
 
 def _linear(primal):
-    """jvp of a function linear in its one differentiable (first) argument."""
+    """jvp of a function linear in its one differentiable (first) argument (a sum's
+    `initial` is a constant term: the tangent's sum starts at 0)."""
     def jvp_linear(dx, y, x, *args, **kwargs):
         if dx is None:
             return None
+        if primal is np.sum and (len(args) >= 5 or kwargs.get("initial") is not None):
+            bound = inspect.signature(np.sum).bind(x, *args, **kwargs)
+            bound.arguments["initial"] = 0.0
+            args, kwargs = bound.args[1:], bound.kwargs
         return primal(dense(dx, x), *args, **kwargs)
 
     jvp_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
@@ -189,7 +196,17 @@ for _primal in (np.sum, np.mean, np.reshape, np.transpose, np.squeeze, np.expand
         _rule.jvp = _linear(_primal)
 
 
-def jvp_getitem(da, y, a, b):
+_INDEX_TRICKS = (type(np.r_), type(np.c_), type(np.s_))
+
+
+def jvp_getitem(da, db, y, a, b):
+    if type(a) in _INDEX_TRICKS:  # np.r_[x, y]: linear in the index, which holds the data
+        if db is None:
+            return None
+        items = b if isinstance(b, tuple) else (b,)
+        dense_b = tuple(dense(d, v) if isinstance(v, (np.ndarray, float, list)) else v
+                        for d, v in zip(db if isinstance(b, tuple) else (db,), items))
+        return a[dense_b if isinstance(b, tuple) else dense_b[0]]
     if da is None:
         return None
     if isinstance(da, dict):
@@ -207,6 +224,10 @@ def _method_linear(name):
         y, obj, *args = rest
         if dself is None:
             return None
+        if name == "sum" and (len(args) >= 5 or kwargs.get("initial") is not None):
+            bound = inspect.signature(np.sum).bind(obj, *args, **kwargs)
+            bound.arguments["initial"] = 0.0
+            args, kwargs = bound.args[1:], bound.kwargs
         return getattr(np.asarray(dense(dself, obj)), name)(*args, **kwargs)
 
     jvp_method.__name__ = f"jvp_ndarray_{name}"
@@ -218,3 +239,46 @@ for _name in ("sum", "mean", "reshape", "transpose", "ravel", "flatten", "squeez
     _rule = registry.method_rule(np.ndarray, _name)
     if _rule is not None and _rule.jvp is None and _rule.diff == ("self",):
         _rule.jvp = _method_linear(_name)
+
+
+# -- dict views: lists of the values' tangents (a loop over them draws from the list) ----------
+
+
+def jvp_dict_items(dself, y, self):
+    if dself is None:
+        return None
+    return [(None, dself.get(key)) for key in self]
+
+
+def jvp_dict_values(dself, y, self):
+    if dself is None:
+        return None
+    return [dself.get(key) for key in self]
+
+
+for _name, _fn in (("items", jvp_dict_items), ("values", jvp_dict_values)):
+    _rule = registry.method_rule(dict, _name)
+    if _rule is not None:
+        _rule.jvp = _fn
+
+
+# -- iterators: forward mode does not follow them yet -----------------------------------------
+
+
+def _refuse_iterator(rule):
+    def jvp_iterator(*rest, **kwargs):
+        if all(d is None for d in rest[:len(rule.diff)]):
+            return None
+        raise registry_errors.NoDerivativeRule(
+            f"forward mode (zp.jvp) does not follow a derivative through {rule.qualname} yet",
+            hint="index the arrays in a range loop instead, or use reverse mode")
+    jvp_iterator.__name__ = "jvp_refused_" + rule.qualname.replace(".", "_")
+    jvp_iterator.refused = True
+    return jvp_iterator
+
+
+from .. import errors as registry_errors  # noqa: E402
+
+for _rule in registry.all_rules():
+    if getattr(_rule.vjp, "__module__", None) == "zygote_py.rules.iterators" and _rule.jvp is None:
+        _rule.jvp = _refuse_iterator(_rule)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import types
+from collections.abc import ItemsView, KeysView, ValuesView
 
 import numpy as np
 
@@ -214,7 +215,12 @@ def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
         raise NoDerivativeRule(f"the rule for {rule.qualname} has no forward-mode (jvp) rule", loc,
                                "use reverse mode for this function, or attach one with "
                                "zygote_py.rules.registry.jvp")
-    return rule.jvp(*dxs, y, *args, **kwargs)
+    try:
+        return rule.jvp(*dxs, y, *args, **kwargs)
+    except ZygoteError as err:
+        if err.loc is None and loc is not None:  # raised inside a rule: told at the user's call
+            raise type(err)(err.message, loc, err.hint) from None
+        raise
 
 
 _SIGNATURES: dict = {}
@@ -295,6 +301,9 @@ def tangent_items(iterable, t, reverse: bool = False):
     """An iterator over the tangents of the items a loop takes from iterable, in step."""
     if not has_tangent(t) or isinstance(iterable, (dict, str, bytes, range, set, frozenset)):
         return itertools.repeat(None)
+    if type(t) is list and not isinstance(iterable, np.ndarray) and \
+            isinstance(iterable, (KeysView, ValuesView, ItemsView)):
+        return reversed(t) if reverse else iter(t)  # a dict view's tangent lists its items'
     if isinstance(iterable, (np.ndarray, list, tuple)) and isinstance(t, (np.ndarray, list, tuple)):
         if isinstance(t, np.ndarray) and np.ndim(t) != np.ndim(iterable):
             t = np.broadcast_to(t, np.shape(iterable))
