@@ -262,7 +262,81 @@ for _name, _fn in (("items", jvp_dict_items), ("values", jvp_dict_values)):
         _rule.jvp = _fn
 
 
-# -- iterators: forward mode does not follow them yet -----------------------------------------
+# -- iterators ---------------------------------------------------------------------------------
+# The tangent of an Items iterator (runtime/iterators.py) is the list of its items' tangents,
+# aligned with `Items.items`; a loop over it starts at the iterator's cursor (forward_dispatch).
+# zip, enumerate and reversed over lists, tuples and arrays are followed; over an iterator that
+# carries a tangent, and the other iterator builtins, forward mode refuses clearly.
+
+
+def _sequence_tangents(dx, seq):
+    """The tangents of seq's items, as a list (None for a zero one)."""
+    if isinstance(seq, (dict, str, bytes, range, set, frozenset)):
+        return [None] * len(seq)
+    if dx is None:
+        return [None] * len(seq)
+    if isinstance(seq, np.ndarray) and np.shape(dx) != seq.shape:
+        dx = np.broadcast_to(dx, seq.shape)
+    return list(dx)
+
+
+def _refuse_items_source(qualname, sources, tangents):
+    if any(type(s) is iterators.Items and t is not None for s, t in zip(sources, tangents)):
+        raise registry_errors.NoDerivativeRule(
+            f"forward mode (zp.jvp) does not follow a derivative through {qualname} of an "
+            "iterator yet", hint="make a list of the iterator's items first (list(it))")
+
+
+def jvp_zip_items(d_iterables, y, *iterables, strict=False):
+    tangents = tuple(d_iterables) if d_iterables is not None else (None,) * len(iterables)
+    if not any(t is not None for t in tangents):
+        return None
+    _refuse_items_source("zip", iterables, tangents)
+    rows = [_sequence_tangents(t, s) for t, s in zip(tangents, iterables)]
+    return [tuple(r) for r in zip(*rows)]
+
+
+def jvp_enumerate_items(d_iterable, y, iterable, start=0):
+    if d_iterable is None:
+        return None
+    _refuse_items_source("enumerate", (iterable,), (d_iterable,))
+    return [(None, t) for t in _sequence_tangents(d_iterable, iterable)]
+
+
+def jvp_reversed_items(d_sequence, y, sequence):
+    if d_sequence is None:
+        return None
+    return list(reversed(_sequence_tangents(d_sequence, sequence)))
+
+
+def jvp_iter_items(d_iterable, y, iterable):
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:
+        return d_iterable  # an Items iterator is its own iterator
+    _refuse_items_source("iter", (iterable,), (d_iterable,))
+    return _sequence_tangents(d_iterable, iterable)
+
+
+def jvp_for_pass(d_iterable, y, iterable):
+    return d_iterable  # the loop reads the tangent from the iterator's cursor on
+
+
+def jvp_list_of_items(d_items, y, items):
+    return None if d_items is None else list(d_items)
+
+
+from ..runtime import iterators  # noqa: E402
+
+for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
+                     (iterators.enumerate_items, jvp_enumerate_items),
+                     (iterators.reversed_items, jvp_reversed_items),
+                     (iterators.iter_items, jvp_iter_items),
+                     (iterators.for_pass, jvp_for_pass),
+                     (iterators.list_of_items, jvp_list_of_items)):
+    if registry.function_rule(_primal) is not None:
+        jvp(_primal)(_fn)
+
 
 
 def _refuse_iterator(rule):

@@ -39,6 +39,7 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NON
                        numpy_handoff, operator_candidates, resolve, resolve_attribute,
                        resolve_method)
 from ..rules import registry
+from .iterators import Items, Pass
 
 
 class CellTangents(dict):
@@ -301,6 +302,10 @@ def tangent_items(iterable, t, reverse: bool = False):
     """An iterator over the tangents of the items a loop takes from iterable, in step."""
     if not has_tangent(t) or isinstance(iterable, (dict, str, bytes, range, set, frozenset)):
         return itertools.repeat(None)
+    if type(iterable) is Pass or type(iterable) is Items:  # an iterator: from its cursor on
+        start = iterable.start if type(iterable) is Pass else iterable.cursor
+        items = list(t)[start:]
+        return reversed(items) if reverse else iter(items)
     if type(t) is list and not isinstance(iterable, np.ndarray) and \
             isinstance(iterable, (KeysView, ValuesView, ItemsView)):
         return reversed(t) if reverse else iter(t)  # a dict view's tangent lists its items'
