@@ -35,10 +35,12 @@ from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
-                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, no_rule,
+                       OPERATOR_METHODS, is_plain_operand, PROPERTY, RECEIVER, RECORD, RULE, STATIC, no_rule,
                        numpy_handoff, operator_candidates, resolve, resolve_attribute,
                        resolve_method)
 from ..rules import registry
+from . import dispatch
+from .flat_calls import _positional_rule
 from .iterators import Items, Pass
 
 
@@ -101,6 +103,10 @@ def tangent_attr(obj_dot, name: str):
 
 
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
+    if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
+        return _back_jvp(f_dot, args, targs, loc)
+    if f is dispatch.call or f is dispatch.call_method:
+        return _dispatched_jvp(f, args, targs, loc)
     if not has_tangent(f_dot) and not any(map(has_tangent, targs)) \
             and not any(map(has_tangent, tkwargs.values())):
         return f(*args, **kwargs), None
@@ -293,6 +299,80 @@ def _spread(args, tangents, spec):
 def _padded(targs, n):
     targs = tuple(targs)
     return targs + (None,) * (n - len(targs))
+
+
+# -- forward over reverse: calls that gradient code resolves while running -------------------
+
+
+class _BackTangent:
+    """The tangent of the pullback `back` that `dispatch.call` returned for a registered
+    rule: what is needed to differentiate `back(g)` forward (see `_back_jvp`)."""
+
+    __slots__ = ("operand_dots", "operands", "rule", "y", "y_dot")
+
+    def __init__(self, rule, operands, operand_dots, y, y_dot):
+        self.rule = rule
+        self.operands = operands
+        self.operand_dots = operand_dots
+        self.y = y
+        self.y_dot = y_dot
+
+
+def _dispatched_jvp(f, args, targs, loc):
+    """`y, back = dispatch.call(f, operands, spec, loc)` in gradient code being differentiated
+    forward (a Hessian): y's tangent, and back's for a positional rule call; anything
+    else the dispatcher may do is refused rather than guessed."""
+    targs = _padded(targs, len(args))
+    pair = f(*args)
+    if not any(map(has_tangent, targs)):
+        return pair, None
+    if f is dispatch.call:
+        callee, operands, spec, call_loc = args
+        callee_dot, operand_dots = targs[0], targs[1]
+        operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
+        rule = registry.function_rule(callee)
+        if rule is not None and not has_tangent(callee_dot) and all(s is None for s in spec) \
+                and all(map(is_plain_operand, operands)) and _positional_rule(rule, operands) \
+                and registry.custom_rule(callee) is None:
+            y = pair[0]
+            y_dot = _rule_jvp(rule, tuple(operands), {}, operand_dots, {}, y, call_loc)
+            return pair, (y_dot, _BackTangent(rule, tuple(operands), operand_dots, y, y_dot))
+        name = registry.qualified_name(callee)
+    else:
+        name = f"the method {args[1]!r}"
+    raise NoDerivativeRule(
+        f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
+        "running; differentiating that again is not supported yet", loc,
+        "make the arguments' types known to the compiler (pass arrays as arguments rather "
+        "than reading them from closures), or use finite differences of zp.gradient")
+
+
+def _back_jvp(back_dot: _BackTangent, args, targs, loc):
+    rule = back_dot.rule
+    names = tuple(p.name for p in rule.params[:len(back_dot.operands)])
+    g = args[0]
+    g_dot = targs[0] if targs else None
+    values = (rule.vjp, len(rule.diff) == 1, rule.diff, names, g, back_dot.y, back_dot.operands)
+    tangents = (None, None, None, None, g_dot, back_dot.y_dot, back_dot.operand_dots)
+    return _python(positional_back, None, values, {}, tangents, {}, loc)
+
+
+def positional_back(vjp, one, diff, names, g, y, args):
+    """What the pullback of a positional rule call returns (flat_calls.py), as code the
+    forward transform reads: (None, *one cotangent per argument)."""
+    if g is None:
+        return (None,) * (1 + len(args))
+    outs = vjp(g, y, *args)
+    if one:
+        outs = (outs,)
+    out = [None]
+    for name in names:
+        value = None
+        for d, o in zip(diff, outs):
+            if d == name:
+                value = o
+        out.append(value)
+    return tuple(out)
 
 
 # -- containers ------------------------------------------------------------------------
