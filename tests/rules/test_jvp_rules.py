@@ -102,7 +102,18 @@ def _checkable(spec):
         and not spec.copy
 
 
-CHECKED = [s for s in SPECS if _checkable(s)]
+def _selected(specs):
+    """The first spec of every rule, and every fifth of the others (the suite's time)."""
+    seen, out = set(), []
+    for index, spec in enumerate(specs):
+        key = spec.qualname
+        if key not in seen or index % 5 == 0:
+            out.append(spec)
+        seen.add(key)
+    return out
+
+
+CHECKED = _selected([s for s in SPECS if _checkable(s)])
 
 
 @pytest.mark.parametrize("spec", CHECKED, ids=[s.id for s in CHECKED])
