@@ -17,9 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import context
+from .api import gradient as _gradient
 from .api import jacobian as _reverse_jacobian
+from .api import pullback as _pullback
+from .api import withgradient as _withgradient
 from .callables import call_plan
-from .errors import ZygoteError
+from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
 
@@ -187,3 +190,105 @@ def hessian(f, x):
     if not columns:
         return np.zeros(x.shape + x.shape)
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+# -- nested: zp.gradient inside a function zp.jvp differentiates -------------------------------
+
+
+def _gradient_forward(args, kwargs, targs, tkwargs, loc):
+    """The tangent of zp.gradient(f, *xs) where f's closure or xs carry tangents: forward
+    mode over f's compiled gradient, with the tangents of f's closure cells as inputs.
+    The outer derivative is carried only by the `_dot` values of the forward code and the
+    inner one only by the gradient's own cotangents, so they cannot be confused: for
+    d/dx [x * d/dy (x * y)] this gives 2x."""
+    inner, xs = args[0], tuple(args[1:])
+    value = _gradient(inner, *xs, **kwargs)
+    inner_dot, xs_dots = targs[0], tuple(targs[1:])
+    if not forward_dispatch.has_tangent(inner_dot) and \
+            not any(map(forward_dispatch.has_tangent, xs_dots)):
+        return value, None
+    if kwargs or tkwargs:
+        raise NoDerivativeRule("zp.gradient with keyword arguments inside a function zp.jvp "
+                               "differentiates is not supported yet", loc,
+                               "differentiate a function of the positional arguments only")
+    if inner_dot is not None and not isinstance(inner_dot, forward_dispatch.CellTangents):
+        raise NoDerivativeRule("zp.gradient of a callable object or bound method that carries "
+                               "a tangent, inside zp.jvp, is not supported yet", loc)
+    plan = call_plan(inner, xs, {})
+    entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
+    targs_inner = (None,) * plan.skip + xs_dots
+    _, dy = forward_dispatch.python_jvp(entry.fn, inner_dot, plan.args, plan.kwargs,
+                                        targs_inner, {}, loc)
+    grads_dot = dy[1] if dy is not None else None
+    if grads_dot is not None and plan.skip:
+        grads_dot = tuple(grads_dot)[plan.skip:]
+    return value, grads_dot
+
+
+def _refused_inside_jvp(name):
+    def refuse(args, kwargs, targs, tkwargs, loc):
+        if not any(map(forward_dispatch.has_tangent, targs)) and \
+                not any(map(forward_dispatch.has_tangent, tkwargs.values())):
+            return globals()[f"_{name}"](*args, **kwargs), None
+        raise NoDerivativeRule(f"zp.{name} inside a function zp.jvp differentiates is not "
+                               "supported yet (zp.gradient is)", loc)
+    return refuse
+
+
+forward_dispatch.register_handler(_gradient, _gradient_forward)
+forward_dispatch.register_handler(_pullback, _refused_inside_jvp("pullback"))
+forward_dispatch.register_handler(_withgradient, _refused_inside_jvp("withgradient"))
+
+
+# -- nested: zp.gradient inside a function zp.gradient differentiates -------------------------
+
+
+def _gradient_rule(inner, *xs):
+    """zp.gradient's own reverse rule (registered as a custom rule), for zp.gradient inside
+    a function being differentiated.  back(g) must give, for each x, H g (the Hessian is
+    symmetric) and for each number or array captured by inner's closure c the mixed
+    derivative d/dc <grad_x f, g>: both are the tangent of inner's gradient with respect
+    to (xs, c) in the direction xs_dot = g, so one forward pass over the compiled gradient
+    (forward-over-reverse) gives them all.  The cotangent of inner is {cell name: bar},
+    which reverse mode routes to the captured values."""
+    value = _gradient(inner, *xs)
+
+    def back(g):
+        if g is None:
+            return (None,) * (1 + len(xs))
+        g = tuple(g) if isinstance(g, (tuple, list)) else (g,)
+        plan = call_plan(inner, xs, {})
+        fn = plan.fn
+        cells = tuple(sorted(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
+                             if _holds_number(cell)))
+        with context.using(compiler=FORWARD, collector=None):
+            entry = FORWARD.entry(fn, plan.active(), "grad", cells, plan.scalars())
+            tangents = (None,) * plan.skip + tuple(g[i] if i < len(g) else None
+                                                   for i in range(len(xs)))
+            _, dy = forward_dispatch.python_jvp(entry.fn, None, plan.args, plan.kwargs, tangents,
+                                                {}, None)
+        grads_dot = tuple(dy[1]) if dy is not None and dy[1] is not None else ()
+        xs_bars = grads_dot[plan.skip:plan.skip + len(xs)] if grads_dot else (None,) * len(xs)
+        cell_bars = grads_dot[-1] if cells and grads_dot else None
+        cell_bars = {k: v for k, v in (cell_bars or {}).items() if v is not None} or None
+        return (cell_bars, *xs_bars)
+
+    return value, back
+
+
+def _holds_number(cell) -> bool:
+    try:
+        value = cell.cell_contents
+    except ValueError:
+        return False
+    return isinstance(value, (float, np.ndarray, np.floating)) or \
+        (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _register_nested_gradient() -> None:
+    from .rules.registry import register_custom
+
+    register_custom(_gradient, _gradient_rule)
+
+
+_register_nested_gradient()

@@ -44,6 +44,23 @@ from .flat_calls import _positional_rule
 from .iterators import Items, Pass
 
 
+# Functions whose forward-mode meaning is given by a handler rather than their source: the
+# API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,
+# at import; a handler is (args, kwargs, targs, tkwargs, loc) -> (value, tangent).
+_HANDLERS: dict = {}
+
+
+def register_handler(fn, handler) -> None:
+    _HANDLERS[fn] = handler
+
+
+def handler_for(fn):
+    try:
+        return _HANDLERS.get(fn)
+    except TypeError:  # an unhashable callee
+        return None
+
+
 class CellTangents(dict):
     """The tangent of a closure: its captured variables' tangents, by name.  A class of
     its own, so that a user's dict tangent is never taken for one."""
@@ -107,6 +124,9 @@ def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
         return _back_jvp(f_dot, args, targs, loc)
     if f is dispatch.call or f is dispatch.call_method:
         return _dispatched_jvp(f, args, targs, loc)
+    handler = handler_for(f)
+    if handler is not None:
+        return handler(args, kwargs, _padded(targs, len(args)), tkwargs, loc)
     if not has_tangent(f_dot) and not any(map(has_tangent, targs)) \
             and not any(map(has_tangent, tkwargs.values())):
         return f(*args, **kwargs), None
@@ -239,6 +259,12 @@ def _rule_signature(rule) -> inspect.Signature:
         sig = (rule, inspect.Signature(list(rule.params)))
         _SIGNATURES[id(rule)] = sig
     return sig[1]
+
+
+def python_jvp(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
+    """(value, tangent) of the Python function fn by its forward-mode transform; cells_dot,
+    a CellTangents, gives the tangents of its closure cells."""
+    return _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc)
 
 
 def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
