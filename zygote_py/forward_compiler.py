@@ -21,6 +21,7 @@ from .ad.forward import ForwardTransform
 from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
+from .transforms.dce import dce
 from .compiler import Build, Compiler, _guards_hold, _show
 
 
@@ -58,6 +59,7 @@ class ForwardCompiler(Compiler):
             ir = self.lowered_ir(fn)
             build = Build(self)
             program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
+            dce(program)  # tangents of values nothing reads (a tuple of shapes' tangents)
             _show("jvp", program)
             base = function_name(ir.name) if ir.name != "lambda" else "lambda_"
             gen = generate_forward(program, fn, f"{base}_jvp")

@@ -59,7 +59,8 @@ def add_terms(*terms):
 
 
 def _is_sequence(x) -> bool:
-    return isinstance(x, (list, tuple)) and not isinstance(x, np.ndarray)
+    return type(x) is list or type(x) is tuple or \
+        (isinstance(x, (list, tuple)) and not isinstance(x, np.ndarray))
 
 
 # -- arithmetic ----------------------------------------------------------------------------
@@ -115,6 +116,15 @@ for _primal in (operator.pos, np.positive):
     jvp(_primal)(jvp_pos)
 
 
+def jvp_pow(da, db, y, a, b):
+    """d(a**b) = b a**(b-1) da (+ log(a) a**b db, by the reverse rule's transpose)."""
+    if db is not None or _is_sequence(a) or _is_sequence(b):
+        return _pow_derived(da, db, y, a, b)
+    if da is None:
+        return None
+    return da * (b * a ** (b - 1)) if b != 2 else da * (2 * a)
+
+
 def jvp_matmul(da, db, y, a, b):
     return add_terms(None if da is None else da @ b, None if db is None else a @ db)
 
@@ -123,6 +133,13 @@ def jvp_dot(da, db, y, a, b, out=None):
     return add_terms(None if da is None else np.dot(da, b), None if db is None else np.dot(a, db))
 
 
+def _pow_derived(*args):
+    from .jvp_derived import derived_jvp
+    return derived_jvp(registry.function_rule(operator.pow))(*args)
+
+
+for _primal in (operator.pow, np.power):
+    jvp(_primal)(jvp_pow)
 jvp(operator.matmul)(jvp_matmul)
 jvp(np.matmul)(jvp_matmul)
 jvp(np.dot)(jvp_dot)

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import inspect
 
-from ...analysis.activity import varied_values
+import numpy as np
+
+from ...analysis.activity import attribute_is_nondifferentiable, varied_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...errors import InternalError, NoDerivativeRule
 from ...ir.builder import IRBuilder
@@ -219,6 +221,14 @@ class ForwardTransform:
             self.copy(op)
             return
         obj = op.operands[0]
+        if obj.id in self.arrays:  # an array's method: the ndarray rules, as reverse mode
+            name = op.attrs["name"]
+            rule = registry.method_rule(np.ndarray, name)
+            if rule is not None and self.static_rule(op, rule):
+                return
+            if rule is None and registry.method_is_nondifferentiable(np.ndarray, name):
+                self.copy(op)
+                return
         self.dynamic(op, fwd.jvp_method, self.v(obj), self.t_or_none(obj), op.operands[1:],
                      name=op.attrs["name"])
 
@@ -227,6 +237,18 @@ class ForwardTransform:
         if self.t(obj) is None:
             self.copy(op)
             return
+        if obj.id in self.arrays:  # an array's attribute: .T by its rule, .shape has no tangent
+            name = op.attrs["name"]
+            if attribute_is_nondifferentiable(name):
+                self.copy(op)
+                return
+            rule = registry.attr_rule(np.ndarray, name)
+            if rule is not None and rule.jvp is not None:
+                new = self.copy(op)
+                tangent = self.ir.call(rule.jvp, self.t(obj), new.result, self.v(obj),
+                                       expr="_zp_" + getattr(rule.jvp, "__name__", "jvp").lstrip("_"))
+                self.set_tangent(op.result, tangent)
+                return
         pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
                             self.ir.const(op.loc), expr="_zp_jvp_attr")
         unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None},
@@ -407,7 +429,11 @@ class ForwardTransform:
             self.tmap[op.results[k].id] = new.results[len(op.results) + j]
 
 
+_PLAIN_CONSTANTS = (int, float, bool, str, type(None), tuple, slice)
+
+
 def _number_const(value: Value) -> bool:
+    """A literal of a builtin type (a number, an axis tuple, None): no protocol of its own."""
     op = value.defining_op
-    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float, bool)
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in _PLAIN_CONSTANTS
 
