@@ -373,3 +373,95 @@ from .. import errors as registry_errors  # noqa: E402
 for _rule in registry.all_rules():
     if getattr(_rule.vjp, "__module__", None) == "zygote_py.rules.iterators" and _rule.jvp is None:
         _rule.jvp = _refuse_iterator(_rule)
+
+
+# -- attributes of arrays: all linear (.T, .mT, .real, .imag) ------------------------------------
+
+
+def _attr_linear(name):
+    def jvp_attr(dself, y, self):
+        if dself is None:
+            return None
+        return getattr(np.asarray(dense(dself, self)), name)
+
+    jvp_attr.__name__ = f"jvp_ndarray_{name}"
+    return jvp_attr
+
+
+for (_cls, _name), _rule in list(registry._ATTR_RULES.items()):
+    if _rule.jvp is None and _name in ("T", "mT", "real", "imag"):
+        _rule.jvp = _attr_linear(_name)
+
+
+# -- more linear and bilinear functions ------------------------------------------------------------
+
+
+def _jointly_linear(primal, rule):
+    """jvp of a function linear in all its differentiable arguments together (each given
+    as a value; zeros where their tangent is zero)."""
+    params = inspect.Signature(list(rule.params))
+
+    def jvp_jointly_linear(*rest, **kwargs):
+        n = len(rule.diff)
+        dxs, (y, *args) = rest[:n], rest[n:]
+        if all(d is None for d in dxs):
+            return None
+        bound = params.bind(*args, **kwargs)
+        for name, d in zip(rule.diff, dxs):
+            if name in bound.arguments:
+                bound.arguments[name] = dense(d, bound.arguments[name])
+        return primal(*bound.args, **bound.kwargs)
+
+    jvp_jointly_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
+    return jvp_jointly_linear
+
+
+for _primal in (np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack,
+                np.where, np.tile, np.repeat, np.pad, np.roll, np.rot90, np.tril, np.triu,
+                np.atleast_1d, np.atleast_2d, np.take):
+    _rule = registry.function_rule(_primal)
+    if _rule is None or _rule.jvp is not None or _rule.meta.get("underived"):
+        continue
+    if any(p.kind is p.VAR_POSITIONAL for p in _rule.params):
+        continue
+    _rule.jvp = _jointly_linear(_primal, _rule)
+
+
+def _bilinear(primal):
+    def jvp_bilinear(da, db, y, a, b, *args, **kwargs):
+        return add_terms(None if da is None else primal(da, b, *args, **kwargs),
+                         None if db is None else primal(a, db, *args, **kwargs))
+
+    jvp_bilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'bilinear')}"
+    return jvp_bilinear
+
+
+for _primal in (np.outer, np.inner, np.kron, np.tensordot, np.cross, np.vdot):
+    _rule = registry.function_rule(_primal)
+    if _rule is not None and _rule.jvp is None and len(_rule.diff) == 2 and \
+            _rule.diff == tuple(p.name for p in _rule.params[:2]):
+        _rule.jvp = _bilinear(_primal)
+
+
+def jvp_einsum(d_subscripts, d_operands, y, subscripts, *operands, **kwargs):
+    """Multilinear: one term per operand with a tangent (string subscripts)."""
+    if not isinstance(subscripts, str) or d_subscripts is not None:
+        return _einsum_derived(d_subscripts, d_operands, y, subscripts, *operands, **kwargs)
+    if d_operands is None:
+        return None
+    terms = []
+    for i, d in enumerate(d_operands):
+        if d is not None:
+            ops = list(operands)
+            ops[i] = d
+            terms.append(np.einsum(subscripts, *ops, **kwargs))
+    return add_terms(*terms)
+
+
+def _einsum_derived(*args, **kwargs):
+    from .jvp_derived import derived_jvp
+    return derived_jvp(registry.function_rule(np.einsum))(*args, **kwargs)
+
+
+if registry.function_rule(np.einsum) is not None:
+    jvp(np.einsum)(jvp_einsum)
