@@ -26,6 +26,8 @@ import operator
 
 import numpy as np
 
+from .. import errors as registry_errors
+from ..runtime import iterators
 from . import registry
 from .registry import jvp
 
@@ -150,15 +152,25 @@ jvp(np.dot)(jvp_dot)
 
 def _diagonal(rule):
     vjp_fn = rule.vjp
+    complex_ok = rule.complex_ok
 
     def jvp_elementwise(dx, y, *args, **kwargs):
         if dx is None:
             return None
+        if not complex_ok and _is_complex_value(y):  # g * f'(x) is the jvp only where declared
+            raise registry_errors.NoDerivativeRule(
+                f"forward mode of {rule.qualname} with complex values is not supported",
+                hint="use reverse mode for complex values")
         return vjp_fn(dx, y, *args, **kwargs)
 
     jvp_elementwise.__name__ = f"jvp_{getattr(rule.primal, '__name__', 'elementwise')}"
     jvp_elementwise.__qualname__ = jvp_elementwise.__name__
     return jvp_elementwise
+
+
+def _is_complex_value(x) -> bool:
+    return type(x) is complex or isinstance(x, np.complexfloating) or \
+        (isinstance(x, np.ndarray) and x.dtype.kind == "c")
 
 
 def _is_unary_elementwise(rule) -> bool:
@@ -343,7 +355,6 @@ def jvp_list_of_items(d_items, y, items):
     return None if d_items is None else list(d_items)
 
 
-from ..runtime import iterators  # noqa: E402
 
 for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.enumerate_items, jvp_enumerate_items),
@@ -368,7 +379,6 @@ def _refuse_iterator(rule):
     return jvp_iterator
 
 
-from .. import errors as registry_errors  # noqa: E402
 
 for _rule in registry.all_rules():
     if getattr(_rule.vjp, "__module__", None) == "zygote_py.rules.iterators" and _rule.jvp is None:
