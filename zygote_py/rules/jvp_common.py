@@ -33,6 +33,10 @@ from .registry import jvp
 
 
 def _zero_like(x):
+    if x is None:
+        return None
+    if type(x) is dict:
+        return {k: _zero_like(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
     if isinstance(x, (list, tuple)):
@@ -475,3 +479,59 @@ def _einsum_derived(*args, **kwargs):
 
 if registry.function_rule(np.einsum) is not None:
     jvp(np.einsum)(jvp_einsum)
+
+
+
+# -- the helpers generated gradient code calls: linear in the cotangents they move -------------
+# (what forward mode over a compiled gradient -- zp.hessian -- meets at every step)
+
+_JOINTLY_LINEAR_HELPERS = (
+    "zygote_py.runtime.containers.list_insert", "zygote_py.runtime.containers.list_reverse",
+    "zygote_py.runtime.containers.list_pop", "zygote_py.runtime.containers.list_clear",
+    "zygote_py.runtime.containers.list_setitem", "zygote_py.runtime.containers.list_delitem",
+    "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
+    "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
+    "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.zeros_if_none", "zygote_py.runtime.helpers.item_cotangent",
+    "zygote_py.runtime.helpers.unpack_cotangent", "zygote_py.runtime.helpers.split_last",
+    "zygote_py.runtime.helpers.split_tail", "zygote_py.rules.indexing._index_cotangent",
+    "zygote_py.rules.indexing._diagonal_cotangent", "zygote_py.rules.indexing._take_cotangent",
+    "zygote_py.rules.indexing._sort_cotangent", "zygote_py.rules.shapes._repeat_cotangent",
+    "zygote_py.rules.structure._partition_cotangent",
+    "zygote_py.rules.statistics._quantile_cotangent", "zygote_py.rules.shapes.like_input",
+)
+_MULTILINEAR_HELPERS = (
+    "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
+    "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
+)
+
+
+def _multilinear(primal, rule):
+    """jvp of a function linear in each differentiable argument separately (a product):
+    one term per argument with a tangent, the others at their values."""
+    params = inspect.Signature(list(rule.params))
+
+    def jvp_multilinear(*rest, **kwargs):
+        n = len(rule.diff)
+        dxs, (y, *args) = rest[:n], rest[n:]
+        terms = []
+        for name, d in zip(rule.diff, dxs):
+            if d is None:
+                continue
+            bound = params.bind(*args, **kwargs)
+            if name in bound.arguments:
+                bound.arguments[name] = d
+                terms.append(primal(*bound.args, **bound.kwargs))
+        return add_terms(*terms)
+
+    jvp_multilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'multilinear')}"
+    return jvp_multilinear
+
+
+for _rule in list(registry.all_rules()):
+    if _rule.jvp is not None or isinstance(_rule.primal, tuple):
+        continue
+    if _rule.qualname in _JOINTLY_LINEAR_HELPERS:
+        _rule.jvp = _jointly_linear(_rule.primal, _rule)
+    elif _rule.qualname in _MULTILINEAR_HELPERS:
+        _rule.jvp = _multilinear(_rule.primal, _rule)
