@@ -27,7 +27,7 @@ import operator
 import numpy as np
 
 from .. import errors as registry_errors
-from ..runtime import iterators
+from ..runtime import containers, iterators
 from . import registry
 from .registry import jvp
 
@@ -535,3 +535,18 @@ for _rule in list(registry.all_rules()):
         _rule.jvp = _jointly_linear(_rule.primal, _rule)
     elif _rule.qualname in _MULTILINEAR_HELPERS:
         _rule.jvp = _multilinear(_rule.primal, _rule)
+
+
+
+def jvp_list_pop(d_items, y, items, index=-1):
+    """(the list without the item, the item): the same on the tangent list."""
+    if d_items is None:
+        return None
+    rest = list(d_items)
+    item = rest.pop(index)
+    return rest, item
+
+
+_rule = registry.function_rule(containers.list_pop)
+if _rule is not None:
+    _rule.jvp = jvp_list_pop

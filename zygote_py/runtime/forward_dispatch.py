@@ -218,11 +218,14 @@ def _operator_protocol(f, candidates, args, targs, loc):
 
 def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
     """The tangent of y = primal(*args, **kwargs) by the rule's forward rule."""
-    sig = _rule_signature(rule)
-    try:
-        tbound = sig.bind_partial(*targs, **tkwargs).arguments
-    except TypeError:
-        tbound = {}
+    sig, positional = _rule_signature(rule)
+    if not tkwargs and len(targs) <= len(positional):  # the common case, without binding
+        tbound = dict(zip(positional, targs))
+    else:
+        try:
+            tbound = sig.bind_partial(*targs, **tkwargs).arguments
+        except TypeError:
+            tbound = {}
     for name in rule.meta.get("unsupported", ()):
         given = sig.bind(*args, **kwargs).arguments.get(name)
         if given is not None and name in rule.diff or given is not None and \
@@ -253,12 +256,18 @@ def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
 _SIGNATURES: dict = {}
 
 
-def _rule_signature(rule) -> inspect.Signature:
+def _rule_signature(rule):
+    """(the rule's primal signature, the names of its leading positional parameters)."""
     sig = _SIGNATURES.get(id(rule))
     if sig is None or sig[0] is not rule:
-        sig = (rule, inspect.Signature(list(rule.params)))
+        positional = []
+        for p in rule.params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break
+            positional.append(p.name)
+        sig = (rule, inspect.Signature(list(rule.params)), tuple(positional))
         _SIGNATURES[id(rule)] = sig
-    return sig[1]
+    return sig[1], sig[2]
 
 
 def python_jvp(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
