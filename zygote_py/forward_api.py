@@ -46,7 +46,12 @@ def jvp(f, primals, tangents):
     plan = call_plan(f, primals, {})
     targs = (None,) * plan.skip + tangents
     with context.using(compiler=FORWARD, collector=None):
-        y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+        try:
+            y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+        except RecursionError:
+            raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
+                              "Python frames per call of a transformed function",
+                              hint="raise sys.setrecursionlimit, or use reverse mode") from None
     return y, dense_tangent(dy, y)
 
 

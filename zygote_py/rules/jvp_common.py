@@ -128,7 +128,21 @@ def jvp_pow(da, db, y, a, b):
         return _pow_derived(da, db, y, a, b)
     if da is None:
         return None
-    return da * (b * a ** (b - 1)) if b != 2 else da * (2 * a)
+    if np.ndim(b) == 0 and b == 0:
+        return da * 0.0  # x ** 0 is constant (and 0.0 ** -1 would raise)
+    if np.ndim(b) == 0 and b == 2:
+        return da * (2 * a)
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        return da * (b * float(a) ** (b - 1)) if a != 0 else da * (b * _pow_at_zero(b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = b * np.power(np.asarray(a, dtype=float), np.subtract(b, 1))
+    return da * np.where(np.equal(b, 0), 0.0, slope)  # x ** 0 is constant, at 0 too
+
+
+def _pow_at_zero(b):
+    """The derivative's factor 0 ** (b - 1), as NumPy computes it (inf for b < 1)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.power(0.0, b - 1)
 
 
 def jvp_matmul(da, db, y, a, b):
@@ -232,13 +246,24 @@ for _primal in (np.sum, np.mean, np.reshape, np.transpose, np.squeeze, np.expand
 _INDEX_TRICKS = (type(np.r_), type(np.c_), type(np.s_))
 
 
+def _index_item_tangent(d, item, trick):
+    """The tangent of one item of np.r_[...] / np.c_[...]: a directive string stays, a
+    slice (a range of constants) becomes zeros of its length, data its tangent."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, slice):
+        return np.zeros(len(np.r_[item]))
+    return dense(d, item)
+
+
 def jvp_getitem(da, db, y, a, b):
     if type(a) in _INDEX_TRICKS:  # np.r_[x, y]: linear in the index, which holds the data
         if db is None:
             return None
         items = b if isinstance(b, tuple) else (b,)
-        dense_b = tuple(dense(d, v) if isinstance(v, (np.ndarray, float, list)) else v
-                        for d, v in zip(db if isinstance(b, tuple) else (db,), items))
+        dbs = (tuple(db) if isinstance(db, (tuple, list)) else (None,) * len(items)) \
+            if isinstance(b, tuple) else (db,)
+        dense_b = tuple(_index_item_tangent(d, v, a) for d, v in zip(dbs, items))
         return a[dense_b if isinstance(b, tuple) else dense_b[0]]
     if da is None:
         return None
