@@ -40,7 +40,8 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NON
                        resolve_method)
 from ..rules import registry
 from . import dispatch
-from .flat_calls import _positional_rule
+from .flat_calls import _Flat, _origins
+from .flat_calls import _spread as _spread_bars
 from .iterators import Items, Pass
 
 
@@ -340,74 +341,118 @@ def _padded(targs, n):
 
 
 class _BackTangent:
-    """The tangent of the pullback `back` that `dispatch.call` returned for a registered
+    """The tangent of the pullback `back` that run-time dispatch returned for a registered
     rule: what is needed to differentiate `back(g)` forward (see `_back_jvp`)."""
 
-    __slots__ = ("operand_dots", "operands", "rule", "y", "y_dot")
+    __slots__ = ("arguments", "flat", "origins", "rule", "shift", "tangents", "with_self", "y",
+                 "y_dot")
 
-    def __init__(self, rule, operands, operand_dots, y, y_dot):
+    def __init__(self, rule, arguments, tangents, y, y_dot, origins, shift, flat, with_self):
         self.rule = rule
-        self.operands = operands
-        self.operand_dots = operand_dots
+        self.arguments = arguments  # (args, kwargs) the rule's vjp is called with
+        self.tangents = tangents  # their tangents, in the same shape
         self.y = y
         self.y_dot = y_dot
+        self.origins = origins
+        self.shift = shift
+        self.flat = flat
+        self.with_self = with_self
 
 
 def _dispatched_jvp(f, args, targs, loc):
-    """`y, back = dispatch.call(f, operands, spec, loc)` in gradient code being differentiated
-    forward (a Hessian): y's tangent, and back's for a positional rule call; anything
-    else the dispatcher may do is refused rather than guessed."""
+    """`y, back = dispatch.call(f, operands, spec, loc)` (or `call_method`) in gradient code
+    being differentiated forward (a Hessian): y's tangent, and back's where the call
+    meant a registered rule; anything else the dispatcher may do is refused rather than
+    guessed."""
     targs = _padded(targs, len(args))
     pair = f(*args)
     if not any(map(has_tangent, targs)):
         return pair, None
     if f is dispatch.call:
         callee, operands, spec, call_loc = args
-        callee_dot, operand_dots = targs[0], targs[1]
-        operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
-        rule = registry.function_rule(callee)
-        if rule is not None and not has_tangent(callee_dot) and all(s is None for s in spec) \
-                and all(map(is_plain_operand, operands)) and _positional_rule(rule, operands) \
-                and registry.custom_rule(callee) is None:
-            y = pair[0]
-            y_dot = _rule_jvp(rule, tuple(operands), {}, operand_dots, {}, y, call_loc)
-            return pair, (y_dot, _BackTangent(rule, tuple(operands), operand_dots, y, y_dot))
+        self_obj, self_dot, operand_dots = None, targs[0], targs[1]
+        rule = registry.function_rule(callee) if registry.custom_rule(callee) is None else None
         name = registry.qualified_name(callee)
+        fits = rule is not None and not has_tangent(self_dot)
     else:
-        name = f"the method {args[1]!r}"
-    raise NoDerivativeRule(
-        f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
-        "running; differentiating that again is not supported yet", loc,
-        "make the arguments' types known to the compiler (pass arrays as arguments rather "
-        "than reading them from closures), or use finite differences of zp.gradient")
+        self_obj, method, operands, spec, call_loc = args
+        self_dot, operand_dots = targs[0], targs[2]
+        res = resolve_method(self_obj, method, registry)
+        rule = res.rule if res.kind == RULE else None
+        name = f"the method {method!r}"
+        fits = rule is not None and is_plain_operand(self_obj)
+    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
+    fits = fits and all(map(is_plain_operand, operands)) and not is_complex_anywhere(operands) \
+        and not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in operands))
+    if not fits:
+        raise NoDerivativeRule(
+            f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
+            "running; differentiating that again is not supported yet", loc,
+            "make the arguments' types known to the compiler (pass arrays as arguments rather "
+            "than reading them from closures), or use finite differences of zp.gradient")
+    flat = _Flat(operands, spec)
+    pargs, kwargs, ptangents, tkwargs = _spread(operands, operand_dots, spec)
+    prefix = (self_obj,) if self_obj is not None else ()
+    call_args = prefix + tuple(pargs)
+    call_targs = ((self_dot,) if self_obj is not None else ()) + tuple(ptangents)
+    y = pair[0]
+    y_dot = _rule_jvp(rule, call_args, kwargs, call_targs, tkwargs, y, call_loc)
+    sig = inspect.Signature(list(rule.params))
+    bound = sig.bind(*call_args, **kwargs)
+    bound.apply_defaults()
+    tbound = sig.bind_partial(*call_targs, **tkwargs).arguments
+    t_arguments = {}
+    for pname, value in bound.arguments.items():
+        t = tbound.get(pname)
+        kind = sig.parameters[pname].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            t = tuple(t) if t is not None else (None,) * len(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            t = dict(t) if t is not None else {}
+        t_arguments[pname] = t
+    tangents_bound = inspect.BoundArguments(sig, t_arguments)
+    shift = _Flat.prefixed(prefix, flat)
+    origins = _origins(sig, shift)
+    back_dot = _BackTangent(rule, (bound.args, bound.kwargs),
+                            (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
+                            flat, self_obj is not None)
+    return pair, (y_dot, back_dot)
 
 
 def _back_jvp(back_dot: _BackTangent, args, targs, loc):
+    """back(g) and its tangent: the rule's vjp differentiated forward (its body is Python),
+    its outputs then placed per operand as the dispatcher's back places them."""
     rule = back_dot.rule
-    names = tuple(p.name for p in rule.params[:len(back_dot.operands)])
     g = args[0]
     g_dot = targs[0] if targs else None
-    values = (rule.vjp, len(rule.diff) == 1, rule.diff, names, g, back_dot.y, back_dot.operands)
-    tangents = (None, None, None, None, g_dot, back_dot.y_dot, back_dot.operand_dots)
-    return _python(positional_back, None, values, {}, tangents, {}, loc)
+    rargs, rkwargs = back_dot.arguments
+    targs_, tkwargs = back_dot.tangents
+    if not has_tangent(back_dot.y_dot) and not any(map(has_tangent, targs_)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        # only g moves, and the vjp is linear in g: its tangent is the vjp of g's tangent
+        outs = rule.vjp(g, back_dot.y, *rargs, **rkwargs)
+        outs_dot = rule.vjp(g_dot, back_dot.y, *rargs, **rkwargs) if g_dot is not None else None
+    else:
+        outs, outs_dot = _python(rule.vjp, None, (g, back_dot.y, *rargs), rkwargs,
+                                 (g_dot, back_dot.y_dot, *targs_), tkwargs, loc)
+    if len(rule.diff) == 1:
+        outs, outs_dot = (outs,), (outs_dot,)
+    elif outs_dot is None:
+        outs_dot = (None,) * len(rule.diff)
+    return _placed(back_dot, outs), _placed(back_dot, outs_dot)
 
 
-def positional_back(vjp, one, diff, names, g, y, args):
-    """What the pullback of a positional rule call returns (flat_calls.py), as code the
-    forward transform reads: (None, *one cotangent per argument)."""
-    if g is None:
-        return (None,) * (1 + len(args))
-    outs = vjp(g, y, *args)
-    if one:
-        outs = (outs,)
-    out = [None]
-    for name in names:
-        value = None
-        for d, o in zip(diff, outs):
-            if d == name:
-                value = o
-        out.append(value)
-    return tuple(out)
+def _placed(back_dot: _BackTangent, outs):
+    arg_bars, kw_bars = _spread_bars(back_dot.origins, dict(zip(back_dot.rule.diff, outs)),
+                                     back_dot.shift)
+    head = arg_bars[0] if back_dot.with_self else None
+    arg_bars = arg_bars[1:] if back_dot.with_self else arg_bars
+    return (head, *back_dot.flat.regroup(arg_bars, kw_bars))
+
+
+def is_complex_anywhere(values) -> bool:
+    return any(np.iscomplexobj(v) for v in values
+               if isinstance(v, (np.ndarray, np.generic, complex)))
 
 
 # -- containers ------------------------------------------------------------------------
