@@ -166,8 +166,8 @@ def _over_gradient(grad_fn, x, v, f):
         raise type(err)(f"the gradient of {getattr(f, '__name__', f)!r} cannot be differentiated "
                         f"again by forward mode: its generated code does something forward mode "
                         f"does not follow ({err.message})", None,
-                        "simplify the function (no nested functions or calls resolved while "
-                        "running), or use finite differences of zp.gradient") from None
+                        "see docs/limitations.md (forward mode and Hessians), or use finite "
+                        "differences of zp.gradient") from None
 
 
 def hvp(f, x, v):
