@@ -136,3 +136,30 @@ def test_hessian_through_a_call_resolved_while_running_is_refused_clearly():
         assert "cannot be differentiated again" in str(err) or "resolved while running" in str(err)
     else:  # if it is supported, it must be right
         np.testing.assert_allclose(H, fd_hessian(loss, np.array([0.3, 0.7])), rtol=1e-5, atol=1e-7)
+
+
+def test_a_new_custom_rule_reaches_compiled_hessians():
+    def bump(x):
+        return x ** 3
+
+    def f(x):
+        return np.sum(bump(x))
+
+    x = np.array([0.5, 1.5])
+    np.testing.assert_allclose(zp.hessian(f, x), np.diag(6 * x), rtol=1e-12)
+
+    @zp.adjoint(bump)
+    def _bump_rule(x):  # a (deliberately different) derivative: 2x, not 3x^2
+        return bump(x), lambda g: (2 * x * g,)
+
+    try:
+        with pytest.raises(zp.ZygoteError):  # not the stale Hessian of x**3
+            zp.hessian(f, x)
+        assert np.allclose(zp.gradient(f, x)[0], 2 * x)
+    finally:
+        from zygote_py.rules import registry
+        registry._CUSTOM_RULES.pop(bump, None)
+        from zygote_py.compiler import COMPILER
+        from zygote_py.forward_compiler import FORWARD
+        COMPILER.clear()
+        FORWARD.clear()
