@@ -39,7 +39,7 @@ def test_jacobian_modes_agree_with_the_closed_form(mode):
 def test_jacobian_of_several_arguments_and_shapes():
     A = np.arange(6.0).reshape(2, 3) / 7
     x = np.array([0.2, -0.4, 0.9])
-    f = lambda A, x: np.tanh(A @ x)  # noqa: E731
+    f = lambda A, x: np.tanh(A @ x)
     fwd = zp.jacobian(f, A, x, mode="forward")
     rev = zp.jacobian(f, A, x, mode="reverse")
     assert fwd[0].shape == (2, 2, 3) and fwd[1].shape == (2, 3)
@@ -55,7 +55,7 @@ def test_jacobian_mode_is_checked():
 
 
 def test_flux_nested_example_by_forward_over_reverse():
-    f = lambda x: 3 * x ** 2 + 2 * x + 1  # noqa: E731  Flux: df(2) == 14, and d2f == 6
+    f = lambda x: 3 * x ** 2 + 2 * x + 1
     assert zp.gradient(f, 2.0)[0] == 14.0
     assert zp.hessian(f, 2.0) == 6.0
     assert zp.jvp(lambda x: zp_grad_poly(x), (2.0,), (1.0,))[1] == 6.0
@@ -111,7 +111,7 @@ def test_hessian_against_finite_differences_of_gradients(f, x):
 def test_hessian_closed_form_quadratic():
     A = np.array([[2.0, 0.5], [0.5, 1.0]])
     b = np.array([0.3, -0.1])
-    f = lambda x: 0.5 * x @ A @ x + b @ x  # noqa: E731
+    f = lambda x: 0.5 * x @ A @ x + b @ x
     np.testing.assert_allclose(zp.hessian(f, np.array([1.0, 2.0])), A, rtol=1e-12)
 
 

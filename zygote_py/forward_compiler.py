@@ -21,8 +21,8 @@ from .ad.forward import ForwardTransform
 from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
-from .transforms.dce import dce
 from .compiler import Build, Compiler, _guards_hold, _show
+from .transforms.dce import dce
 
 
 class ForwardEntry:

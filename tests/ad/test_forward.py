@@ -135,7 +135,7 @@ def test_recursion():
 
 
 def closures(x):
-    g = lambda y: x * y  # noqa: E731  captures the active x
+    g = lambda y: x * y
     def h(z):
         return np.exp(z) * x
     return g(np.cos(x)) + h(x)
@@ -218,7 +218,7 @@ def test_numpy_methods_and_linear_algebra():
 
 
 def test_several_inputs_and_tuple_outputs():
-    f = lambda x, y: (x * y, np.sum(x) + y[0])  # noqa: E731
+    f = lambda x, y: (x * y, np.sum(x) + y[0])
     assert_jvp(f, (X, V), (V, X))
     y, dy = zp.jvp(f, (X, V), (V, None))  # None: a zero tangent
     _close(dy, (V * V, np.sum(V)))

@@ -52,7 +52,6 @@ def generate_forward(fn: Function, pyfn, name: str) -> Generated:
     binder = Binder(pyfn.__globals__, cells)
     blocks = [fn.body]
     primal_names = list(fn.signature.names)
-    ntangents = fn.meta.get("tangent_params", 0)
     params = fn.params
     param_names = primal_names + [None] * (len(params) - len(primal_names))
     reserved = set(code.co_freevars) | set(code.co_names) | set(dir(builtins))
@@ -85,6 +84,5 @@ def generate_forward(fn: Function, pyfn, name: str) -> Generated:
     emitter.line(f"def {name}({header}):")
     emitter.indent = 1
     emitter.block(fn.body, lambda op: emitter.line(f"return {unparse(emitter.expr(op.operands[0]))}"))
-    del ntangents
     text = "\n".join(emitter.lines) + "\n"
     return Generated(name, text, binder)

@@ -399,7 +399,7 @@ for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
 def _refuse_iterator(rule):
     def jvp_iterator(*rest, **kwargs):
         if all(d is None for d in rest[:len(rule.diff)]):
-            return None
+            return
         raise registry_errors.NoDerivativeRule(
             f"forward mode (zp.jvp) does not follow a derivative through {rule.qualname} yet",
             hint="index the arrays in a range loop instead, or use reverse mode")

@@ -34,16 +34,33 @@ import numpy as np
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF,
-                       OPERATOR_METHODS, is_plain_operand, PROPERTY, RECEIVER, RECORD, RULE, STATIC, no_rule,
-                       numpy_handoff, operator_candidates, resolve, resolve_attribute,
-                       resolve_method)
+from ..resolve import (
+    ATTRIBUTE,
+    CALLABLE,
+    CLASS,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    NONDIFF,
+    OPERATOR_METHODS,
+    PROPERTY,
+    RECEIVER,
+    RECORD,
+    RULE,
+    STATIC,
+    is_plain_operand,
+    no_rule,
+    numpy_handoff,
+    operator_candidates,
+    resolve,
+    resolve_attribute,
+    resolve_method,
+)
 from ..rules import registry
 from . import dispatch
 from .flat_calls import _Flat, _origins
 from .flat_calls import _spread as _spread_bars
 from .iterators import Items, Pass
-
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
 # API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,

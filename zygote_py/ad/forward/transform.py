@@ -304,7 +304,7 @@ class ForwardTransform:
 
     def op_setitem(self, op):
         container, key, value = op.operands
-        new = self.copy(op)
+        self.copy(op)
         if self.t(container) is None and self.t(value) is None:
             return
         self.set_tangent(op.result,
@@ -326,7 +326,7 @@ class ForwardTransform:
                                                     *pairs))
 
     # -- control flow ----------------------------------------------------------------------
-    def region(self, block: Block, new: Block, tangent_slots: list[int] | None = None) -> Op:
+    def region(self, block: Block, new: Block) -> Op:
         """Copy block's ops into new; returns the new terminator (tangents not yet added)."""
         with self.ir.at(new):
             self.block(block)
