@@ -29,7 +29,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 # forward-mode rules: those written out first, then the derived ones for the rest
-from zygote_py.rules import jvp_common, jvp_derived  # noqa: F401,E402
+from zygote_py.rules import jvp_common, jvp_structural, jvp_derived  # noqa: F401,E402,I001
 
 
 def supported() -> list[str]:
