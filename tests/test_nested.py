@@ -96,3 +96,19 @@ def test_nested_pullback_is_refused_clearly():
         zp.gradient(uses_pullback, 0.3)
     with pytest.raises(zp.NoDerivativeRule):
         zp.jvp(uses_pullback, (0.3,), (1.0,))
+
+
+def captured_in_a_list(w):
+    params = [w, 2.0]
+    g = zp.gradient(lambda y: params[0] * y * y, 1.5)[0]  # 2 w y = 3 w
+    return g * w  # 3 w^2
+
+
+@pytest.mark.parametrize("outer", ["reverse", "forward"])
+def test_inner_function_capturing_a_list_of_the_outer_values(outer):
+    # the inner gradient's dependence on w comes through a captured list: its mixed
+    # derivative must reach w (it was a silent zero when only captured numbers counted)
+    w = 0.7
+    d = zp.gradient(captured_in_a_list, w)[0] if outer == "reverse" else \
+        zp.jvp(captured_in_a_list, (w,), (1.0,))[1]
+    assert d == pytest.approx(6 * w, rel=1e-10)

@@ -14,6 +14,8 @@ gradient and one forward pass over it (docs/how-it-works.md, "Forward mode").
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from . import context
@@ -265,7 +267,7 @@ def _gradient_rule(inner, *xs):
         plan = call_plan(inner, xs, {})
         fn = plan.fn
         cells = tuple(sorted(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
-                             if _holds_number(cell)))
+                             if _holds_data(cell)))
         with context.using(compiler=FORWARD, collector=None):
             entry = FORWARD.entry(fn, plan.active(), "grad", cells, plan.scalars())
             tangents = (None,) * plan.skip + tuple(g[i] if i < len(g) else None
@@ -281,13 +283,17 @@ def _gradient_rule(inner, *xs):
     return value, back
 
 
-def _holds_number(cell) -> bool:
+def _holds_data(cell) -> bool:
+    """Whether a captured variable may carry a derivative: anything but code, types,
+    modules, strings and flags.  (Only numbers here would be a silent zero for a list of
+    parameters the inner function captures.)"""
     try:
         value = cell.cell_contents
     except ValueError:
         return False
-    return isinstance(value, (float, np.ndarray, np.floating)) or \
-        (isinstance(value, int) and not isinstance(value, bool))
+    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                  types.BuiltinFunctionType, types.MethodType, str, bytes, bool,
+                                  type(None)))
 
 
 def _register_nested_gradient() -> None:

@@ -140,6 +140,10 @@ def tangent_attr(obj_dot, name: str):
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
     if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
         return _back_jvp(f_dot, args, targs, loc)
+    if type(f_dot) is _LinearInG or (f_dot is None and _is_runtime_pullback(f)):
+        # a pullback whose operands do not move: back(g) is linear in g
+        g_dot = targs[0] if targs else None
+        return f(*args, **kwargs), (f(g_dot) if has_tangent(g_dot) else None)
     if f is dispatch.call or f is dispatch.call_method:
         return _dispatched_jvp(f, args, targs, loc)
     handler = handler_for(f)
@@ -357,6 +361,23 @@ def _padded(targs, n):
 # -- forward over reverse: calls that gradient code resolves while running -------------------
 
 
+_RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls")
+
+
+def _is_runtime_pullback(f) -> bool:
+    """A pullback made by run-time dispatch (a closure `back(g)` of dispatch.py or
+    flat_calls.py): its source is not for transforming, and it is linear in g."""
+    return isinstance(f, types.FunctionType) and f.__module__ in _RUNTIME_PULLBACK_MODULES \
+        and "<locals>" in f.__qualname__
+
+
+class _LinearInG:
+    """The tangent of a pullback whose call had no moving operand: `back(g)` then moves
+    only with g, and a pullback is linear in g, so its tangent is `back(g_dot)`."""
+
+    __slots__ = ()
+
+
 class _BackTangent:
     """The tangent of the pullback `back` that run-time dispatch returned for a registered
     rule: what is needed to differentiate `back(g)` forward (see `_back_jvp`)."""
@@ -383,8 +404,8 @@ def _dispatched_jvp(f, args, targs, loc):
     guessed."""
     targs = _padded(targs, len(args))
     pair = f(*args)
-    if not any(map(has_tangent, targs)):
-        return pair, None
+    if not any(map(has_tangent, targs)):  # nothing moves but, later, perhaps g
+        return pair, (None, _LinearInG())
     if f is dispatch.call:
         callee, operands, spec, call_loc = args
         self_obj, self_dot, operand_dots = None, targs[0], targs[1]
