@@ -112,3 +112,37 @@ def test_inner_function_capturing_a_list_of_the_outer_values(outer):
     d = zp.gradient(captured_in_a_list, w)[0] if outer == "reverse" else \
         zp.jvp(captured_in_a_list, (w,), (1.0,))[1]
     assert d == pytest.approx(6 * w, rel=1e-10)
+
+
+def test_what_the_nested_rule_cannot_follow_is_refused():
+    def with_default(w):
+        return zp.gradient(lambda y, c=w: c * y * y, 1.5)[0] * w
+
+    def with_keywords(w):
+        return zp.gradient(lambda y: w * y * y, 1.5, wrt=0)[0] * w
+
+    class Scaled:
+        def __init__(self, w):
+            self.w = w
+
+        def f(self, y):
+            return self.w * y * y
+
+    def with_a_method(m):
+        return zp.gradient(m.f, 1.5)[0] * m.w
+
+    for f, why in ((with_default, "default arguments"), (with_keywords, "keyword")):
+        with pytest.raises(zp.NoDerivativeRule, match=why):
+            zp.gradient(f, 0.7)
+    with pytest.raises(zp.NoDerivativeRule, match="bound method"):
+        zp.gradient(with_a_method, Scaled(0.7))
+    with pytest.raises(zp.NoDerivativeRule):
+        zp.jvp(with_a_method, (Scaled(0.7),), ({"w": 1.0},))
+
+    W = np.array([0.7])
+
+    def reads_a_parameter():
+        return zp.gradient(lambda y: np.sum(W) * y * y, 1.5)[0] * np.sum(W)
+
+    with pytest.raises(zp.NoDerivativeRule, match="params"):
+        zp.gradient(reads_a_parameter, zp.params(W))

@@ -250,7 +250,7 @@ forward_dispatch.register_handler(_withgradient, _refused_inside_jvp("withgradie
 # -- nested: zp.gradient inside a function zp.gradient differentiates -------------------------
 
 
-def _gradient_rule(inner, *xs):
+def _gradient_rule(inner, *xs, **kwargs):
     """zp.gradient's own reverse rule (registered as a custom rule), for zp.gradient inside
     a function being differentiated.  back(g) must give, for each x, H g (the Hessian is
     symmetric) and for each number or array captured by inner's closure c the mixed
@@ -258,7 +258,8 @@ def _gradient_rule(inner, *xs):
     to (xs, c) in the direction xs_dot = g, so one forward pass over the compiled gradient
     (forward-over-reverse) gives them all.  The cotangent of inner is {cell name: bar},
     which reverse mode routes to the captured values."""
-    value = _gradient(inner, *xs)
+    value = _gradient(inner, *xs, **kwargs)
+    _refuse_untracked_inputs(inner, xs, kwargs)
 
     def back(g):
         if g is None:
@@ -283,6 +284,36 @@ def _gradient_rule(inner, *xs):
     return value, back
 
 
+def _refuse_untracked_inputs(inner, xs, kwargs) -> None:
+    """What this rule cannot follow the outer derivative through, refused (each would be a
+    silent zero): keyword arguments, a method's or callable object's receiver, default
+    values holding data, and reads of zp.params parameters in a Params gradient."""
+    why = None
+    if kwargs:
+        why = "with keyword arguments (wrt=, has_aux=, or the function's own)"
+    elif context.current().collector is not None:
+        why = "inside a zp.params gradient (the inner function may read the parameters)"
+    else:
+        plan = call_plan(inner, xs, {})
+        fn = plan.fn
+        defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+        if plan.skip:
+            why = "of a bound method, callable object or partial (its bound values)"
+        elif any(_is_data(v) for v in defaults):
+            why = "of a function whose default arguments hold numbers or arrays"
+    if why is not None:
+        raise NoDerivativeRule(f"zp.gradient {why} inside a function being differentiated is "
+                               "not supported yet",
+                               hint="pass those values as positional arguments of a plain "
+                                    "function or lambda")
+
+
+def _is_data(value) -> bool:
+    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                  types.BuiltinFunctionType, types.MethodType, str, bytes, bool,
+                                  type(None)))
+
+
 def _holds_data(cell) -> bool:
     """Whether a captured variable may carry a derivative: anything but code, types,
     modules, strings and flags.  (Only numbers here would be a silent zero for a list of
@@ -291,9 +322,7 @@ def _holds_data(cell) -> bool:
         value = cell.cell_contents
     except ValueError:
         return False
-    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
-                                  types.BuiltinFunctionType, types.MethodType, str, bytes, bool,
-                                  type(None)))
+    return _is_data(value)
 
 
 def _register_nested_gradient() -> None:
