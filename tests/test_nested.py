@@ -146,3 +146,14 @@ def test_what_the_nested_rule_cannot_follow_is_refused():
 
     with pytest.raises(zp.NoDerivativeRule, match="params"):
         zp.gradient(reads_a_parameter, zp.params(W))
+
+
+def both_move(w):
+    return zp.gradient(lambda y: w * y ** 3, w)[0]  # 3 w y^2 at y = w: 3 w^3
+
+
+@pytest.mark.parametrize("outer", ["reverse", "forward"])
+def test_inner_arguments_and_captured_values_both_move(outer):
+    w = 0.8
+    d = zp.gradient(both_move, w)[0] if outer == "reverse" else zp.jvp(both_move, (w,), (1.0,))[1]
+    assert d == pytest.approx(9 * w ** 2, rel=1e-10)
