@@ -15,6 +15,7 @@ from .api import (
     stop_gradient,
     withgradient,
 )
+from .forward_api import hessian, hvp, jacobian, jvp  # noqa: F811  (jacobian: forward or reverse)
 from .params import Grads, Params, leaf_gradients, params
 from .hooks import checkpointed, hook, no_grad, retain, retained
 from .tree import StructureError, register_structure
@@ -45,7 +46,10 @@ __all__ = [
     "grad_source",
     "gradient",
     "hook",
+    "hessian",
+    "hvp",
     "jacobian",
+    "jvp",
     "leaf_gradients",
     "no_grad",
     "params",

@@ -341,6 +341,9 @@ def adjoint(fn):
 
         register_custom(fn, rule)
         COMPILER.clear()  # compiled callers may have inlined the old derivative
+        from .forward_compiler import FORWARD
+
+        FORWARD.clear()  # and so may forward mode's entries (zp.jvp, zp.hessian)
         return rule
 
     return register

@@ -31,6 +31,8 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     untracked,
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
+# forward-mode rules: those written out first, then the derived ones for the rest
+from zygote_py.rules import jvp_common, jvp_structural, jvp_derived  # noqa: F401,E402,I001
 
 # SciPy is optional: each module's rules are imported once the user's code has imported it
 # (or when all rules are listed), never with zygote_py itself (rules/scipy_support.py)

@@ -48,7 +48,7 @@ def restated_at_call(err: ZygoteError, callee, name: str, call_loc: SourceLoc | 
     """
     if call_loc is None or not is_library_function(callee):
         return err
-    if name.startswith("zygote_py.api."):  # zp.gradient & co. inside differentiated code
+    if name.startswith(("zygote_py.api.", "zygote_py.forward_api.")):  # zp.pullback & co. nested
         public = name.rsplit(".", 1)[-1]
         return NoDerivativeRule(
             f"zp.{public} is called inside a function being differentiated: nested "

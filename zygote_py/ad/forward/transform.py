@@ -1,0 +1,439 @@
+"""The forward-mode transform: a primal `Function` -> a function computing values and tangents.
+
+The primal IR is only read.  New IR is built op by op: each primal op is
+copied, and where one of its operands carries a tangent, the ops computing the
+tangent of its results follow it (the tangent of a value `x` is named
+`x_dot` in the generated code).  A value with no tangent has a statically zero
+one and costs nothing; `None` is the zero tangent while running.
+
+  - a call with a registered rule, on operands known to be arrays or numbers
+    (analysis/receivers.py), is followed by a call of the rule's forward rule
+    `jvp(dx..., y, *args)` -- the zero tangent of an inactive argument is None;
+  - any other call, method call or attribute read carrying a tangent goes
+    through the forward dispatcher (runtime/forward_dispatch.py), which
+    returns `(value, tangent)`: rules, Python functions (transformed in turn),
+    methods, callable objects and closures are decided there from the object;
+  - containers: a tuple, list or dict literal's tangent is the same literal of
+    the items' tangents; unpacking, appends and dict updates have helpers;
+  - a closure's tangent holds the tangents of the values it captures;
+  - an `if` yields its results' tangents as extra results; a loop carries the
+    tangents of its carried values as extra slots (which slots vary is read
+    from the activity analysis), and the tangents of the items a `for`
+    iterates are drawn from an iterator over the iterable's tangent, in step.
+The new function takes the primal's parameters, then one tangent per active
+parameter, then (with active closure cells) the dict of the cells' tangents,
+and returns `(value, tangent)`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ...analysis.activity import attribute_is_nondifferentiable, varied_values
+from ...analysis.receivers import ARRAY, value_levels
+from ...errors import InternalError, NoDerivativeRule
+from ...ir.builder import IRBuilder
+from ...ir.core import Block, Function, Op, Value, iteration_pairs
+from ...ir.ops import loop_layout
+from ...resolve import NONDIFF, RULE, resolve
+from ...rules import registry
+from ...runtime import forward_dispatch as fwd
+
+
+class ForwardTransform:
+    """Builds the forward-mode function of fn for the active parameters and cells."""
+
+    def __init__(self, fn: Function, active, active_cells=(), kinds=(), returns=None):
+        self.fn = fn
+        self.active = list(active) + [False] * (len(fn.params) - len(active))
+        self.active_cells = tuple(active_cells)
+        cell_roots = [op.result.id for op in fn.walk()
+                      if op.opcode == "cell" and op.attrs["name"] in self.active_cells]
+        levels = value_levels(fn, kinds, returns)
+        self.arrays = {i for i, level in levels.items() if level == ARRAY}
+        self.varied = varied_values(fn, self.active, extra_roots=cell_roots, arrays=self.arrays)
+        self.vmap: dict[int, Value] = {}  # primal value id -> its copy
+        self.tmap: dict[int, Value] = {}  # primal value id -> its tangent
+        self.ir = IRBuilder()
+        self.cells_dot: Value | None = None
+
+    # -- driver ------------------------------------------------------------------------
+    def run(self) -> Function:
+        fn = self.fn
+        body = Block([p.hint for p in fn.params])
+        for old, new in zip(fn.params, body.args):
+            self.vmap[old.id] = new
+        tangent_params = []
+        for old, active in zip(fn.params, self.active):
+            if active:
+                t = body.add_arg((old.hint or "x") + "_dot")
+                self.tmap[old.id] = t
+                tangent_params.append(t)
+        if self.active_cells:
+            self.cells_dot = body.add_arg("_zp_cells_dot")
+        with self.ir.at(body):
+            self.block(fn.body)
+        out = Function(f"{fn.name}_jvp", list(body.args), body, fn.loc, fn.signature, dict(fn.meta))
+        out.meta["tangent_params"] = len(tangent_params)
+        return out
+
+    # -- values --------------------------------------------------------------------------
+    def v(self, value: Value) -> Value:
+        return self.vmap.get(value.id, value)
+
+    def t(self, value: Value) -> Value | None:
+        return self.tmap.get(value.id)
+
+    def t_or_none(self, value: Value) -> Value:
+        found = self.tmap.get(value.id)
+        return found if found is not None else self.ir.const(None)
+
+    def emit(self, opcode, operands=(), nresults=1, attrs=None, regions=(), hints=()) -> Op:
+        return self.ir.emit(opcode, list(operands), nresults, attrs, regions, hints)
+
+    def helper(self, fn, *operands, hint="") -> Value:
+        return self.ir.call(fn, *operands, expr="_zp_" + fn.__name__, hint=hint)
+
+    def copy(self, op: Op) -> Op:
+        new = self.emit(op.opcode, [self.v(x) for x in op.operands], len(op.results), dict(op.attrs),
+                        hints=[r.hint for r in op.results])
+        for old, result in zip(op.results, new.results):
+            self.vmap[old.id] = result
+        return new
+
+    def set_tangent(self, value: Value, tangent: Value | None) -> None:
+        if tangent is not None:
+            if not tangent.hint and value.hint:
+                tangent.hint = value.hint + "_dot"
+            self.tmap[value.id] = tangent
+
+    # -- the walk ------------------------------------------------------------------------
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.ir.loc = op.loc
+            handler = getattr(self, "op_" + op.opcode, None)
+            if handler is None:
+                raise InternalError(f"the forward transform has no rule for the IR op "
+                                    f"'{op.opcode}'", op.loc,
+                                    "this is a defect of zygote_py; please report it")
+            handler(op)
+
+    def op_const(self, op):
+        self.copy(op)
+
+    op_global = op_undef = op_assert = op_raise = op_const
+
+    def op_cell(self, op):
+        self.copy(op)
+        name = op.attrs["name"]
+        if name in self.active_cells:
+            self.set_tangent(op.result, self.helper(fwd.cell_tangent, self.cells_dot,
+                                                    self.ir.const(name)))
+
+    def op_return(self, op):
+        value = op.operands[0]
+        pair = self.emit("tuple", [self.v(value), self.t_or_none(value)]).result
+        self.emit("return", [pair], 0)
+
+    def op_yield(self, op):  # handled by the enclosing op (tangent slots are added there)
+        self.emit("yield", [self.v(x) for x in op.operands], 0)
+
+    # -- calls -----------------------------------------------------------------------------
+    def op_call(self, op):
+        if not any(self.t(x) is not None for x in op.operands):
+            self.copy(op)
+            return
+        fn = op.attrs["fn"]
+        res = resolve(fn, registry)
+        if res.kind == NONDIFF:
+            self.copy(op)
+            return
+        if res.kind == RULE and self.static_rule(op, res.rule):
+            return
+        self.dynamic(op, fwd.jvp_call, self.ir.const(fn), self.ir.const(None), op.operands)
+
+    def static_rule(self, op: Op, rule) -> bool:
+        """`y = f(x); y_dot = jvp(x_dot, y, x)` where every operand is an array or a number."""
+        kw = op.attrs.get("kw", ())
+        if rule.jvp is None or op.attrs.get("star") or None in kw:
+            return False
+        if not all(x.id in self.arrays or _number_const(x) for x in op.operands):
+            return False
+        npos = len(op.operands) - len(kw)
+        try:
+            bound = inspect.Signature(list(rule.params)).bind(
+                *range(npos), **{k: npos + i for i, k in enumerate(kw)}).arguments
+        except TypeError:
+            return False
+        for name in rule.meta.get("unsupported", ()):
+            if name in bound:
+                return False  # the dispatcher refuses it if it is given
+        for name, index in bound.items():
+            if not isinstance(index, int):
+                return False  # *args bound to a rule parameter
+            if name in rule.meta.get("underived", ()) and self.t(op.operands[index]) is not None:
+                raise NoDerivativeRule(
+                    f"the rule for {rule.qualname} has no derivative with respect to its "
+                    f"argument {name!r}, which depends on the inputs here", op.loc,
+                    "wrap that argument in zp.stop_gradient(...) if no derivative is wanted "
+                    "through it")
+        dxs = [self.t(op.operands[bound[name]]) if name in bound else None for name in rule.diff]
+        if all(d is None for d in dxs):
+            self.copy(op)
+            return True
+        new = self.copy(op)
+        operands = [d if d is not None else self.ir.const(None) for d in dxs]
+        operands += [new.result] + list(new.operands)
+        name = getattr(rule.jvp, "__name__", "jvp").lstrip("_")
+        tangent = self.emit("call", operands, attrs={"fn": rule.jvp, "expr": f"_zp_{name}",
+                                                     "kw": kw, "star": ()}).result
+        self.set_tangent(op.result, tangent)
+        return True
+
+    def dynamic(self, op: Op, helper, head: Value, head_dot: Value, operands, name=None):
+        """`y, y_dot = helper(head, head_dot, [name,] (args), (tangents), spec, loc)`."""
+        kw = op.attrs.get("kw", ())
+        star = op.attrs.get("star", ())
+        npos = len(operands) - len(kw)
+        spec = tuple(("*" if i in star else None) for i in range(npos)) + \
+            tuple(k if k is not None else "**" for k in kw)
+        args = self.emit("tuple", [self.v(x) for x in operands]).result
+        tangents = self.emit("tuple", [self.t_or_none(x) for x in operands]).result
+        extra = [self.ir.const(name)] if name is not None else []
+        pair = self.ir.call(helper, head, head_dot, *extra, args, tangents, self.ir.const(spec),
+                            self.ir.const(op.loc), expr="_zp_" + helper.__name__)
+        unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None},
+                           hints=[op.result.hint, (op.result.hint + "_dot") if op.result.hint else ""])
+        self.vmap[op.result.id] = unpack.results[0]
+        self.set_tangent(op.result, unpack.results[1])
+
+    def op_callv(self, op):
+        if not any(self.t(x) is not None for x in op.operands):
+            self.copy(op)
+            return
+        callee = op.operands[0]
+        self.dynamic(op, fwd.jvp_call, self.v(callee), self.t_or_none(callee), op.operands[1:])
+
+    def op_method(self, op):
+        if not any(self.t(x) is not None for x in op.operands):
+            self.copy(op)
+            return
+        obj = op.operands[0]
+        if obj.id in self.arrays:  # an array's method: the ndarray rules, as reverse mode
+            name = op.attrs["name"]
+            rule = registry.method_rule(np.ndarray, name)
+            if rule is not None and self.static_rule(op, rule):
+                return
+            if rule is None and registry.method_is_nondifferentiable(np.ndarray, name):
+                self.copy(op)
+                return
+        self.dynamic(op, fwd.jvp_method, self.v(obj), self.t_or_none(obj), op.operands[1:],
+                     name=op.attrs["name"])
+
+    def op_getattr(self, op):
+        obj = op.operands[0]
+        if self.t(obj) is None:
+            self.copy(op)
+            return
+        if obj.id in self.arrays:  # an array's attribute: .T by its rule, .shape has no tangent
+            name = op.attrs["name"]
+            if attribute_is_nondifferentiable(name):
+                self.copy(op)
+                return
+            rule = registry.attr_rule(np.ndarray, name)
+            if rule is not None and rule.jvp is not None:
+                new = self.copy(op)
+                tangent = self.ir.call(rule.jvp, self.t(obj), new.result, self.v(obj),
+                                       expr="_zp_" + getattr(rule.jvp, "__name__", "jvp").lstrip("_"))
+                self.set_tangent(op.result, tangent)
+                return
+        pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
+                            self.ir.const(op.loc), expr="_zp_jvp_attr")
+        unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None},
+                           hints=[op.result.hint, (op.result.hint + "_dot") if op.result.hint else ""])
+        self.vmap[op.result.id] = unpack.results[0]
+        self.set_tangent(op.result, unpack.results[1])
+
+    # -- containers ------------------------------------------------------------------------
+    def op_tuple(self, op):
+        self.copy(op)
+        if any(self.t(x) is not None for x in op.operands):
+            self.set_tangent(op.result, self.emit(op.opcode, [self.t_or_none(x) for x in op.operands]).result)
+
+    op_list = op_tuple
+
+    def op_dict(self, op):
+        self.copy(op)
+        values = op.operands[1::2]
+        if any(self.t(x) is not None for x in values):
+            pairs = []
+            for key, value in zip(op.operands[::2], values):
+                pairs += [self.v(key), self.t_or_none(value)]
+            self.set_tangent(op.result, self.emit("dict", pairs).result)
+
+    def op_unpack(self, op):
+        source = op.operands[0]
+        self.copy(op)
+        if self.t(source) is None:
+            return
+        parts = self.helper(fwd.unpack_tangent, self.v(source), self.t(source),
+                            self.ir.const(op.attrs["n"]), self.ir.const(op.attrs.get("star")))
+        unpack = self.emit("unpack", [parts], len(op.results), {"n": len(op.results), "star": None})
+        for old, t in zip(op.results, unpack.results):
+            self.set_tangent(old, t)
+
+    def op_append(self, op):
+        container, item = op.operands
+        new = self.copy(op)
+        if self.t(container) is None and self.t(item) is None:
+            return
+        self.set_tangent(op.result, self.helper(fwd.append_tangent, new.result,
+                                                self.t_or_none(container), self.t_or_none(item)))
+
+    def op_extend(self, op):
+        container, items = op.operands
+        if self.t(container) is None and self.t(items) is None:
+            self.copy(op)
+            return
+        before = self.ir.call(len, self.v(container), expr="len")
+        new = self.copy(op)
+        self.set_tangent(op.result, self.helper(fwd.extend_tangent, new.result, before,
+                                                self.t_or_none(container), self.t_or_none(items)))
+
+    def op_setitem(self, op):
+        container, key, value = op.operands
+        self.copy(op)
+        if self.t(container) is None and self.t(value) is None:
+            return
+        self.set_tangent(op.result,
+                         self.helper(fwd.setitem_tangent, self.t_or_none(container), self.v(key),
+                                     self.t_or_none(value)))
+
+    def op_closure(self, op):
+        self.copy(op)
+        names = op.attrs["names"]
+        captured = op.operands[:len(names)]
+        for default in op.operands[len(names):]:
+            if self.t(default) is not None:
+                raise NoDerivativeRule(
+                    "forward mode does not follow a derivative through a nested function's "
+                    "default argument", op.loc, "pass the value as an argument instead")
+        if any(self.t(x) is not None for x in captured):
+            pairs = [self.t_or_none(x) for x in captured]
+            self.set_tangent(op.result, self.helper(fwd.closure_tangent, self.ir.const(tuple(names)),
+                                                    *pairs))
+
+    # -- control flow ----------------------------------------------------------------------
+    def region(self, block: Block, new: Block) -> Op:
+        """Copy block's ops into new; returns the new terminator (tangents not yet added)."""
+        with self.ir.at(new):
+            self.block(block)
+        return new.ops[-1]
+
+    def add_yield_tangents(self, term: Op, old_term: Op, slots: list[int]) -> None:
+        """Append the tangents of the yielded values of slots to the new terminator."""
+        block = term.block
+        with self.ir.at(block, len(block.ops) - 1), self.ir.at_loc(term.loc):
+            for k in slots:
+                term.operands.append(self.t_or_none(old_term.operands[k]))
+
+    def check_dropped(self, old_term: Op, slots: list[int], first: int = 0) -> None:
+        for k, value in enumerate(old_term.operands[first:]):
+            if k not in slots and self.t(value) is not None:
+                raise InternalError("the forward transform found a tangent the activity analysis "
+                                    "did not expect", old_term.loc,
+                                    "this is a defect of zygote_py; please report it")
+
+    def op_if(self, op):
+        then_old, else_old = op.regions
+        then_new, else_new = Block(), Block()
+        saved = self.ir.loc
+        then_term = self.region(then_old, then_new)
+        else_term = self.region(else_old, else_new)
+        self.ir.loc = saved
+        slots = [k for k, r in enumerate(op.results)
+                 if r.id in self.varied or self.t(then_old.ops[-1].operands[k]) is not None
+                 or self.t(else_old.ops[-1].operands[k]) is not None]
+        self.add_yield_tangents(then_term, then_old.ops[-1], slots)
+        self.add_yield_tangents(else_term, else_old.ops[-1], slots)
+        hints = [r.hint for r in op.results] + [(op.results[k].hint + "_dot") if op.results[k].hint
+                                                else "" for k in slots]
+        new = self.emit("if", [self.v(op.operands[0])], len(op.results) + len(slots),
+                        dict(op.attrs), regions=[then_new, else_new], hints=hints)
+        for old, result in zip(op.results, new.results):
+            self.vmap[old.id] = result
+        for j, k in enumerate(slots):
+            self.tmap[op.results[k].id] = new.results[len(op.results) + j]
+
+    def op_for(self, op):
+        layout = loop_layout(op)
+        slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
+        item_iters = {}
+        for iterable, target in iteration_pairs(op):
+            if self.t(iterable) is not None:
+                reverse = op.attrs["kind"] == "reversed"
+                item_iters[target.id] = self.helper(fwd.tangent_items, self.v(iterable),
+                                                    self.t(iterable), self.ir.const(reverse))
+        inits = [self.t_or_none(layout.inits[k]) for k in slots]
+        body_old = op.regions[0]
+        body = Block([a.hint for a in body_old.args])
+        for old, new in zip(body_old.args, body.args):
+            self.vmap[old.id] = new
+        for k in slots:
+            arg = layout.carried[k]
+            self.tmap[arg.id] = body.add_arg((arg.hint or "v") + "_dot")
+        with self.ir.at(body):
+            for target in layout.targets:
+                if target.id in item_iters:
+                    self.set_tangent(target, self.helper(fwd.next_tangent, item_iters[target.id]))
+        term = self.region(body_old, body)
+        self.check_dropped(body_old.ops[-1], slots)
+        self.add_yield_tangents(term, body_old.ops[-1], slots)
+        self.ir.loc = op.loc
+        operands = [self.v(x) for x in op.operands] + inits
+        hints = [r.hint for r in op.results] + [(layout.results[k].hint or "v") + "_dot" for k in slots]
+        new = self.emit("for", operands, len(op.results) + len(slots), dict(op.attrs),
+                        regions=[body], hints=hints)
+        self.finish_loop(op, new, slots)
+
+    def op_while(self, op):
+        layout = loop_layout(op)
+        slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
+        inits = [self.t_or_none(layout.inits[k]) for k in slots]
+        cond_old, body_old = op.regions
+        cond = Block([a.hint for a in cond_old.args])
+        body = Block([a.hint for a in body_old.args])
+        for block_old, block_new in ((cond_old, cond), (body_old, body)):
+            for old, new in zip(block_old.args, block_new.args):
+                self.vmap[old.id] = new
+            for k in slots:
+                arg = block_old.args[k]
+                self.tmap[arg.id] = block_new.add_arg((arg.hint or "v") + "_dot")
+        self.region(cond_old, cond)
+        term = self.region(body_old, body)
+        self.check_dropped(body_old.ops[-1], slots)
+        self.add_yield_tangents(term, body_old.ops[-1], slots)
+        self.ir.loc = op.loc
+        hints = [r.hint for r in op.results] + [(layout.results[k].hint or "v") + "_dot" for k in slots]
+        new = self.emit("while", [self.v(x) for x in op.operands] + inits,
+                        len(op.results) + len(slots), dict(op.attrs), regions=[cond, body],
+                        hints=hints)
+        self.finish_loop(op, new, slots)
+
+    def finish_loop(self, op: Op, new: Op, slots: list[int]) -> None:
+        for old, result in zip(op.results, new.results):
+            self.vmap[old.id] = result
+        for j, k in enumerate(slots):
+            self.tmap[op.results[k].id] = new.results[len(op.results) + j]
+
+
+_PLAIN_CONSTANTS = (int, float, bool, str, type(None), tuple, slice)
+
+
+def _number_const(value: Value) -> bool:
+    """A literal of a builtin type (a number, an axis tuple, None): no protocol of its own."""
+    op = value.defining_op
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) in _PLAIN_CONSTANTS
+

@@ -1,0 +1,334 @@
+"""Forward mode and higher order: zp.jvp, zp.jacobian (forward or reverse), zp.hessian, zp.hvp.
+
+`jvp(f, primals, tangents)` runs the forward-mode transform of f (ad/forward/)
+under the forward compiler (forward_compiler.py) and returns `(y, tangent)`:
+the directional derivative of f at primals along tangents, exact.
+
+`hvp` and `hessian` are forward-over-reverse: the gradient of f is compiled
+by reverse mode as usual, and that generated gradient function, which is
+plain Python the frontend reads like any other, is differentiated again by
+the forward transform.  The helpers the gradient code calls (unbroadcast,
+accum, the tape pops, ...) all have forward rules, so H v costs about one
+gradient and one forward pass over it (docs/how-it-works.md, "Forward mode").
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from . import context
+from .api import gradient as _gradient
+from .api import jacobian as _reverse_jacobian
+from .api import pullback as _pullback
+from .api import withgradient as _withgradient
+from .callables import call_plan
+from .errors import NoDerivativeRule, ZygoteError
+from .forward_compiler import FORWARD
+from .runtime import forward_dispatch
+
+_MODES = ("auto", "forward", "reverse")
+
+
+def jvp(f, primals, tangents):
+    """(f(*primals), the derivative of f at primals in the direction tangents).
+
+    primals and tangents are sequences of the same length; each tangent has its
+    primal's structure (an array of its shape for an array, a float for a number,
+    a list for a list, ...), and None is a zero tangent.  The tangent returned has
+    the structure of f's result (zeros where it does not depend on the inputs).
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ZygoteError(f"zp.jvp got {len(primals)} primals and {len(tangents)} tangents",
+                          hint="give one tangent per primal (None for a zero tangent)")
+    for index, (x, t) in enumerate(zip(primals, tangents)):
+        _check_tangent(x, t, f"tangents[{index}]")
+    plan = call_plan(f, primals, {})
+    targs = (None,) * plan.skip + tangents
+    with context.using(compiler=FORWARD, collector=None):
+        try:
+            y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+        except RecursionError:
+            raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
+                              "Python frames per call of a transformed function",
+                              hint="raise sys.setrecursionlimit, or use reverse mode") from None
+    return y, dense_tangent(dy, y)
+
+
+def _check_tangent(x, t, where: str) -> None:
+    if t is None:
+        return
+    if isinstance(x, (list, tuple)):
+        if not isinstance(t, (list, tuple)) or len(t) != len(x):
+            raise ZygoteError(f"{where} must be a list or tuple of {len(x)} tangents, like its primal")
+        for i, (xi, ti) in enumerate(zip(x, t)):
+            _check_tangent(xi, ti, f"{where}[{i}]")
+        return
+    if isinstance(x, dict):
+        if not isinstance(t, dict):
+            raise ZygoteError(f"{where} must be a dict of tangents, like its primal")
+        for k, ti in t.items():
+            _check_tangent(x.get(k), ti, f"{where}[{k!r}]")
+        return
+    if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
+        if np.iscomplexobj(x) or np.iscomplexobj(t):
+            raise ZygoteError(f"{where}: forward mode takes real values only",
+                              hint="use reverse mode for complex inputs (docs/complex.md)")
+        if np.shape(t) != np.shape(x):
+            raise ZygoteError(f"{where} has shape {np.shape(t)}, its primal {np.shape(x)}",
+                              hint="a tangent has its primal's shape")
+
+
+def dense_tangent(t, y):
+    """t with its zeros (None) written out in y's structure."""
+    if isinstance(y, np.ndarray):
+        if t is None:
+            return np.zeros(y.shape, dtype=y.dtype if y.dtype.kind in "fc" else float)
+        return np.broadcast_to(np.asarray(t, dtype=float), y.shape).copy() \
+            if np.shape(t) != y.shape else np.asarray(t)
+    if isinstance(y, (float, int, np.generic)) and not isinstance(y, bool):
+        return 0.0 if t is None else t
+    if isinstance(y, tuple) and not hasattr(y, "_fields"):
+        items = t if t is not None else (None,) * len(y)
+        return tuple(dense_tangent(ti, yi) for ti, yi in zip(items, y))
+    if isinstance(y, tuple):  # a NamedTuple
+        items = t if t is not None else (None,) * len(y)
+        return type(y)(*(dense_tangent(ti, yi) for ti, yi in zip(items, y)))
+    if isinstance(y, list):
+        items = t if t is not None else [None] * len(y)
+        return [dense_tangent(ti, yi) for ti, yi in zip(items, y)]
+    if isinstance(y, dict):
+        t = t or {}
+        return {k: dense_tangent(t.get(k), v) for k, v in y.items()}
+    return t
+
+
+def jacobian(f, *args, mode: str = "auto", **kwargs):
+    """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape.
+
+    mode 'forward' builds it by columns (one jvp per input element), 'reverse' by rows
+    (one pullback per output element); 'auto' picks the one with fewer passes: forward
+    when the inputs have fewer elements than the output.
+    """
+    if mode not in _MODES:
+        raise ZygoteError(f"zp.jacobian: mode must be one of {_MODES}, got {mode!r}")
+    if mode == "auto":
+        n_in = sum(int(np.size(a)) for a in args)
+        y = f(*args, **kwargs)
+        mode = "forward" if n_in < int(np.size(y)) else "reverse"
+    if mode == "reverse":
+        return _reverse_jacobian(f, *args, **kwargs)
+    g = (lambda *xs: f(*xs, **kwargs)) if kwargs else f
+    out = []
+    y = None
+    for i, x in enumerate(args):
+        x_arr = np.asarray(x, dtype=float)
+        columns = []
+        for index in np.ndindex(x_arr.shape):
+            e = np.zeros(x_arr.shape)
+            e[index] = 1.0
+            tangents = [None] * len(args)
+            tangents[i] = e if x_arr.shape else 1.0
+            y, dy = jvp(g, args, tangents)
+            columns.append(np.asarray(dy, dtype=float))
+        if y is None:
+            y = f(*args, **kwargs)
+        y_shape = np.shape(y)
+        if not columns:
+            out.append(np.zeros(y_shape + x_arr.shape))
+            continue
+        stacked = np.stack(columns, axis=-1)  # y.shape + (x.size,)
+        out.append(stacked.reshape(y_shape + x_arr.shape))
+    return tuple(out)
+
+
+def _gradient_function(f, x):
+    """f's compiled gradient with respect to x, as a function of x: x -> (y, (x_bar,))."""
+    plan = call_plan(f, (x,), {})
+    if plan.skip or plan.kwargs:
+        def inner(z):
+            return f(z)
+        plan = call_plan(inner, (x,), {})
+    with context.using(compiler=FORWARD, collector=None):
+        entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
+    return entry.fn
+
+
+def _over_gradient(grad_fn, x, v, f):
+    """jvp of the compiled gradient; an error inside the generated gradient code is told
+    as what it is: this gradient cannot be differentiated again (yet)."""
+    try:
+        return jvp(grad_fn, (x,), (v,))
+    except ZygoteError as err:
+        where = getattr(err.loc, "filename", "") or ""
+        if not where.startswith("<zygote_py:"):
+            raise
+        raise type(err)(f"the gradient of {getattr(f, '__name__', f)!r} cannot be differentiated "
+                        f"again by forward mode: its generated code does something forward mode "
+                        f"does not follow ({err.message})", None,
+                        "see docs/limitations.md (forward mode and Hessians), or use finite "
+                        "differences of zp.gradient") from None
+
+
+def hvp(f, x, v):
+    """The Hessian of the scalar function f at x times v (same shape as x), by
+    forward-mode differentiation of f's compiled gradient (forward-over-reverse)."""
+    grad_fn = _gradient_function(f, x)
+    _, dy = _over_gradient(grad_fn, x, v, f)
+    hv = dy[1][0]
+    return dense_tangent(hv, np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else hv
+
+
+def hessian(f, x):
+    """The Hessian of the scalar function f at x: shape x.shape + x.shape (a float for a
+    float x), one forward-over-reverse product per element of x."""
+    grad_fn = _gradient_function(f, x)
+    if not isinstance(x, np.ndarray):
+        _, dy = _over_gradient(grad_fn, x, 1.0, f)
+        return float(dy[1][0])
+    columns = []
+    for index in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[index] = 1.0
+        _, dy = _over_gradient(grad_fn, x, e, f)
+        columns.append(np.asarray(dense_tangent(dy[1][0], x), dtype=float))
+    if not columns:
+        return np.zeros(x.shape + x.shape)
+    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+# -- nested: zp.gradient inside a function zp.jvp differentiates -------------------------------
+
+
+def _gradient_forward(args, kwargs, targs, tkwargs, loc):
+    """The tangent of zp.gradient(f, *xs) where f's closure or xs carry tangents: forward
+    mode over f's compiled gradient, with the tangents of f's closure cells as inputs.
+    The outer derivative is carried only by the `_dot` values of the forward code and the
+    inner one only by the gradient's own cotangents, so they cannot be confused: for
+    d/dx [x * d/dy (x * y)] this gives 2x."""
+    inner, xs = args[0], tuple(args[1:])
+    value = _gradient(inner, *xs, **kwargs)
+    inner_dot, xs_dots = targs[0], tuple(targs[1:])
+    if not forward_dispatch.has_tangent(inner_dot) and \
+            not any(map(forward_dispatch.has_tangent, xs_dots)):
+        return value, None
+    if kwargs or tkwargs:
+        raise NoDerivativeRule("zp.gradient with keyword arguments inside a function zp.jvp "
+                               "differentiates is not supported yet", loc,
+                               "differentiate a function of the positional arguments only")
+    if inner_dot is not None and not isinstance(inner_dot, forward_dispatch.CellTangents):
+        raise NoDerivativeRule("zp.gradient of a callable object or bound method that carries "
+                               "a tangent, inside zp.jvp, is not supported yet", loc)
+    plan = call_plan(inner, xs, {})
+    entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
+    targs_inner = (None,) * plan.skip + xs_dots
+    _, dy = forward_dispatch.python_jvp(entry.fn, inner_dot, plan.args, plan.kwargs,
+                                        targs_inner, {}, loc)
+    grads_dot = dy[1] if dy is not None else None
+    if grads_dot is not None and plan.skip:
+        grads_dot = tuple(grads_dot)[plan.skip:]
+    return value, grads_dot
+
+
+def _refused_inside_jvp(name):
+    def refuse(args, kwargs, targs, tkwargs, loc):
+        if not any(map(forward_dispatch.has_tangent, targs)) and \
+                not any(map(forward_dispatch.has_tangent, tkwargs.values())):
+            return globals()[f"_{name}"](*args, **kwargs), None
+        raise NoDerivativeRule(f"zp.{name} inside a function zp.jvp differentiates is not "
+                               "supported yet (zp.gradient is)", loc)
+    return refuse
+
+
+forward_dispatch.register_handler(_gradient, _gradient_forward)
+forward_dispatch.register_handler(_pullback, _refused_inside_jvp("pullback"))
+forward_dispatch.register_handler(_withgradient, _refused_inside_jvp("withgradient"))
+
+
+# -- nested: zp.gradient inside a function zp.gradient differentiates -------------------------
+
+
+def _gradient_rule(inner, *xs, **kwargs):
+    """zp.gradient's own reverse rule (registered as a custom rule), for zp.gradient inside
+    a function being differentiated.  back(g) must give, for each x, H g (the Hessian is
+    symmetric) and for each number or array captured by inner's closure c the mixed
+    derivative d/dc <grad_x f, g>: both are the tangent of inner's gradient with respect
+    to (xs, c) in the direction xs_dot = g, so one forward pass over the compiled gradient
+    (forward-over-reverse) gives them all.  The cotangent of inner is {cell name: bar},
+    which reverse mode routes to the captured values."""
+    value = _gradient(inner, *xs, **kwargs)
+    _refuse_untracked_inputs(inner, xs, kwargs)
+
+    def back(g):
+        if g is None:
+            return (None,) * (1 + len(xs))
+        g = tuple(g) if isinstance(g, (tuple, list)) else (g,)
+        plan = call_plan(inner, xs, {})
+        fn = plan.fn
+        cells = tuple(sorted(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
+                             if _holds_data(cell)))
+        with context.using(compiler=FORWARD, collector=None):
+            entry = FORWARD.entry(fn, plan.active(), "grad", cells, plan.scalars())
+            tangents = (None,) * plan.skip + tuple(g[i] if i < len(g) else None
+                                                   for i in range(len(xs)))
+            _, dy = forward_dispatch.python_jvp(entry.fn, None, plan.args, plan.kwargs, tangents,
+                                                {}, None)
+        grads_dot = tuple(dy[1]) if dy is not None and dy[1] is not None else ()
+        xs_bars = grads_dot[plan.skip:plan.skip + len(xs)] if grads_dot else (None,) * len(xs)
+        cell_bars = grads_dot[-1] if cells and grads_dot else None
+        cell_bars = {k: v for k, v in (cell_bars or {}).items() if v is not None} or None
+        return (cell_bars, *xs_bars)
+
+    return value, back
+
+
+def _refuse_untracked_inputs(inner, xs, kwargs) -> None:
+    """What this rule cannot follow the outer derivative through, refused (each would be a
+    silent zero): keyword arguments, a method's or callable object's receiver, default
+    values holding data, and reads of zp.params parameters in a Params gradient."""
+    why = None
+    if kwargs:
+        why = "with keyword arguments (wrt=, has_aux=, or the function's own)"
+    elif context.current().collector is not None:
+        why = "inside a zp.params gradient (the inner function may read the parameters)"
+    else:
+        plan = call_plan(inner, xs, {})
+        fn = plan.fn
+        defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+        if plan.skip:
+            why = "of a bound method, callable object or partial (its bound values)"
+        elif any(_is_data(v) for v in defaults):
+            why = "of a function whose default arguments hold numbers or arrays"
+    if why is not None:
+        raise NoDerivativeRule(f"zp.gradient {why} inside a function being differentiated is "
+                               "not supported yet",
+                               hint="pass those values as positional arguments of a plain "
+                                    "function or lambda")
+
+
+def _is_data(value) -> bool:
+    return not isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                  types.BuiltinFunctionType, types.MethodType, str, bytes, bool,
+                                  type(None)))
+
+
+def _holds_data(cell) -> bool:
+    """Whether a captured variable may carry a derivative: anything but code, types,
+    modules, strings and flags.  (Only numbers here would be a silent zero for a list of
+    parameters the inner function captures.)"""
+    try:
+        value = cell.cell_contents
+    except ValueError:
+        return False
+    return _is_data(value)
+
+
+def _register_nested_gradient() -> None:
+    from .rules.registry import register_custom
+
+    register_custom(_gradient, _gradient_rule)
+
+
+_register_nested_gradient()

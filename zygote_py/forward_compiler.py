@@ -1,0 +1,74 @@
+"""The compiler that forward mode (zp.jvp) runs under: reverse mode's, plus forward entries.
+
+`ForwardCompiler.jvp_entry(fn, active, cells, kinds)` lowers fn (the lowered
+IR is shared with reverse mode and cached per function object), runs the
+forward transform (ad/forward/), generates and compiles the code, and caches
+the result per function object, active parameters, active closure cells and
+argument kinds.  An entry stays valid while the guards recorded when fn was
+lowered hold, as reverse mode's entries do.  Being a `Compiler`, it also
+builds the pullbacks that reverse mode inside forward mode needs (a Hessian
+differentiates a compiled gradient forward: docs/how-it-works.md).
+
+The forward dispatcher (runtime/forward_dispatch.py) reaches this compiler only
+through the Context (context.py), which zp.jvp sets.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .ad.forward import ForwardTransform
+from .codegen.forward import generate_forward
+from .codegen.generate import compile_generated
+from .codegen.naming import function_name
+from .compiler import Build, Compiler, _guards_hold, _show
+from .transforms.dce import dce
+
+
+class ForwardEntry:
+    __slots__ = ("code", "fn", "guards", "source")
+
+    def __init__(self, fn, guards, source, code):
+        self.fn = fn
+        self.guards = guards
+        self.source = source
+        self.code = code
+
+
+class ForwardCompiler(Compiler):
+    def __init__(self):
+        super().__init__()
+        self.forward_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def clear(self) -> None:
+        with self._lock:
+            super().clear()
+            self.forward_cache.clear()
+
+    def jvp_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = ()):
+        """The compiled forward-mode function of fn (see the module docstring)."""
+        return self.forward_entry(fn, active, cells, kinds).fn
+
+    def forward_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = ()) -> ForwardEntry:
+        key = (tuple(active), tuple(cells), tuple(kinds))
+        per_fn = self.forward_cache.get(fn)
+        entry = per_fn.get(key) if per_fn is not None else None
+        if entry is not None and entry.code is fn.__code__ and _guards_hold(entry.guards):
+            return entry
+        with self._lock:
+            ir = self.lowered_ir(fn)
+            build = Build(self)
+            program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
+            dce(program)  # tangents of values nothing reads (a tuple of shapes' tangents)
+            _show("jvp", program)
+            base = function_name(ir.name) if ir.name != "lambda" else "lambda_"
+            gen = generate_forward(program, fn, f"{base}_jvp")
+            compiled = compile_generated(gen, fn)
+            compiled.__defaults__ = None  # every parameter is passed (tangents follow the primals)
+            compiled.__kwdefaults__ = None
+            entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__)
+            self.forward_cache.setdefault(fn, {})[key] = entry
+        return entry
+
+
+FORWARD = ForwardCompiler()

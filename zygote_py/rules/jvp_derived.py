@@ -1,0 +1,232 @@
+"""Forward-mode rules derived from the reverse rules, for every rule not written out.
+
+Two derivations, both exact; the cheaper one that applies is used.
+
+By transposition.  A reverse rule computes `vjp(g) = J^T g`, linear in the cotangent g.  Its
+transpose is the jvp: for any tangent dx,
+
+    J dx = gradient over g of  <vjp(g), dx>
+
+since <J^T g, dx> = <g, J dx>.  So the jvp of a rule is the reverse-mode
+gradient, with respect to g, of `_contracted` below, which calls the rule and
+pairs its cotangents with the tangents -- compiled by zygote_py itself (the
+rule bodies and the helpers they call are code it differentiates), at the g
+of zeros (any g gives the same answer, the map being linear).  It is exact,
+not a finite difference; it costs about two rule evaluations.
+
+By rows.  Where a rule's body is code the reverse transform does not accept (it
+writes into arrays in place, say), or the output is small, the Jacobian's rows
+are read off the rule itself: `(J dx)_k = <vjp(e_k), dx>` for each element k of
+the output, one call of the rule per output element.
+
+Real values only: a complex value reaching a derived jvp is refused (reverse
+mode handles complex numbers).
+
+`attach_derived(modules)` gives every rule of the named rule modules without a
+jvp its derived one.  Rules registered later (by other modules) are not
+touched: tests/rules/test_jvp_rules.py lists any rule left without a jvp.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import context
+from ..errors import NoDerivativeRule, ZygoteError
+from ..kinds import scalar_kinds
+from . import registry
+
+
+def _contracted(vjp, one, g, y, args, kwargs, dxs):
+    cts = vjp(g, y, *args, **kwargs)
+    if one:
+        cts = (cts,)
+    total = 0.0
+    for ct, dx in zip(cts, dxs):
+        total = total + _pair(ct, dx)
+    return total
+
+
+def _pair(ct, dx):
+    if ct is None or dx is None:
+        return 0.0
+    if isinstance(ct, (list, tuple)):
+        total = 0.0
+        for a, b in zip(ct, dx):
+            total = total + _pair(a, b)
+        return total
+    if isinstance(ct, dict):
+        total = 0.0
+        for key in ct:
+            total = total + _pair(ct[key], dx.get(key))
+        return total
+    return np.sum(ct * dx)
+
+
+_ACTIVE = (False, False, True, False, False, False, False)
+
+
+class _Unknown(Exception):
+    """y holds an object whose cotangent form this module does not know."""
+
+
+def _zero_cotangent(y):
+    """A cotangent of y's structure, all zeros (None where y carries no derivative).
+    Raises _Unknown for any other object: a zero there would be a guess."""
+    if isinstance(y, np.ndarray):
+        return np.zeros(y.shape) if y.dtype.kind == "f" else None
+    if isinstance(y, (float, np.floating)):
+        return 0.0
+    if y is None or isinstance(y, (bool, int, str, np.integer, np.bool_)):
+        return None
+    if type(y) is list or isinstance(y, tuple):  # a NamedTuple result's cotangent is a tuple
+        items = [_zero_cotangent(v) for v in y]
+        return items if type(y) is list else tuple(items)
+    if type(y) is dict:
+        return {k: _zero_cotangent(v) for k, v in y.items()}
+    raise _Unknown(type(y).__name__)
+
+
+def _is_complex(x) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(map(_is_complex, x))
+    if isinstance(x, dict):
+        return any(map(_is_complex, x.values()))
+    return np.iscomplexobj(x) if isinstance(x, (np.ndarray, np.generic, complex)) else False
+
+
+_ROWS_UP_TO = 4  # outputs this small are read by rows: cheaper than compiling the transposition
+
+
+def _size(g) -> int:
+    if g is None:
+        return 0
+    if isinstance(g, (list, tuple)):
+        return sum(_size(v) for v in g)
+    if isinstance(g, dict):
+        return sum(_size(v) for v in g.values())
+    return int(np.size(g))
+
+
+def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs):
+    compiler = context.current().compiler
+    if compiler is None:
+        raise ZygoteError("a derived jvp ran outside zp.jvp",
+                          hint="call it inside zp.jvp, or under zygote_py.context.using(compiler=...)")
+    values = (vjp_fn, n == 1, g, y, tuple(args), dict(kwargs), tuple(dxs))
+    with context.using(collector=None):
+        entry = compiler.entry(_contracted, _ACTIVE, "grad", (), scalar_kinds(values))
+        _, grads = entry.fn(*values)
+    return grads[2]
+
+
+def _float_leaves(g, path=()):
+    """(path, leaf) of every array or float leaf of a zero cotangent."""
+    if g is None:
+        return
+    if isinstance(g, (list, tuple)):
+        for i, v in enumerate(g):
+            yield from _float_leaves(v, path + (i,))
+    elif isinstance(g, dict):
+        for k, v in g.items():
+            yield from _float_leaves(v, path + (k,))
+    else:
+        yield path, g
+
+
+def _replaced(g, path, value):
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(g, dict):
+        out = dict(g)
+        out[head] = _replaced(g[head], rest, value)
+        return out
+    items = list(g)
+    items[head] = _replaced(g[head], rest, value)
+    return items if type(g) is list else tuple(items)
+
+
+def _contract(vjp_fn, n, g, y, args, kwargs, dxs) -> float:
+    cts = vjp_fn(g, y, *args, **kwargs)
+    if n == 1:
+        cts = (cts,)
+    return float(sum(_pair_now(ct, dx) for ct, dx in zip(cts, dxs)))
+
+
+def _pair_now(ct, dx) -> float:
+    if ct is None or dx is None:
+        return 0.0
+    if isinstance(ct, (list, tuple)):
+        return sum(_pair_now(a, b) for a, b in zip(ct, dx))
+    if isinstance(ct, dict):
+        return sum(_pair_now(v, dx.get(k)) for k, v in ct.items())
+    return float(np.sum(np.asarray(ct, dtype=float) * np.asarray(dx, dtype=float)))
+
+
+def _by_rows(vjp_fn, n, g, y, args, kwargs, dxs):
+    out = g
+    for path, leaf in _float_leaves(g):
+        if isinstance(leaf, np.ndarray):
+            rows = np.zeros(leaf.shape)
+            for index in np.ndindex(leaf.shape):
+                e = np.zeros(leaf.shape)
+                e[index] = 1.0
+                rows[index] = _contract(vjp_fn, n, _replaced(g, path, e), y, args, kwargs, dxs)
+            out = _replaced(out, path, rows)
+        else:
+            out = _replaced(out, path, _contract(vjp_fn, n, _replaced(g, path, 1.0), y, args,
+                                                 kwargs, dxs))
+    return out
+
+
+def derived_jvp(rule):
+    """The jvp of rule by transposing its reverse rule (see the module docstring)."""
+
+    def jvp_derived(*rest, **kwargs):
+        n = len(rule.diff)
+        dxs, (y, *args) = list(rest[:n]), rest[n:]
+        if all(d is None for d in dxs):
+            return None
+        if _is_complex(y) or _is_complex(args) or _is_complex(dxs):
+            raise NoDerivativeRule(f"forward mode of {rule.qualname} with complex values is not "
+                                   "supported", hint="use reverse mode for complex values")
+        vjp_fn = rule.vjp
+        sequence = rule.meta.get("sequence")
+        if sequence is not None and any(isinstance(a, (list, tuple)) for a in args):
+            vjp_fn = sequence
+        try:
+            g = _zero_cotangent(y)
+        except _Unknown as err:
+            raise NoDerivativeRule(f"forward mode of {rule.qualname} is not supported (its result "
+                                   f"holds a {err})", hint="use reverse mode here") from None
+        if g is None:
+            return None
+        try:
+            if _size(g) > _ROWS_UP_TO and state["transpose"]:
+                try:
+                    return _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs)
+                except ZygoteError:  # the rule's body is not code reverse mode accepts
+                    state["transpose"] = False
+            return _by_rows(vjp_fn, n, g, y, args, kwargs, dxs)
+        except NotImplementedError as err:  # the reverse rule refuses one of the outputs
+            raise NoDerivativeRule(f"forward mode of {rule.qualname}: {err}") from None
+
+    state = {"transpose": True}  # per rule: whether its body can be transposed by the compiler
+
+    jvp_derived.__name__ = "jvp_derived_" + rule.qualname.replace(".", "_")
+    jvp_derived.derived = True
+    return jvp_derived
+
+
+def attach_derived(modules) -> None:
+    for rule in registry.all_rules():
+        if rule.jvp is None and getattr(rule.vjp, "__module__", None) in modules:
+            rule.jvp = derived_jvp(rule)
+
+
+_THIS_PACKAGE = ("containers", "cotangents", "factorizations", "index_tricks", "indexing",
+                 "iterators", "linalg", "math_rules", "nondiff", "numpy_elementwise",
+                 "operators", "products", "reductions", "rule_helpers", "scans", "shapes",
+                 "statistics", "structure", "complex_rules")
+attach_derived({f"zygote_py.rules.{name}" for name in _THIS_PACKAGE})

@@ -1,0 +1,199 @@
+"""Forward-mode (jvp) rules of the structural functions: dict views, the iterator builtins,
+and the helpers generated gradient code calls (what forward mode over a compiled gradient,
+zp.hessian, meets at every step).  See jvp_common.py for the signature; the helpers are
+linear in the cotangents they move, so most jvps here apply the helper to the tangents.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors as registry_errors
+from ..runtime import containers, iterators
+from . import registry
+from .jvp_common import _jointly_linear, add_terms, inspect
+from .registry import jvp
+
+# -- dict views: lists of the values' tangents (a loop over them draws from the list) ----------
+
+
+def jvp_dict_items(dself, y, self):
+    if dself is None:
+        return None
+    return [(None, dself.get(key)) for key in self]
+
+
+def jvp_dict_values(dself, y, self):
+    if dself is None:
+        return None
+    return [dself.get(key) for key in self]
+
+
+for _name, _fn in (("items", jvp_dict_items), ("values", jvp_dict_values)):
+    _rule = registry.method_rule(dict, _name)
+    if _rule is not None:
+        _rule.jvp = _fn
+
+
+# -- iterators ---------------------------------------------------------------------------------
+# The tangent of an Items iterator (runtime/iterators.py) is the list of its items' tangents,
+# aligned with `Items.items`; a loop over it starts at the iterator's cursor (forward_dispatch).
+# zip, enumerate and reversed over lists, tuples and arrays are followed; over an iterator that
+# carries a tangent, and the other iterator builtins, forward mode refuses clearly.
+
+
+def _sequence_tangents(dx, seq):
+    """The tangents of seq's items, as a list (None for a zero one)."""
+    if isinstance(seq, (dict, str, bytes, range, set, frozenset)):
+        return [None] * len(seq)
+    if dx is None:
+        return [None] * len(seq)
+    if isinstance(seq, np.ndarray) and np.shape(dx) != seq.shape:
+        dx = np.broadcast_to(dx, seq.shape)
+    return list(dx)
+
+
+def _refuse_items_source(qualname, sources, tangents):
+    if any(type(s) is iterators.Items and t is not None for s, t in zip(sources, tangents)):
+        raise registry_errors.NoDerivativeRule(
+            f"forward mode (zp.jvp) does not follow a derivative through {qualname} of an "
+            "iterator yet", hint="make a list of the iterator's items first (list(it))")
+
+
+def jvp_zip_items(d_iterables, y, *iterables, strict=False):
+    tangents = tuple(d_iterables) if d_iterables is not None else (None,) * len(iterables)
+    if not any(t is not None for t in tangents):
+        return None
+    _refuse_items_source("zip", iterables, tangents)
+    rows = [_sequence_tangents(t, s) for t, s in zip(tangents, iterables)]
+    return [tuple(r) for r in zip(*rows)]
+
+
+def jvp_enumerate_items(d_iterable, y, iterable, start=0):
+    if d_iterable is None:
+        return None
+    _refuse_items_source("enumerate", (iterable,), (d_iterable,))
+    return [(None, t) for t in _sequence_tangents(d_iterable, iterable)]
+
+
+def jvp_reversed_items(d_sequence, y, sequence):
+    if d_sequence is None:
+        return None
+    return list(reversed(_sequence_tangents(d_sequence, sequence)))
+
+
+def jvp_iter_items(d_iterable, y, iterable):
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:
+        return d_iterable  # an Items iterator is its own iterator
+    _refuse_items_source("iter", (iterable,), (d_iterable,))
+    return _sequence_tangents(d_iterable, iterable)
+
+
+def jvp_for_pass(d_iterable, y, iterable):
+    return d_iterable  # the loop reads the tangent from the iterator's cursor on
+
+
+def jvp_list_of_items(d_items, y, items):
+    return None if d_items is None else list(d_items)
+
+
+
+for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
+                     (iterators.enumerate_items, jvp_enumerate_items),
+                     (iterators.reversed_items, jvp_reversed_items),
+                     (iterators.iter_items, jvp_iter_items),
+                     (iterators.for_pass, jvp_for_pass),
+                     (iterators.list_of_items, jvp_list_of_items)):
+    if registry.function_rule(_primal) is not None:
+        jvp(_primal)(_fn)
+
+
+
+def _refuse_iterator(rule):
+    def jvp_iterator(*rest, **kwargs):
+        if all(d is None for d in rest[:len(rule.diff)]):
+            return
+        raise registry_errors.NoDerivativeRule(
+            f"forward mode (zp.jvp) does not follow a derivative through {rule.qualname} yet",
+            hint="index the arrays in a range loop instead, or use reverse mode")
+    jvp_iterator.__name__ = "jvp_refused_" + rule.qualname.replace(".", "_")
+    jvp_iterator.refused = True
+    return jvp_iterator
+
+
+
+for _rule in registry.all_rules():
+    if getattr(_rule.vjp, "__module__", None) == "zygote_py.rules.iterators" and _rule.jvp is None:
+        _rule.jvp = _refuse_iterator(_rule)
+
+
+# -- the helpers generated gradient code calls: linear in the cotangents they move -------------
+# (what forward mode over a compiled gradient -- zp.hessian -- meets at every step)
+
+_JOINTLY_LINEAR_HELPERS = (
+    "zygote_py.runtime.containers.list_insert", "zygote_py.runtime.containers.list_reverse",
+    "zygote_py.runtime.containers.list_pop", "zygote_py.runtime.containers.list_clear",
+    "zygote_py.runtime.containers.list_setitem", "zygote_py.runtime.containers.list_delitem",
+    "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
+    "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
+    "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.zeros_if_none", "zygote_py.runtime.helpers.item_cotangent",
+    "zygote_py.runtime.helpers.unpack_cotangent", "zygote_py.runtime.helpers.split_last",
+    "zygote_py.runtime.helpers.split_tail", "zygote_py.rules.indexing._index_cotangent",
+    "zygote_py.rules.indexing._diagonal_cotangent", "zygote_py.rules.indexing._take_cotangent",
+    "zygote_py.rules.indexing._sort_cotangent", "zygote_py.rules.shapes._repeat_cotangent",
+    "zygote_py.rules.structure._partition_cotangent",
+    "zygote_py.rules.statistics._quantile_cotangent", "zygote_py.rules.shapes.like_input",
+)
+_MULTILINEAR_HELPERS = (
+    "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
+    "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
+)
+
+
+def _multilinear(primal, rule):
+    """jvp of a function linear in each differentiable argument separately (a product):
+    one term per argument with a tangent, the others at their values."""
+    params = inspect.Signature(list(rule.params))
+
+    def jvp_multilinear(*rest, **kwargs):
+        n = len(rule.diff)
+        dxs, (_, *args) = rest[:n], rest[n:]
+        terms = []
+        for name, d in zip(rule.diff, dxs):
+            if d is None:
+                continue
+            bound = params.bind(*args, **kwargs)
+            if name in bound.arguments:
+                bound.arguments[name] = d
+                terms.append(primal(*bound.args, **bound.kwargs))
+        return add_terms(*terms)
+
+    jvp_multilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'multilinear')}"
+    return jvp_multilinear
+
+
+for _rule in list(registry.all_rules()):
+    if _rule.jvp is not None or isinstance(_rule.primal, tuple):
+        continue
+    if _rule.qualname in _JOINTLY_LINEAR_HELPERS:
+        _rule.jvp = _jointly_linear(_rule.primal, _rule)
+    elif _rule.qualname in _MULTILINEAR_HELPERS:
+        _rule.jvp = _multilinear(_rule.primal, _rule)
+
+
+
+def jvp_list_pop(d_items, y, items, index=-1):
+    """(the list without the item, the item): the same on the tangent list."""
+    if d_items is None:
+        return None
+    rest = list(d_items)
+    item = rest.pop(index)
+    return rest, item
+
+
+_rule = registry.function_rule(containers.list_pop)
+if _rule is not None:
+    _rule.jvp = jvp_list_pop

@@ -1,0 +1,568 @@
+"""Forward mode while running: calls whose meaning is decided from the objects there.
+
+Code made by the forward transform (ad/forward/) computes each value and,
+beside it, its *tangent*: the directional derivative along the tangents given
+to `zp.jvp`.  A tangent mirrors its value's structure: an array's is an array
+of its shape, a float's a float, a list's a list of the items' tangents, a
+dict's a dict, an object's an object (or dict) holding its attributes'
+tangents.  `None` is the zero tangent, at any level.
+
+Calls the transform cannot place statically go through `jvp_call`,
+`jvp_method` and `jvp_attr`, which return `(value, tangent)`.  What a callee
+means is asked of the one resolver (resolve.py), as reverse mode's dispatcher
+does: a registered rule applies its forward rule (`rule.jvp`, signature
+`(dx..., y, *primal_params) -> dy`), a Python function is transformed in turn
+(the compiler of the running `zp.jvp` call, from the Context), a bound method
+or callable object passes its receiver's tangent, a NamedTuple class builds
+the tangent record, a non-differentiable function gives a zero tangent, and
+anything else called with a nonzero tangent is a NoDerivativeRule at the
+user's line -- never a silently zero derivative.
+
+The small helpers at the end give the tangents of container operations (the
+items a loop iterates, unpacking, appends).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import types
+from collections.abc import ItemsView, KeysView, ValuesView
+
+import numpy as np
+
+from .. import context
+from ..errors import NoDerivativeRule, ZygoteError
+from ..kinds import scalar_kinds
+from ..resolve import (
+    ATTRIBUTE,
+    CALLABLE,
+    CLASS,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    NONDIFF,
+    OPERATOR_METHODS,
+    PROPERTY,
+    RECEIVER,
+    RECORD,
+    RULE,
+    STATIC,
+    is_plain_operand,
+    no_rule,
+    numpy_handoff,
+    operator_candidates,
+    resolve,
+    resolve_attribute,
+    resolve_method,
+)
+from ..rules import registry
+from . import dispatch
+from .flat_calls import _Flat, _origins
+from .flat_calls import _spread as _spread_bars
+from .iterators import Items, Pass
+
+# Functions whose forward-mode meaning is given by a handler rather than their source: the
+# API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,
+# at import; a handler is (args, kwargs, targs, tkwargs, loc) -> (value, tangent).
+_HANDLERS: dict = {}
+
+
+def register_handler(fn, handler) -> None:
+    _HANDLERS[fn] = handler
+
+
+def handler_for(fn):
+    try:
+        return _HANDLERS.get(fn)
+    except TypeError:  # an unhashable callee
+        return None
+
+
+class CellTangents(dict):
+    """The tangent of a closure: its captured variables' tangents, by name.  A class of
+    its own, so that a user's dict tangent is never taken for one."""
+
+
+def has_tangent(t) -> bool:
+    """Whether a tangent may be nonzero (None, and containers of None only, are zero)."""
+    if t is None:
+        return False
+    if type(t) in (list, tuple):
+        return any(has_tangent(x) for x in t)
+    if type(t) is dict or type(t) is CellTangents:
+        return any(has_tangent(x) for x in t.values())
+    return True
+
+
+# -- calls -----------------------------------------------------------------------------
+
+
+def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
+    """`f(*args)` with spec saying how each operand is passed (None positional, '*',
+    '**' or a keyword name); returns (value, tangent)."""
+    pargs, kwargs, targs, tkwargs = _spread(args, tangents, spec)
+    return apply(f, f_dot, pargs, kwargs, targs, tkwargs, loc)
+
+
+def jvp_method(obj, obj_dot, name: str, args: tuple, tangents: tuple, spec: tuple, loc):
+    """`obj.name(*args)`, decided by obj's type; returns (value, tangent)."""
+    pargs, kwargs, targs, tkwargs = _spread(args, tangents, spec)
+    return apply_method(obj, obj_dot, name, pargs, kwargs, targs, tkwargs, loc)
+
+
+def jvp_attr(obj, obj_dot, name: str, loc):
+    """`obj.name` and its tangent."""
+    y = getattr(obj, name)
+    if not has_tangent(obj_dot):
+        return y, None
+    res = resolve_attribute(type(obj), name, registry)
+    if res.kind == RULE:
+        return y, _rule_jvp(res.rule, (obj,), {}, (obj_dot,), {}, y, loc)
+    if res.kind == NONDIFF:
+        return y, None
+    if res.kind == PROPERTY:
+        return _python(res.function, None, (obj,), {}, (obj_dot,), {}, loc)
+    if isinstance(y, types.MethodType) and y.__self__ is obj:
+        return y, obj_dot  # a bound method's tangent is its receiver's
+    return y, tangent_attr(obj_dot, name)
+
+
+def tangent_attr(obj_dot, name: str):
+    """The tangent of attribute name inside an object's tangent."""
+    if obj_dot is None:
+        return None
+    if isinstance(obj_dot, dict):
+        return obj_dot.get(name)
+    return getattr(obj_dot, name, None)
+
+
+def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
+    if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
+        return _back_jvp(f_dot, args, targs, loc)
+    if type(f_dot) is _LinearInG or (f_dot is None and _is_runtime_pullback(f)):
+        # a pullback whose operands do not move: back(g) is linear in g
+        g_dot = targs[0] if targs else None
+        return f(*args, **kwargs), (f(g_dot) if has_tangent(g_dot) else None)
+    if f is dispatch.call or f is dispatch.call_method:
+        return _dispatched_jvp(f, args, targs, loc)
+    handler = handler_for(f)
+    if handler is not None:
+        return handler(args, kwargs, _padded(targs, len(args)), tkwargs, loc)
+    if not has_tangent(f_dot) and not any(map(has_tangent, targs)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        return f(*args, **kwargs), None
+    try:
+        operator_fn = f in OPERATOR_METHODS
+    except TypeError:
+        operator_fn = False
+    if operator_fn:  # Python's protocol: an object's own operator methods first
+        candidates = operator_candidates(f, args)
+        if candidates is not None:
+            return _operator_protocol(f, candidates, args, targs, loc)
+    handoff = numpy_handoff(f, args, kwargs)
+    if handoff is not None:  # np.sum(obj) calls obj.sum(...)
+        name, passed = handoff
+        return apply_method(args[0], targs[0] if targs else None, name, (), passed, (), {}, loc)
+    res = resolve(f, registry)
+    kind = res.kind
+    if kind == RULE:
+        y = f(*args, **kwargs)
+        return y, _rule_jvp(res.rule, args, kwargs, targs, tkwargs, y, loc)
+    if kind == NONDIFF:
+        return f(*args, **kwargs), None
+    if kind == FUNCTION:
+        return _python(f, f_dot, args, kwargs, targs, tkwargs, loc)
+    if kind == METHOD or kind == CALLABLE:
+        receiver_dot = f_dot if kind == METHOD or not isinstance(f_dot, CellTangents) else None
+        return _python(res.function, None, (res.receiver, *args), kwargs,
+                       (receiver_dot, *_padded(targs, len(args))), tkwargs, loc)
+    if kind == RECEIVER:
+        return apply_method(res.receiver, f_dot, res.name, args, kwargs, targs, tkwargs, loc)
+    if kind == RECORD:
+        y = f(*args, **kwargs)
+        return y, f(*_padded(targs, len(args)), **{k: tkwargs.get(k) for k in kwargs})
+    if kind == CUSTOM:
+        raise NoDerivativeRule(
+            f"{registry.qualified_name(f)} has a reverse-mode rule (@zp.adjoint) but no "
+            "forward-mode rule, and forward mode (zp.jvp) reaches it with a nonzero tangent", loc,
+            "use reverse mode (zp.gradient / zp.jacobian(mode='reverse')) for this function")
+    raise no_rule(f, loc)
+
+
+def apply_method(obj, obj_dot, name, args, kwargs, targs, tkwargs, loc):
+    if not has_tangent(obj_dot) and not any(map(has_tangent, targs)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        return getattr(obj, name)(*args, **kwargs), None
+    res = resolve_method(obj, name, registry)
+    kind = res.kind
+    if kind == RULE:
+        y = getattr(obj, name)(*args, **kwargs)
+        return y, _rule_jvp(res.rule, (obj, *args), kwargs, (obj_dot, *_padded(targs, len(args))),
+                            tkwargs, y, loc)
+    if kind == NONDIFF:
+        return getattr(obj, name)(*args, **kwargs), None
+    if kind == ATTRIBUTE:
+        return apply(res.function, tangent_attr(obj_dot, name), args, kwargs, targs, tkwargs, loc)
+    if kind == STATIC:
+        return apply(res.function, None, args, kwargs, targs, tkwargs, loc)
+    if kind == CLASS:
+        return _python(res.function, None, (res.receiver, *args), kwargs,
+                       (None, *_padded(targs, len(args))), tkwargs, loc)
+    if kind == METHOD:
+        return _python(res.function, None, (obj, *args), kwargs,
+                       (obj_dot, *_padded(targs, len(args))), tkwargs, loc)
+    method = getattr(obj, name)
+    raise no_rule(method, loc)
+
+
+def _operator_protocol(f, candidates, args, targs, loc):
+    targs = _padded(targs, len(args))
+    for method, receiver, others, positions in candidates:
+        if isinstance(method, types.FunctionType):
+            receiver_pos = next(i for i in range(len(args)) if i not in positions)
+            receiver_dot = targs[receiver_pos]
+            y, dy = _python(method, None, (receiver, *others), {},
+                            (receiver_dot, *(targs[i] for i in positions)), {}, loc)
+        else:  # a builtin type's method: the registered rule, on the operands' own order
+            y = method(receiver, *others)
+            if y is NotImplemented:
+                continue
+            rule = registry.function_rule(f)
+            dy = _rule_jvp(rule, args, {}, targs, {}, y, loc) if rule is not None else None
+            if rule is None and any(map(has_tangent, targs)):
+                raise no_rule(f, loc)
+        if y is not NotImplemented:
+            return y, dy
+    raise TypeError(f"unsupported operand type(s) for {getattr(f, '__name__', f)}: "
+                    + ", ".join(repr(type(a).__name__) for a in args))
+
+
+def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
+    """The tangent of y = primal(*args, **kwargs) by the rule's forward rule."""
+    sig, positional = _rule_signature(rule)
+    if not tkwargs and len(targs) <= len(positional):  # the common case, without binding
+        tbound = dict(zip(positional, targs))
+    else:
+        try:
+            tbound = sig.bind_partial(*targs, **tkwargs).arguments
+        except TypeError:
+            tbound = {}
+    for name in rule.meta.get("unsupported", ()):
+        given = sig.bind(*args, **kwargs).arguments.get(name)
+        if given is not None and name in rule.diff or given is not None and \
+                any(has_tangent(tbound.get(n)) for n in rule.diff):
+            raise NoDerivativeRule(f"the rule for {rule.qualname} has no derivative with {name}= "
+                                   "given", loc, f"write the computation without {name}=")
+    for name in rule.meta.get("underived", ()):
+        if has_tangent(tbound.get(name)):
+            raise NoDerivativeRule(
+                f"the rule for {rule.qualname} has no derivative with respect to its argument "
+                f"{name!r}, which depends on the inputs here", loc,
+                "wrap that argument in zp.stop_gradient(...) if no derivative is wanted through it")
+    dxs = [tbound.get(name) for name in rule.diff]
+    if not any(map(has_tangent, dxs)):
+        return None
+    if rule.jvp is None:
+        raise NoDerivativeRule(f"the rule for {rule.qualname} has no forward-mode (jvp) rule", loc,
+                               "use reverse mode for this function, or attach one with "
+                               "zygote_py.rules.registry.jvp")
+    try:
+        return rule.jvp(*dxs, y, *args, **kwargs)
+    except ZygoteError as err:
+        if err.loc is None and loc is not None:  # raised inside a rule: told at the user's call
+            raise type(err)(err.message, loc, err.hint) from None
+        raise
+
+
+_SIGNATURES: dict = {}
+
+
+def _rule_signature(rule):
+    """(the rule's primal signature, the names of its leading positional parameters)."""
+    sig = _SIGNATURES.get(id(rule))
+    if sig is None or sig[0] is not rule:
+        positional = []
+        for p in rule.params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                break
+            positional.append(p.name)
+        sig = (rule, inspect.Signature(list(rule.params)), tuple(positional))
+        _SIGNATURES[id(rule)] = sig
+    return sig[1], sig[2]
+
+
+def python_jvp(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
+    """(value, tangent) of the Python function fn by its forward-mode transform; cells_dot,
+    a CellTangents, gives the tangents of its closure cells."""
+    return _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc)
+
+
+def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
+    """A Python function's value and tangent through its own forward-mode transform."""
+    compiler = context.current().compiler
+    jvp_entry = getattr(compiler, "jvp_entry", None)
+    if jvp_entry is None:
+        raise ZygoteError("forward-mode code ran outside zp.jvp, so it has no compiler for "
+                          f"{getattr(fn, '__name__', fn)!r}", loc,
+                          "call generated forward code through zp.jvp")
+    sig = inspect.signature(fn)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as err:
+        raise TypeError(f"{fn.__name__}(): {err}") from None
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    tbound = sig.bind_partial(*targs, **tkwargs).arguments
+    tangents = []
+    for name, param in sig.parameters.items():
+        t = tbound.get(name)
+        if param.kind is param.VAR_POSITIONAL:
+            t = tuple(t) if t is not None else None
+        tangents.append(t)
+    active = tuple(has_tangent(t) for t in tangents)
+    cells = ()
+    if isinstance(cells_dot, CellTangents):
+        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
+    if not any(active) and not cells:
+        return fn(*args, **kwargs), None
+    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
+    extra = [t for t, a in zip(tangents, active) if a]
+    if cells:
+        extra.append(cells_dot)
+    return compiled(*values, *extra)
+
+
+def _spread(args, tangents, spec):
+    pargs, kwargs, targs, tkwargs = [], {}, [], {}
+    for value, t, how in zip(args, tangents, spec):
+        if how is None:
+            pargs.append(value)
+            targs.append(t)
+        elif how == "*":
+            items = list(value)
+            pargs.extend(items)
+            targs.extend(list(t) if t is not None else [None] * len(items))
+        elif how == "**":
+            kwargs.update(value)
+            if t is not None:
+                tkwargs.update(t)
+        else:
+            kwargs[how] = value
+            tkwargs[how] = t
+    return tuple(pargs), kwargs, tuple(targs), tkwargs
+
+
+def _padded(targs, n):
+    targs = tuple(targs)
+    return targs + (None,) * (n - len(targs))
+
+
+# -- forward over reverse: calls that gradient code resolves while running -------------------
+
+
+_RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls")
+
+
+def _is_runtime_pullback(f) -> bool:
+    """A pullback made by run-time dispatch (a closure `back(g)` of dispatch.py or
+    flat_calls.py): its source is not for transforming, and it is linear in g."""
+    return isinstance(f, types.FunctionType) and f.__module__ in _RUNTIME_PULLBACK_MODULES \
+        and "<locals>" in f.__qualname__
+
+
+class _LinearInG:
+    """The tangent of a pullback whose call had no moving operand: `back(g)` then moves
+    only with g, and a pullback is linear in g, so its tangent is `back(g_dot)`."""
+
+    __slots__ = ()
+
+
+class _BackTangent:
+    """The tangent of the pullback `back` that run-time dispatch returned for a registered
+    rule: what is needed to differentiate `back(g)` forward (see `_back_jvp`)."""
+
+    __slots__ = ("arguments", "flat", "origins", "rule", "shift", "tangents", "with_self", "y",
+                 "y_dot")
+
+    def __init__(self, rule, arguments, tangents, y, y_dot, origins, shift, flat, with_self):
+        self.rule = rule
+        self.arguments = arguments  # (args, kwargs) the rule's vjp is called with
+        self.tangents = tangents  # their tangents, in the same shape
+        self.y = y
+        self.y_dot = y_dot
+        self.origins = origins
+        self.shift = shift
+        self.flat = flat
+        self.with_self = with_self
+
+
+def _dispatched_jvp(f, args, targs, loc):
+    """`y, back = dispatch.call(f, operands, spec, loc)` (or `call_method`) in gradient code
+    being differentiated forward (a Hessian): y's tangent, and back's where the call
+    meant a registered rule; anything else the dispatcher may do is refused rather than
+    guessed."""
+    targs = _padded(targs, len(args))
+    pair = f(*args)
+    if not any(map(has_tangent, targs)):  # nothing moves but, later, perhaps g
+        return pair, (None, _LinearInG())
+    if f is dispatch.call:
+        callee, operands, spec, call_loc = args
+        self_obj, self_dot, operand_dots = None, targs[0], targs[1]
+        rule = registry.function_rule(callee) if registry.custom_rule(callee) is None else None
+        name = registry.qualified_name(callee)
+        fits = rule is not None and not has_tangent(self_dot)
+    else:
+        self_obj, method, operands, spec, call_loc = args
+        self_dot, operand_dots = targs[0], targs[2]
+        res = resolve_method(self_obj, method, registry)
+        rule = res.rule if res.kind == RULE else None
+        name = f"the method {method!r}"
+        fits = rule is not None and is_plain_operand(self_obj)
+    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
+    fits = fits and all(map(is_plain_operand, operands)) and not is_complex_anywhere(operands) \
+        and not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in operands))
+    if not fits:
+        raise NoDerivativeRule(
+            f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
+            "running; differentiating that again is not supported yet", loc,
+            "make the arguments' types known to the compiler (pass arrays as arguments rather "
+            "than reading them from closures), or use finite differences of zp.gradient")
+    flat = _Flat(operands, spec)
+    pargs, kwargs, ptangents, tkwargs = _spread(operands, operand_dots, spec)
+    prefix = (self_obj,) if self_obj is not None else ()
+    call_args = prefix + tuple(pargs)
+    call_targs = ((self_dot,) if self_obj is not None else ()) + tuple(ptangents)
+    y = pair[0]
+    y_dot = _rule_jvp(rule, call_args, kwargs, call_targs, tkwargs, y, call_loc)
+    sig = inspect.Signature(list(rule.params))
+    bound = sig.bind(*call_args, **kwargs)
+    bound.apply_defaults()
+    tbound = sig.bind_partial(*call_targs, **tkwargs).arguments
+    t_arguments = {}
+    for pname, value in bound.arguments.items():
+        t = tbound.get(pname)
+        kind = sig.parameters[pname].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            t = tuple(t) if t is not None else (None,) * len(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            t = dict(t) if t is not None else {}
+        t_arguments[pname] = t
+    tangents_bound = inspect.BoundArguments(sig, t_arguments)
+    shift = _Flat.prefixed(prefix, flat)
+    origins = _origins(sig, shift)
+    back_dot = _BackTangent(rule, (bound.args, bound.kwargs),
+                            (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
+                            flat, self_obj is not None)
+    return pair, (y_dot, back_dot)
+
+
+def _back_jvp(back_dot: _BackTangent, args, targs, loc):
+    """back(g) and its tangent: the rule's vjp differentiated forward (its body is Python),
+    its outputs then placed per operand as the dispatcher's back places them."""
+    rule = back_dot.rule
+    g = args[0]
+    g_dot = targs[0] if targs else None
+    rargs, rkwargs = back_dot.arguments
+    targs_, tkwargs = back_dot.tangents
+    if not has_tangent(back_dot.y_dot) and not any(map(has_tangent, targs_)) \
+            and not any(map(has_tangent, tkwargs.values())):
+        # only g moves, and the vjp is linear in g: its tangent is the vjp of g's tangent
+        outs = rule.vjp(g, back_dot.y, *rargs, **rkwargs)
+        outs_dot = rule.vjp(g_dot, back_dot.y, *rargs, **rkwargs) if g_dot is not None else None
+    else:
+        outs, outs_dot = _python(rule.vjp, None, (g, back_dot.y, *rargs), rkwargs,
+                                 (g_dot, back_dot.y_dot, *targs_), tkwargs, loc)
+    if len(rule.diff) == 1:
+        outs, outs_dot = (outs,), (outs_dot,)
+    elif outs_dot is None:
+        outs_dot = (None,) * len(rule.diff)
+    return _placed(back_dot, outs), _placed(back_dot, outs_dot)
+
+
+def _placed(back_dot: _BackTangent, outs):
+    arg_bars, kw_bars = _spread_bars(back_dot.origins, dict(zip(back_dot.rule.diff, outs)),
+                                     back_dot.shift)
+    head = arg_bars[0] if back_dot.with_self else None
+    arg_bars = arg_bars[1:] if back_dot.with_self else arg_bars
+    return (head, *back_dot.flat.regroup(arg_bars, kw_bars))
+
+
+def is_complex_anywhere(values) -> bool:
+    return any(np.iscomplexobj(v) for v in values
+               if isinstance(v, (np.ndarray, np.generic, complex)))
+
+
+# -- containers ------------------------------------------------------------------------
+
+
+def tangent_items(iterable, t, reverse: bool = False):
+    """An iterator over the tangents of the items a loop takes from iterable, in step."""
+    if not has_tangent(t) or isinstance(iterable, (dict, str, bytes, range, set, frozenset)):
+        return itertools.repeat(None)
+    if type(iterable) is Pass or type(iterable) is Items:  # an iterator: from its cursor on
+        start = iterable.start if type(iterable) is Pass else iterable.cursor
+        items = list(t)[start:]
+        return reversed(items) if reverse else iter(items)
+    if type(t) is list and not isinstance(iterable, np.ndarray) and \
+            isinstance(iterable, (KeysView, ValuesView, ItemsView)):
+        return reversed(t) if reverse else iter(t)  # a dict view's tangent lists its items'
+    if isinstance(iterable, (np.ndarray, list, tuple)) and isinstance(t, (np.ndarray, list, tuple)):
+        if isinstance(t, np.ndarray) and np.ndim(t) != np.ndim(iterable):
+            t = np.broadcast_to(t, np.shape(iterable))
+        return reversed(t) if reverse else iter(t)
+    raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
+                      f"{type(iterable).__name__}",
+                      hint="iterate over a list, tuple or array, or use reverse mode")
+
+
+def next_tangent(items):
+    return next(items)
+
+
+def unpack_tangent(source, t, n: int, star):
+    """The tangents of `a, *b, c = source`: a tuple of n (the starred one a list)."""
+    if not has_tangent(t) or isinstance(source, (dict, str, bytes, set, frozenset, range)):
+        return (None,) * n
+    items = list(t) if not isinstance(t, np.ndarray) else list(np.broadcast_to(t, np.shape(source)))
+    if star is None:
+        return tuple(items)
+    k = len(items) - (n - 1)
+    return (*items[:star], list(items[star:star + k]), *items[star + k:])
+
+
+def append_tangent(result, c_dot, item_dot):
+    """The tangent of result = c + [item] (result is the list after the append)."""
+    if not has_tangent(c_dot) and not has_tangent(item_dot):
+        return None
+    base = list(c_dot) if c_dot is not None else [None] * (len(result) - 1)
+    return base + [item_dot]
+
+
+def extend_tangent(result, before: int, c_dot, items_dot):
+    """The tangent of result = [*c, *items], c having had `before` items."""
+    if not has_tangent(c_dot) and not has_tangent(items_dot):
+        return None
+    base = list(c_dot) if c_dot is not None else [None] * before
+    added = len(result) - before
+    more = list(items_dot) if items_dot is not None else [None] * added
+    return base + more
+
+
+def setitem_tangent(c_dot, key, value_dot):
+    """The tangent of {**c, key: value}."""
+    if not has_tangent(c_dot) and not has_tangent(value_dot):
+        return None
+    out = dict(c_dot) if c_dot is not None else {}
+    out[key] = value_dot
+    return out
+
+
+def cell_tangent(cells_dot, name: str):
+    return cells_dot.get(name) if cells_dot is not None else None
+
+
+def closure_tangent(names: tuple, *tangents):
+    """The tangent of a closure over names: a CellTangents of the nonzero ones."""
+    out = CellTangents({n: t for n, t in zip(names, tangents) if has_tangent(t)})
+    return out if out else None
