@@ -304,3 +304,29 @@ def test_tangent_shape_is_checked():
 
 def test_a_rule_function_directly():
     assert_jvp(np.sin, (X,), (V,))
+
+
+# -- writes (runtime/writes.py) under forward mode: numbers rebind, arrays are refused --
+
+
+def _augmented_array_alias(a):
+    b = a * 1.0
+    c = b
+    b += a  # written into the array c holds too
+    return np.sum(c * c)
+
+
+def _fill_loop(a):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = a[i] * a[i]
+    return np.sum(out)
+
+
+@pytest.mark.parametrize("f", [_augmented_array_alias, _fill_loop])
+def test_forward_mode_refuses_writes_into_arrays_at_the_users_line(f):
+    with pytest.raises(zp.NoDerivativeRule, match="forward mode .* does not follow") as err:
+        zp.jvp(f, (np.array([1.0, 2.0, 3.0]),), (np.ones(3),))
+    assert err.value.loc is not None and err.value.loc.line > 0
+    # reverse mode differentiates both
+    assert zp.gradient(f, np.array([1.0, 2.0, 3.0]))[0] is not None

@@ -98,6 +98,24 @@ def has_tangent(t) -> bool:
 # -- calls -----------------------------------------------------------------------------
 
 
+def augmented_tangent(y, new_dot, loc=None):
+    """The tangent of `y op= v` (runtime/writes.py: augmented_write) given new = `y op v`'s:
+    a number rebinds, so its tangent is new's.  An ndarray is written in place, which forward
+    mode does not follow: refused at the user's line."""
+    if isinstance(y, np.ndarray):
+        raise not_followed("writes into arrays (`y op= v` on an ndarray)", loc)
+    return new_dot
+
+
+def not_followed(what: str, loc) -> NoDerivativeRule:
+    """The refusal of forward mode (zp.jvp, zp.jacobian(mode="forward"), zp.hessian) for
+    the mutation it does not follow yet."""
+    return NoDerivativeRule(
+        f"forward mode (zp.jvp, zp.hessian, a forward zp.jacobian) does not follow {what} yet",
+        loc, "use reverse mode (zp.gradient, zp.pullback, zp.jacobian(..., mode='reverse')), "
+        "or write the computation without the write")
+
+
 def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
     """`f(*args)` with spec saying how each operand is passed (None positional, '*',
     '**' or a keyword name); returns (value, tangent)."""

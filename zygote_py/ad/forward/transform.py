@@ -40,6 +40,11 @@ from ...ir.ops import loop_layout
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
 from ...runtime import forward_dispatch as fwd
+from ...runtime import writes
+
+# the runtime modules of in-place writes and of objects built inside the function, which
+# forward mode does not follow yet (refused at the user's line)
+_MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects")
 
 
 class ForwardTransform:
@@ -146,6 +151,20 @@ class ForwardTransform:
             self.copy(op)
             return
         fn = op.attrs["fn"]
+        module = getattr(fn, "__module__", None)
+        if fn is writes.augmented_write or fn is writes.augmented_write_in_callee:
+            # `y op= v`: a number rebinds (new's tangent); an ndarray is refused while running
+            self.copy(op)
+            self.set_tangent(op.results[0], self.helper(
+                fwd.augmented_tangent, self.v(op.operands[0]), self.t_or_none(op.operands[1]),
+                self.v(op.operands[2]) if len(op.operands) > 2 else self.ir.const(None)))
+            return
+        if fn is writes.check_unaliased or fn is writes.check_distinct_arguments:
+            self.copy(op)  # the checks the lowering of writes adds: no value, no tangent
+            return
+        if module in _MUTATION_MODULES:
+            raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
+                                   else "objects built and written inside the function", op.loc)
         res = resolve(fn, registry)
         if res.kind == NONDIFF:
             self.copy(op)
