@@ -110,3 +110,20 @@ def test_constant_knots_of_a_call_dispatched_while_running_are_fine():
         fd[i] = (_interp_constant_knots_of_a_method_result(underived.Holder(values + e))
                  - _interp_constant_knots_of_a_method_result(underived.Holder(values - e))) / 2e-6
     np.testing.assert_allclose(g["values"], fd, rtol=1e-6, atol=1e-9)
+
+
+def _apply(fn, x, q):
+    return fn(x, q)  # fn is only known while running: the call is dispatched
+
+
+def _quantile_passed_as_value(x, q):
+    return _apply(np.quantile, x, q)
+
+
+def test_an_active_underived_argument_of_a_call_decided_while_running_gets_nan_not_zero():
+    x = np.array([0.1, 0.7, 0.3, 0.9])
+    gx, gq = zp.gradient(_quantile_passed_as_value, x, 0.5)
+    np.testing.assert_allclose(gx, [0.0, 0.5, 0.5, 0.0])
+    assert np.isnan(gq)  # q's derivative is unknown: visible, never a silent zero
+    (gx_only,) = zp.gradient(lambda x: _quantile_passed_as_value(x, 0.5), x)
+    np.testing.assert_allclose(gx_only, [0.0, 0.5, 0.5, 0.0])  # a constant q: no NaN anywhere

@@ -188,18 +188,38 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
     if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in call_args):
         vjp = rule.meta["sequence"]
 
+    underived = _underived_marks(rule, bound.arguments)
+
     def back(g):
         if g is None:
             return (None,) * (1 + len(flat.origin))
         outs = vjp(g, y, *bound.args, **bound.kwargs)
         if len(rule.diff) == 1:
             outs = (outs,)
-        arg_bars, kw_bars = _spread(origins, dict(zip(rule.diff, outs)), shift)
+        bars = dict(zip(rule.diff, outs))
+        bars.update(underived)
+        arg_bars, kw_bars = _spread(origins, bars, shift)
         head = arg_bars[0] if self_obj is not None else None
         arg_bars = arg_bars[1:] if self_obj is not None else arg_bars
         return (head, *flat.regroup(arg_bars, kw_bars))
 
     return y, back
+
+
+def _underived_marks(rule, arguments: dict) -> dict:
+    """NaN cotangents for the real-valued arguments the rule gives no derivative for
+    (np.interp's period, a quantile's q, ...).  The compiler refuses such an argument when it
+    is active, but a call decided while running cannot tell an active array from a constant
+    one: a constant's NaN is never read, an active one's shows in the gradient instead of a
+    silent zero."""
+    marks = {}
+    for name in rule.meta.get("underived", ()):
+        value = arguments.get(name)
+        if isinstance(value, (float, complex, np.floating, np.complexfloating)) or (
+                isinstance(value, np.ndarray) and value.dtype.kind in "fc"):
+            marks[name] = np.full(np.shape(value), np.nan) if isinstance(value, np.ndarray) \
+                else float("nan")
+    return marks
 
 
 def _refuse_unsupported_options(rule, arguments: dict, call_args, flat: _Flat, loc) -> None:
@@ -225,8 +245,9 @@ def _positional_rule(rule, args) -> bool:
         return False
     if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in args):
         return False
-    if any(p.name in rule.meta.get("unsupported", ()) for p in params[:len(args)]):
-        return False  # an option given positionally: _rule_pullback refuses it
+    if any(p.name in rule.meta.get("unsupported", ()) or p.name in rule.meta.get("underived", ())
+           for p in params[:len(args)]):
+        return False  # an option given positionally: _rule_pullback refuses (or marks) it
     return not any(map(is_complex, args))
 
 
