@@ -40,7 +40,7 @@ from ...ir.ops import loop_layout
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
 from ...runtime import forward_dispatch as fwd
-from ...runtime import writes
+from ...runtime import built_objects, writes
 
 # the runtime modules of in-place writes and of objects built inside the function, which
 # forward mode does not follow yet (refused at the user's line)
@@ -159,8 +159,13 @@ class ForwardTransform:
                 fwd.augmented_tangent, self.v(op.operands[0]), self.t_or_none(op.operands[1]),
                 self.v(op.operands[2]) if len(op.operands) > 2 else self.ir.const(None)))
             return
-        if fn is writes.check_unaliased or fn is writes.check_distinct_arguments:
-            self.copy(op)  # the checks the lowering of writes adds: no value, no tangent
+        if fn is writes.check_unaliased or fn is writes.check_distinct_arguments or \
+                fn is built_objects.must_run_back:
+            self.copy(op)  # checks and queries (gradient code asks whether a back must run)
+            return
+        if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
+            self.copy(op)
+            self.set_tangent(op.results[0], self.t(op.operands[0]))
             return
         if module in _MUTATION_MODULES:
             raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
