@@ -139,6 +139,12 @@ class Names:
             self.assigned[root] = name
         return name
 
+    def peek(self, value: Value) -> str | None:
+        """The name `value` already has, or None; chooses none."""
+        if value.id not in self.parent:
+            return None
+        return self.assigned.get(self.find(value.id))
+
     def fresh(self, hint: str, avoid: set[str] = frozenset()) -> str:
         base = _IDENT.sub("_", hint) or "t"
         if base[0].isdigit():
