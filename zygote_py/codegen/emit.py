@@ -230,10 +230,11 @@ class Emitter:
     def _container_update(self, op: Op, inplace: str, functional) -> None:
         container = op.operands[0]
         args = [self.expr(v) for v in op.operands[1:]]
-        if self.name(container) == self.name(op.result):
+        if self.name(container) == self.name(op.result) and \
+                container.id not in self.names.liveness.kept:
             self.flush_reading({self.name(container)})
             self.stmt(inplace(ast.Name(self.name(container), ast.Load()), args), op)
-        else:
+        else:  # a new object (a pullback or tape holding the old one must not see the update)
             self.assign([op.result], functional(self.expr(container), args), op)
 
     def op_append(self, op: Op) -> None:

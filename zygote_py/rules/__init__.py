@@ -26,6 +26,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     shapes,
     statistics,
     structure,
+    ufunc_methods,
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 
