@@ -18,6 +18,7 @@ import gast
 from ..errors import MutationError, SourceLoc, UnsupportedSyntax
 from ..ir.builder import IRBuilder
 from ..ir.core import Block, Function, Value
+from .late_binding import RebindingIndex
 from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
@@ -43,6 +44,14 @@ class Lowerer(ExprLowering, StmtLowering, ContainerLowering, IteratorLowering):
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
+        self._rebinding: RebindingIndex | None = None
+        self.unmerged: dict = {}  # names whose nested function failed to merge (lower_stmt.py)
+
+    def rebinding_index(self) -> RebindingIndex:
+        """Where the names of the function being lowered are assigned (built once)."""
+        if self._rebinding is None:
+            self._rebinding = RebindingIndex(self.node)
+        return self._rebinding
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:
