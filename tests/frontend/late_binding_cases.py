@@ -130,3 +130,23 @@ def def_in_a_loop_read_after_it(x):
             return t * a
 
     return _apply(g, 1.0)
+
+
+def lambda_capturing_nested_functions(x):
+    a = x * 3.0
+    g = lambda t: t * a
+
+    def h(t):
+        return g(t) * g(t) + np.sin(t * x)
+
+    return _apply(h, x) + _apply(lambda q: h(q) + g(q), 2.0)
+
+
+def mutually_recursive_nested_functions(x):
+    def g(t):
+        return t * x if t < 0.5 else h(t - 1.0)
+
+    def h(t):
+        return g(t)
+
+    return _apply(h, 2.0)

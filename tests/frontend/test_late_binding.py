@@ -19,6 +19,7 @@ RIGHT = [
     cases.lambda_in_both_branches,
     cases.def_used_inside_its_branch,
     cases.def_in_one_branch_used_after,
+    cases.lambda_capturing_nested_functions,
 ]
 REFUSED = [
     (cases.lambdas_in_a_loop, "'i'"),
@@ -35,6 +36,11 @@ def test_right_as_python_computes_it(f, x):
     value, (grad,) = zp.withgradient(f, x)
     assert value == pytest.approx(f(x), rel=1e-12, abs=1e-12)
     assert grad == pytest.approx(numerical_gradient(f, (x,))[0], rel=1e-6, abs=1e-8)
+
+
+def test_mutually_recursive_nested_functions_as_values_are_refused():
+    with pytest.raises(zp.UnsupportedSyntax, match="'g' captures the nested function 'h', which refers back"):
+        zp.gradient(cases.mutually_recursive_nested_functions, 0.7)
 
 
 @pytest.mark.parametrize("f,name", REFUSED, ids=lambda v: getattr(v, "__name__", ""))

@@ -108,7 +108,7 @@ class ExprLowering:
             return self.closure_value(value, node)
         return value
 
-    def closure_value(self, fn: LocalFunction, node) -> Value:
+    def closure_value(self, fn: LocalFunction, node, making: tuple = ()) -> Value:
         """A nested function used as a value: a real function over the captured values.
 
         Called directly, nested functions are inlined; passed around or returned,
@@ -125,8 +125,12 @@ class ExprLowering:
             gast.copy_location(inner, node)
             value = self.expr_or_function(inner)
             if isinstance(value, LocalFunction):
-                raise self.unsupported(node, f"{fn.name!r} captures the nested function {name!r}",
-                                       "define the functions at module level")
+                if value is fn or value in making:
+                    raise self.unsupported(node, f"{fn.name!r} captures the nested function {name!r}"
+                                           ", which refers back to it",
+                                           "define mutually recursive functions at module level")
+                # a captured nested function is made into a value too
+                value = self.closure_value(value, node, (*making, fn))
             captured.append(value)
         defaults = list(fn.defaults)
         kwnames = tuple(fn.kw_defaults)
