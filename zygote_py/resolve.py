@@ -223,6 +223,11 @@ OPERATOR_METHODS = {
     operator.neg: ("__neg__", None), operator.pos: ("__pos__", None),
     operator.abs: ("__abs__", None), abs: ("__abs__", None),
     operator.getitem: ("__getitem__", None),
+    # no derivative between numbers and arrays, but a user's method may well carry one
+    operator.and_: ("__and__", "__rand__"), operator.or_: ("__or__", "__ror__"),
+    operator.xor: ("__xor__", "__rxor__"), operator.lshift: ("__lshift__", "__rlshift__"),
+    operator.rshift: ("__rshift__", "__rrshift__"), operator.invert: ("__invert__", None),
+    operator.inv: ("__invert__", None),
 }
 # what NumPy calls on an object that is not an ndarray (fromnumeric's _wrapreduction,
 # _wrapfunc and the mean/std/var wrappers): function -> (method, keywords always
