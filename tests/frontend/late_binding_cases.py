@@ -150,3 +150,25 @@ def mutually_recursive_nested_functions(x):
         return g(t)
 
     return _apply(h, 2.0)
+
+
+def lambda_passed_to_a_helper_in_a_loop(x):
+    s = 0.0
+    for k in range(3):
+        u = x * (k + 1.0)
+        if _apply(lambda q: q * u, x) > -10.0:
+            s += _apply(lambda q: q * u + np.sin(u), 2.0)
+        s = s + _apply(lambda q: q / (1.0 + u * u), x) * 2.0
+    return s
+
+
+def lambda_returned_by_a_helper_in_a_loop(x):
+    fs = []
+    for k in range(3):
+        u = x * (k + 1.0)
+        fs.append(_keep(lambda q: q * u))
+    return fs[0](1.0)
+
+
+def _keep(g):
+    return g

@@ -20,6 +20,7 @@ RIGHT = [
     cases.def_used_inside_its_branch,
     cases.def_in_one_branch_used_after,
     cases.lambda_capturing_nested_functions,
+    cases.lambda_passed_to_a_helper_in_a_loop,
 ]
 REFUSED = [
     (cases.lambdas_in_a_loop, "'i'"),
@@ -27,6 +28,7 @@ REFUSED = [
     (cases.closure_stored_then_rebound, "'a'"),
     (cases.def_stored_in_a_loop, "'a'"),
     (cases.def_in_a_loop_read_after_it, "'a'"),
+    (cases.lambda_returned_by_a_helper_in_a_loop, "'u'"),
 ]
 
 

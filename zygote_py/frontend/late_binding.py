@@ -14,8 +14,11 @@ statement after that point, or by a loop around it (its target, or any
 assignment in its body, which runs again on the next iteration).  That is
 refused (`late_rebinding`), never computed with the earlier value.
 
-The check reads the source only, so it errs on the side of refusing: an
-assignment in another nested scope to a variable of the same name counts too.
+A function value passed to a call whose result is used at once as a number
+(`if helper(lambda q: q * u, u) > 0:` in a loop) is called before anything can
+rebind its variables, and is allowed (`used_at_once`).  The check reads the
+source only, so it errs on the side of refusing: an assignment in another nested
+scope to a variable of the same name counts too.
 """
 
 from __future__ import annotations
@@ -55,11 +58,30 @@ class RebindingIndex:
                 return above
         return node
 
+    def used_at_once(self, made) -> bool:
+        """The function value is an argument of a call of a named function (a helper, not
+        a method such as `fs.append`) whose result is consumed as a
+        number right there (`if helper(lambda q: q * u, u) > 0`, `s += helper(g)`): the
+        callee runs it before anything else can rebind its variables, and cannot keep it
+        (writes into containers and objects it did not create are refused) or return
+        it (what it returns is added, compared or dropped)."""
+        call = self.parents.get(id(made))
+        if isinstance(call, gast.keyword):
+            call = self.parents.get(id(call))
+        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
+            return False  # a method (`fs.append(g)`) may well keep it
+        consumer = self.parents.get(id(call))
+        if isinstance(consumer, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Expr)):
+            return True
+        if isinstance(consumer, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+            return consumer.test is call
+        return isinstance(consumer, gast.AugAssign) and consumer.value is call
+
     def rebound_after(self, name: str, made) -> object | None:
         """An assignment to `name` that may run after the function value `made` is made
         (while it may still be called), or None."""
         sites = self.assigned.get(name, ())
-        if not sites:
+        if not sites or self.used_at_once(made):
             return None
         made_at = (made.lineno, made.col_offset)
         loops = [a for a in self.ancestors(made) if isinstance(a, _LOOPS)]

@@ -78,6 +78,29 @@ def reduced_size(x, axis=None):
     return n
 
 
+def degrees_of_freedom(x, axis=None, ddof=0, correction=None):
+    """The divisor of np.var/np.std over axis, as NumPy takes it: the count less ddof (or
+    correction), never below 0, as a NumPy float so that dividing by 0 gives inf or nan,
+    as NumPy's own value does, not a ZeroDivisionError."""
+    removed = ddof if correction is None else correction
+    dtype = getattr(x, "dtype", None)
+    real = np.finfo(dtype).dtype.type if dtype is not None and dtype.kind in "fc" else np.float64
+    return real(max(reduced_size(x, axis) - removed, 0))  # float32 data keeps float32
+
+
+def zero_spread(spread, x, axis=None):
+    """Where the standard deviation `spread` (reduced axes kept) of x over axis is zero up
+    to rounding: the deviations from the mean there are rounding noise (a lane of equal
+    values gives a spread of about eps |x|, not 0), and dividing them by the spread
+    would make a cotangent of noise; np.std's rule takes the subgradient 0 there."""
+    x = np.asarray(x)
+    if x.size == 0:
+        return np.asarray(spread) == 0
+    scale = np.max(np.abs(x), axis=axis, keepdims=True)
+    eps = np.finfo(np.result_type(x.dtype, np.float64) if x.dtype.kind not in "fc" else x.dtype).eps
+    return np.asarray(spread) <= 8.0 * eps * scale
+
+
 def zeros_if_none(g, x):
     """g, or zeros shaped like the primal x when g is None (a loop needs a value)."""
     if g is not None:
