@@ -166,13 +166,14 @@ def complex_ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, kee
 
 @complex_variant(np.linalg.norm)
 def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
-    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm; other orders of a
-    real x as the real rule does, of a complex x refused."""
+    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm (0 at x == 0); other
+    orders of a real x as the real rule does, of a complex x refused."""
     if ord is not None:
         return _norm_other_order(g, y, x, ord, axis, keepdims)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
-    return np.conj(x) * (gk / yk)
+    safe = np.where(yk == 0, 1, yk)  # at x == 0 the subgradient 0, as the real rule takes
+    return np.conj(x) * (gk / safe)
 
 
 def _norm_other_order(g, y, x, ord, axis, keepdims):
