@@ -1,6 +1,8 @@
 """Nested functions whose free variables change: Python reads them when the function
 is called (late binding).  Used by test_late_binding.py; each function takes a float."""
 
+import math
+
 import numpy as np
 
 
@@ -172,3 +174,19 @@ def lambda_returned_by_a_helper_in_a_loop(x):
 
 def _keep(g):
     return g
+
+
+def lambda_into_a_helper_inside_a_math_call(x):
+    s = 0.0
+    for k in range(2):
+        u = x * (k + 1.0)
+        s = s + np.sqrt(2.0 + np.cos(_apply(lambda q: q * u, x))) + math.cos(_apply(lambda q: u, x))
+    return s
+
+
+def lambda_into_a_helper_inside_np_array(x):
+    gs = []
+    for k in range(2):
+        u = x * (k + 1.0)
+        gs.append(np.array([_keep(lambda q: q * u)]))
+    return gs[0][0](1.0)

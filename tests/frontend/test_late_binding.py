@@ -21,6 +21,7 @@ RIGHT = [
     cases.def_in_one_branch_used_after,
     cases.lambda_capturing_nested_functions,
     cases.lambda_passed_to_a_helper_in_a_loop,
+    cases.lambda_into_a_helper_inside_a_math_call,
 ]
 REFUSED = [
     (cases.lambdas_in_a_loop, "'i'"),
@@ -29,6 +30,7 @@ REFUSED = [
     (cases.def_stored_in_a_loop, "'a'"),
     (cases.def_in_a_loop_read_after_it, "'a'"),
     (cases.lambda_returned_by_a_helper_in_a_loop, "'u'"),
+    (cases.lambda_into_a_helper_inside_np_array, "'u'"),
 ]
 
 

@@ -73,6 +73,8 @@ class RebindingIndex:
         consumer = self.parents.get(id(call))
         if isinstance(consumer, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Expr)):
             return True
+        if isinstance(consumer, gast.Call) and call in consumer.args and _numeric(consumer.func):
+            return True  # math.cos(helper(g)), abs(helper(g)): a number comes out
         if isinstance(consumer, (gast.If, gast.While, gast.IfExp, gast.Assert)):
             return consumer.test is call
         return isinstance(consumer, gast.AugAssign) and consumer.value is call
@@ -95,3 +97,21 @@ class RebindingIndex:
                 if any(site is n for n in gast.walk(loop)):
                     return site
         return None
+
+
+_NUMERIC_BUILTINS = frozenset({"abs", "float", "round"})
+
+
+def _numeric(func) -> bool:
+    """A callee that makes a number of its argument: `math.<f>`, a NumPy ufunc
+    (`np.sin`), abs, float, round -- never one that could hold a function value."""
+    if isinstance(func, gast.Name):
+        return func.id in _NUMERIC_BUILTINS
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        if func.value.id == "math":
+            return True
+        if func.value.id in ("np", "numpy"):
+            import numpy as np
+
+            return isinstance(getattr(np, func.attr, None), np.ufunc)
+    return False
