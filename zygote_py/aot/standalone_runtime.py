@@ -104,7 +104,7 @@ def rule_pullback(rule, fn_call, flat, n_prefix, loc):
         if bound.arguments.get(option) is not None and any(map(is_active, flat.args)):
             raise TypeError(f"{loc}: the rule for {qualname} has no derivative with {option}= "
                             "given (refused, as zygote_py refuses it)")
-    if sequence_vjp is not None and any(isinstance(a, (list, tuple)) for a in flat.args):
+    if sequence_vjp is not None and isinstance(y, (list, tuple)):  # concatenation, repetition
         vjp = sequence_vjp
 
     def back(g):

@@ -23,6 +23,16 @@ def shape_of(x):
     return np.shape(x)
 
 
+def _nested_like(ga, x):
+    """An array cotangent in the form of the (nested) list or tuple x it belongs to."""
+    if isinstance(x, (list, tuple)):
+        items = [_nested_like(ga[i], item) for i, item in enumerate(x)]
+        return items if type(x) is list else tuple(items)
+    if isinstance(x, np.ndarray):
+        return ga
+    return float(np.real(ga)) if isinstance(x, (float, int, bool)) else ga
+
+
 def unbroadcast(g, x):
     """Sum the cotangent g down to the shape of the primal x (undoing broadcasting)."""
     if g is None:
@@ -32,6 +42,9 @@ def unbroadcast(g, x):
     if xshape is None:
         if type(x) in (float, int, bool, complex):
             xshape = ()
+        elif isinstance(x, (list, tuple)) and not isinstance(g, (list, tuple)):
+            # NumPy took the list as an array (`array * list`): the cotangent in its form
+            return _nested_like(unbroadcast(g, np.asarray(x)), x)
         elif isinstance(x, (list, tuple)):
             raise TypeError("zygote_py: + or * of a list/tuple whose type is only known at run time "
                             "(a parameter); convert it with np.asarray, or build it in the function")
