@@ -37,6 +37,7 @@ class Liveness:
             self.define(p, 0)
         for block in blocks:
             self.visit_block(block)
+        self.spread_kept(blocks)
 
     def define(self, value: Value, pos: int) -> None:
         self.defs.setdefault(value.id, pos)
@@ -83,6 +84,33 @@ class Liveness:
         if op is not None and op.opcode in ("tuple", "list", "dict"):
             for item in op.operands:
                 self.keep(item)
+
+    def spread_kept(self, blocks: list[Block]) -> None:
+        """A kept value is the same object as the loop and branch values it flows into
+        unchanged (a loop's argument and result from its initial or yielded value, an
+        `if`'s result from a branch's yield): those are kept too, so a nested loop
+        extending the list a tape saved makes a new list."""
+        changed = True
+        while changed:
+            changed = False
+            for block in blocks:
+                for op in block.walk():
+                    pairs = []
+                    if op.opcode in ("for", "while"):
+                        layout = loop_layout(op)
+                        for k, result in enumerate(layout.results):
+                            targets = [layout.carried[k], result]
+                            if layout.cond_args:
+                                targets.append(layout.cond_args[k])
+                            pairs += [(layout.inits[k], t) for t in targets]
+                            pairs += [(layout.yields[k], t) for t in targets]
+                    elif op.opcode == "if":
+                        for region in op.regions:
+                            pairs += list(zip(region.ops[-1].operands, op.results))
+                    for source, target in pairs:
+                        if source.id in self.kept and target.id not in self.kept:
+                            self.kept.add(target.id)
+                            changed = True
 
     def use(self, value: Value, pos: int) -> None:
         if value.id not in self.defs:
