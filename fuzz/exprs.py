@@ -93,6 +93,8 @@ CONSTRUCT_OF = {
     "factory_call": "closures",
     "lambda_list": "closures",
     "build_list": "containers",
+    "container_methods": "containers",
+    "iterator_values": "iterators",
     "layers_loop": "objects",
     "mutation_probe": "mutation",
 }

@@ -5,6 +5,9 @@ factory_call   `g = make_k(c)`: a closure made by a module-level factory
 lambda_list    `fs = [lambda..., lambda...]` called in a generator
 build_list     a list appended to in a loop, then stacked / summed
 layers_loop    a loop over a list of Layer objects
+container_methods  list and dict methods on a container the function made (insert, pop,
+               remove, reverse, sort, del, clear, copy, update, setdefault, d.pop)
+iterator_values    iterators bound to names: zip, iter/next, zip(*pairs), enumerate(start=)
 mutation_probe writes into arrays, which zygote_py documents it refuses
                (item and slice writes): the only acceptable outcomes are a
                ZygoteError or a right answer
@@ -102,6 +105,52 @@ class ExtraStmts:
             ]
         )
         return [f"for {layer} in {self.rng.choice(layers)}:", f"    {acc} = {acc} + np.sum({call})"]
+
+    def container_methods(self, scope, nest, in_loop, can_return):
+        self.tags.add("containers")
+        p, q, out = self.fresh("p"), self.fresh("p"), self.fresh("v")
+        a, b, c = (self.expr("S", scope, 2) for _ in range(3))
+        form = self.rng.randrange(7)
+        if form == 0:
+            lines = [f"{p} = [{a}, {b}]", f"{p}.insert(0, {c})", f"{out} = {p}[0] * 2.0 + {p}[-1]"]
+        elif form == 1:
+            lines = [f"{p} = [{a}, {b}, {c}]", f"{out} = {p}.pop() + {p}.pop(0) * 0.5 + sum({p})"]
+        elif form == 2:
+            lines = [f"{p} = [{a}, {b}, {c}]", f"{p}.reverse()", f"{p}.sort()",
+                     f"{out} = {p}[0] - 2.0 * {p}[-1]"]
+        elif form == 3:
+            lines = [f"{p} = [{a}, {b} * 2.0, {c}]", f"{p}.remove({p}[1])", f"del {p}[0]",
+                     f"{out} = sum({p}) + len({p})"]
+        elif form == 4:
+            lines = [f"{p} = {{'a': {a}, 'b': {b}}}", f"{p}.update(c={c})",
+                     f"{p}.setdefault('e', {a})", f"{out} = {p}.pop('a') + sum({p}.values())"]
+        elif form == 5:
+            lines = [f"{p} = [{a}, {b}]", f"{q} = {p}.copy()", f"{q}[0] = {c}",
+                     f"{out} = {q}[0] * {p}[0] + {q}[1]"]
+        else:
+            lines = [f"{p} = [{a}]", f"{p}.clear()", f"{p}.extend([{b}, {c}])",
+                     f"{out} = {p}[0] + {p}[1] * {p}[1]"]
+        scope.names[out] = "S"
+        return lines
+
+    def iterator_values(self, scope, nest, in_loop, can_return):
+        self.tags.add("iterators")
+        it, out, t, u = self.fresh("it"), self.fresh("v"), self.fresh("t"), self.fresh("t")
+        form = self.rng.randrange(4)
+        if form == 0:
+            lines = [f"{it} = zip({self.expr('V', scope, 1)}, {self.expr('V', scope, 1)})",
+                     f"{out} = sum({t} * {u} for {t}, {u} in {it})"]
+        elif form == 1:
+            lines = [f"{it} = iter({self.expr('V', scope, 1)})", f"{t} = next({it})",
+                     f"{out} = {t} * 2.0 + sum({it})"]
+        elif form == 2:
+            pairs = f"[({self.expr('S', scope, 1)}, {self.expr('S', scope, 1)}), ({self.expr('S', scope, 1)}, 0.5)]"
+            lines = [f"{t}, {u} = zip(*{pairs})", f"{out} = sum({t}) * sum({u})"]
+        else:
+            lines = [f"{it} = enumerate({self.expr('V', scope, 1)}, start=1)",
+                     f"{out} = sum({t} / {u} for {u}, {t} in {it})"]
+        scope.names[out] = "S"
+        return lines
 
     def mutation_probe(self, scope, nest, in_loop, can_return):
         self.tags.add("mutation")

@@ -150,7 +150,7 @@ def helper_source(w: StmtWriter, k: int) -> list[str]:
 def generate(seed: int, index: int) -> Program:
     rng = random.Random(f"zygote-fuzz:{seed}:{index}")
     w = StmtWriter(rng)
-    lines = ["import math", "", "import numpy as np", "", ""]
+    lines = ["import itertools", "import math", "", "import numpy as np", "", ""]
     module_scope = Scope()
     if "objects" in w.enabled and rng.random() < 0.6:
         w.tags.add("objects")

@@ -178,10 +178,11 @@ def finite_differences(f, args: tuple, y0: float):
                     for sign in (1, -1):
                         moved = args[:i] + (replace_at(arg, path, x + sign * h),) + args[i + 1 :]
                         values[rel, sign] = (scalar_value(f(*copy.deepcopy(moved))), x + sign * h)
-            except Exception:
+            except Exception as exc:
                 if path == () and is_explicit_int(arg):
                     continue  # the int is used as an int: no derivative to check
-                raise
+                # the program fails a step away (a matrix singular there): no differences
+                return Outcome(UNSTABLE, f"{type(exc).__name__} a step away at arg{i}{path}")
             c_small, c_large = (
                 (values[rel, 1][0] - values[rel, -1][0]) / (values[rel, 1][1] - values[rel, -1][1])
                 for rel in (SMALL_STEP, LARGE_STEP)

@@ -40,6 +40,8 @@ class StmtWriter(ExtraStmts, ExprWriter):
             self.unpack_helper,
             self.factory_call,
             self.lambda_list,
+            self.container_methods,
+            self.iterator_values,
             self.mutation_probe,
         ]
         compound = [

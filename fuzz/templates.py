@@ -132,6 +132,18 @@ TEMPLATES = [
     ("comprehensions", "V", "np.array(list($V)) * 2.0"),
     ("comprehensions", "S", "sum(tuple($W))"),
     ("comprehensions", "S", "sum(map(math.sin, $W))"),
+    # ---- iterators as values (docs/limitations.md "Supported Python")
+    ("iterators", "S", "sum(sorted($V, reverse=True)[:2])"),
+    ("iterators", "S", "sum(sorted([$S, $S, $S], key=abs))"),
+    ("iterators", "S", "sum(t * k for k, t in enumerate($V, start=1))"),
+    ("iterators", "S", "(next(iter($V)) + sum(list(reversed($W))))"),
+    ("iterators", "S", "(sum(filter(lambda t: t > 0.13, $V)) + 0.5)"),
+    ("iterators", "S", "sum(map(np.tanh, [$S, $S]))"),
+    ("iterators", "S", "sum(itertools.chain($V, $W))"),
+    ("iterators", "S", "list(itertools.accumulate($V))[-1]"),
+    ("iterators", "S", "sum(a * b for a, b in itertools.product($W, $W))"),
+    ("iterators", "S", "next(iter([]), $S)"),
+    ("control_flow", "S", "($S1 if -2.5 < $S1 < 2.5 else 0.5)"),
     # ---- containers
     ("containers", "S", "[$S, $S][1]"),
     ("containers", "S", "($S, $S1)[-1]"),

@@ -251,3 +251,44 @@ def test_the_metaclass_is_not_consulted_for_instances():
     (g,) = zp.gradient(_scaled_sum, _WithMeta(w))
     fd = numerical_gradient(lambda v: _scaled_sum(_WithMeta(v)), (w,))[0]
     assert_gradient_matches(g["scale"], fd, w, "scale")
+
+
+class _Base:
+    def scale(self, v):
+        return v * self.k
+
+    @staticmethod
+    def square(v):
+        return v * v
+
+    @classmethod
+    def half_square(cls, v):
+        return cls.square(v) * 0.5  # a static method called through cls
+
+
+class _Derived(_Base):
+    k = 3.0
+
+    def scale(self, v):
+        return _Base.scale(self, v) + np.sin(v)  # the base's plain function, self passed explicitly
+
+
+def test_methods_called_on_a_class_resolve_from_its_namespace():
+    assert rs.resolve_method(_Base, "square", registry).kind == rs.STATIC
+    on_class = rs.resolve_method(_Derived, "half_square", registry)
+    assert on_class.kind == rs.CLASS and on_class.receiver is _Derived
+    plain = rs.resolve_method(_Base, "scale", registry)
+    assert plain.kind == rs.STATIC and plain.function is _Base.__dict__["scale"]
+    assert rs.resolve_method(_Base, "mro", registry).kind == rs.UNKNOWN  # the metaclass's: no source
+
+
+@pytest.mark.parametrize("klass", [_Base, _Derived])
+def test_a_class_passed_as_a_value_dispatches_its_methods(klass):
+    def f(cls, obj, x):
+        return cls.half_square(x) + obj.scale(x) * cls.square(x)
+
+    x = 0.7
+    obj = _Derived()
+    g = zp.gradient(f, klass, obj, x, wrt=2)
+    fd = numerical_gradient(lambda v: f(klass, obj, v), (x,))[0]
+    assert_gradient_matches(g, fd, x, "x")

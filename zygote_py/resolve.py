@@ -144,6 +144,10 @@ def is_constructible_class(cls: type) -> bool:
 
 def resolve_method(obj, name: str, rules) -> Resolution:
     """What `obj.name(...)` means, decided by the type of obj."""
+    if isinstance(obj, type):
+        on_class = _resolve_on_class(obj, name)
+        if on_class is not None:
+            return on_class
     cls = type(obj)
     rule = rules.method_rule(cls, name)
     if rule is None and isinstance(obj, np.generic):  # NumPy scalars behave as 0-d arrays
@@ -165,6 +169,20 @@ def resolve_method(obj, name: str, rules) -> Resolution:
     if isinstance(static, types.FunctionType):
         return Resolution(METHOD, function=static, receiver=obj, name=name)
     return Resolution(UNKNOWN, receiver=obj, name=name)
+
+
+def _resolve_on_class(klass: type, name: str):
+    """`klass.name(...)` for a class defining name in Python (`cls.square(t)` in a
+    classmethod, `Base.method(self, t)`), or None: a static method and a plain function
+    take the arguments as written (STATIC), a class method gets klass first (CLASS)."""
+    attr = class_attribute(klass, name)
+    if isinstance(attr, staticmethod) and isinstance(attr.__func__, types.FunctionType):
+        return Resolution(STATIC, function=attr.__func__, name=name)
+    if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+        return Resolution(CLASS, function=attr.__func__, receiver=klass, name=name)
+    if isinstance(attr, types.FunctionType):
+        return Resolution(STATIC, function=attr, name=name)
+    return None
 
 
 def resolve_attribute(cls: type, name: str, rules) -> Resolution:
@@ -239,6 +257,11 @@ OPERATOR_METHODS = {
     operator.neg: ("__neg__", None), operator.pos: ("__pos__", None),
     operator.abs: ("__abs__", None), abs: ("__abs__", None),
     operator.getitem: ("__getitem__", None),
+    # no derivative between numbers and arrays, but a user's method may well carry one
+    operator.and_: ("__and__", "__rand__"), operator.or_: ("__or__", "__ror__"),
+    operator.xor: ("__xor__", "__rxor__"), operator.lshift: ("__lshift__", "__rlshift__"),
+    operator.rshift: ("__rshift__", "__rrshift__"), operator.invert: ("__invert__", None),
+    operator.inv: ("__invert__", None),
 }
 # what NumPy calls on an object that is not an ndarray (fromnumeric's _wrapreduction,
 # _wrapfunc and the mean/std/var wrappers): function -> (method, keywords always

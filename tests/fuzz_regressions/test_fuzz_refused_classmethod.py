@@ -6,9 +6,10 @@ What zygote_py did:
         return Layer.half_square(x)
                ^^^^^^^^^^^^^^^^^^^^
     hint: register one with @zp.adjoint(half_square), or wrap the argument in zp.stop_gradient(...) if no derivative is wanted through it
-"""
 
-import pytest
+Fixed: a method called on a class (`cls.square(t)`) is resolved from the class's own
+namespace (static method, class method or plain function).
+"""
 
 from fuzz.oracle import assert_correct
 
@@ -31,9 +32,5 @@ def make_args():
     return (0.3,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/limitations.md lists class methods as supported; zygote_py refuses one that calls a static method through cls",
-)
 def test_fuzz_regression():
     assert_correct(f, make_args())

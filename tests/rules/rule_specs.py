@@ -594,6 +594,34 @@ add(
 )
 add(F(newer_math.sumprod, [S(), S(), S()], (S(), S(), S())))
 
+add(F(np.float64, S()), F(np.float64, R(3, 2)), F(np.float64, [S(), S()]), F(np.float64, A0()))
+
+# ---------------------------------------------------------------------------
+# ufunc methods: reduce, accumulate, outer (one rule per method, the ufunc is `self`)
+
+uf = np.ufunc
+for ufunc in (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logaddexp,
+              np.logaddexp2, np.hypot):
+    for axis in (0, 1, -1, None, (0, 1)):
+        add(M(uf, "reduce", ufunc, NZ(3, 4), axis=axis))
+    add(M(uf, "reduce", ufunc, NZ(3, 4), axis=1, keepdims=True), M(uf, "reduce", ufunc, NZ(5)),
+        M(uf, "reduce", ufunc, [PS(), PS(), S()]), M(uf, "reduce", ufunc, NZ(2, 3, 4), axis=(0, 2)))
+add(M(uf, "reduce", np.subtract, NZ(3, 4)), M(uf, "reduce", np.subtract, NZ(3, 4), axis=1),
+    M(uf, "reduce", np.subtract, NZ(3, 4), axis=-1, keepdims=True),
+    M(uf, "reduce", np.subtract, NZ(4), initial=2.5),
+    M(uf, "reduce", np.add, NZ(3, 4), initial=2.5), M(uf, "reduce", np.multiply, NZ(3, 4), initial=2.5),
+    M(uf, "reduce", np.multiply, WITH_ZEROS((3, 4), [1, 5]), axis=1),
+    M(uf, "reduce", np.maximum, NZ(3, 4), axis=0, initial=-5.0),
+    M(uf, "reduce", np.maximum, CUSTOM(lambda rng: np.array([0.5, 0.5, -1.0]), "ties"), note="ties"))
+for ufunc in (np.add, np.subtract, np.multiply):
+    for axis in (0, 1, -1):
+        add(M(uf, "accumulate", ufunc, NZ(3, 4), axis=axis))
+    add(M(uf, "accumulate", ufunc, NZ(5)), M(uf, "accumulate", ufunc, [PS(), S(), S()]))
+add(M(uf, "accumulate", np.multiply, WITH_ZEROS((6,), [2])))
+for ufunc in (np.add, np.subtract, np.multiply, np.divide):
+    add(M(uf, "outer", ufunc, NZ(3), NZ(4)), M(uf, "outer", ufunc, NZ(2, 3), NZ(4)),
+        M(uf, "outer", ufunc, S(), NZ(3)), M(uf, "outer", ufunc, [PS(), S()], NZ(2, 2)))
+
 # ---------------------------------------------------------------------------
 # scans: cumprod (zeros), cumulative_*, nancum*, diff, ediff1d, convolve, correlate,
 # interp, trapezoid, polyval

@@ -10,6 +10,7 @@ adjoint code where a cotangent actually arrives.
 
 from __future__ import annotations
 
+import operator
 import types
 
 from ..ir.core import Function, Op
@@ -55,7 +56,9 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
             return False
         code = op.opcode
         if code == "call":
-            return call_is_differentiable(op.attrs["fn"])
+            fn = op.attrs["fn"]
+            return call_is_differentiable(fn) or \
+                (arrays is not None and object_operator(fn, op, arrays))
         if code == "getattr":
             return not (array_receiver(op) and attribute_is_nondifferentiable(op.attrs["name"]))
         if code == "method":
@@ -69,6 +72,20 @@ def varied_values(fn: Function, active: list[bool], extra_roots=(), implicit: bo
 def builds_object(fn) -> bool:
     """Calling fn builds an object with transformed code (resolve.CONSTRUCT)."""
     return isinstance(fn, type) and resolve(fn, registry).kind == CONSTRUCT
+
+
+def object_operator(fn, op: Op, plain) -> bool:
+    """An operator with no derivative between numbers and arrays (`//`, `%`, `&`, `~`,
+    ...) applied to an operand that may be an object: the object's own method decides,
+    and may carry a derivative (decided while running, runtime/dispatch.py)."""
+    from ..resolve import OPERATOR_METHODS
+
+    try:
+        if fn not in OPERATOR_METHODS:
+            return False
+    except TypeError:
+        return False
+    return any(v.id not in plain for v in op.operands[:1 if fn is operator.getitem else None])
 
 
 def attribute_is_nondifferentiable(name: str) -> bool:

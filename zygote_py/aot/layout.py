@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 
+from ..rules import registry
 from .record import Recording
 from .common import NotStandalone
 
@@ -61,7 +62,11 @@ class ModuleLayout:
             params.append(f"inspect.Parameter({p.name!r}, inspect.Parameter.{p.kind.name}{default})")
         sig = "inspect.Signature([" + ", ".join(params) + "])"
         seq = rule.meta.get("sequence")
-        return f"({sig}, {self.atom(rule.vjp)}, {tuple(rule.diff)!r}, {self.atom(seq) if seq else None})"
+        complex_form = registry.for_complex(rule)  # None: complex values are refused
+        complex_vjp = self.atom(complex_form.vjp) if complex_form is not None else None
+        unsupported = tuple(rule.meta.get("unsupported", ()))
+        return (f"({sig}, {self.atom(rule.vjp)}, {tuple(rule.diff)!r}, {self.atom(seq) if seq else None}, "
+                f"{complex_vjp}, {unsupported!r}, {rule.qualname!r})")
 
     # -- the module ----------------------------------------------------------------------
     def text(self, docstring: str, public: list[str]) -> str:

@@ -17,7 +17,9 @@ tables that `zygote-py grad` fills ahead of time:
                   the pullbacks of their methods here; the bytecode of the
                   function called must match that of the copy, or the call
                   is an error rather than a wrong derivative;
-  FUNCTION_RULES  callee -> (signature, vjp, diff, sequence vjp or None);
+  FUNCTION_RULES  callee -> (signature, vjp, diff, sequence vjp or None, the vjp for
+                  complex values or None (refused), options without a derivative,
+                  qualified name);
   METHOD_RULES    (type, method name) -> the same;
   CUSTOM_RULES    callee -> the user's custom rule `rule(*args) -> (y, back)`;
   NONDIFF         callees and (type, method name) pairs that carry no derivative;
@@ -84,13 +86,26 @@ def bars_by_argument(sig, flat, bars_by_param):
     return arg_bars, kw_bars
 
 
-def rule_pullback(rule, fn_call, flat, n_prefix):
-    """(y, back) for a copied rule; back gives the cotangents of the prefix then each operand."""
-    sig, vjp, diff, sequence_vjp = rule
+def rule_pullback(rule, fn_call, flat, n_prefix, loc):
+    """(y, back) for a copied rule; back gives the cotangents of the prefix then each operand.
+
+    Refuses what zygote_py refuses in process (runtime/flat_calls.py: _rule_pullback): a
+    complex operand of a rule declared for real values only, and an option the rule has
+    no derivative for (`where=` of np.max) in a call that carries a derivative."""
+    sig, vjp, diff, sequence_vjp, complex_vjp, unsupported, qualname = rule
+    if any(map(is_complex_value, flat.args)) or any(map(is_complex_value, flat.kwargs.values())):
+        if complex_vjp is None:
+            raise TypeError(f"{loc}: the derivative rule of {qualname} is for real values, and it "
+                            "is called here with a complex one (refused, as zygote_py refuses it)")
+        vjp = complex_vjp
     y = fn_call(*flat.args[n_prefix:], **flat.kwargs)
     bound = sig.bind(*flat.args, **flat.kwargs)
     bound.apply_defaults()
-    if sequence_vjp is not None and any(isinstance(a, (list, tuple)) for a in flat.args):
+    for option in unsupported:
+        if bound.arguments.get(option) is not None and any(map(is_active, flat.args)):
+            raise TypeError(f"{loc}: the rule for {qualname} has no derivative with {option}= "
+                            "given (refused, as zygote_py refuses it)")
+    if sequence_vjp is not None and isinstance(y, (list, tuple)):  # concatenation, repetition
         vjp = sequence_vjp
 
     def back(g):
@@ -138,6 +153,24 @@ def function_pullback(f, flat, n_prefix, loc):
         return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars, kw_bars))
 
     return y, back
+
+
+def is_complex_value(x) -> bool:
+    """A complex number or array, or a list/tuple holding one (runtime/complex_guard.py)."""
+    if isinstance(x, (list, tuple)):
+        return any(map(is_complex_value, x))
+    dtype = getattr(x, "dtype", None)
+    return isinstance(x, complex) or (dtype is not None and getattr(dtype, "kind", "") == "c")
+
+
+# NumPy functions with no derivative for real values that do vary for complex ones
+# (runtime/complex_guard.py: VARY_ON_COMPLEX), by name: plain data the module can copy
+VARY_ON_COMPLEX_NAMES = ("sign", "round", "around", "rint", "fix", "unique", "sort_complex")
+
+
+def varies_on_complex(f) -> bool:
+    name = getattr(f, "__name__", None)
+    return name in VARY_ON_COMPLEX_NAMES and getattr(np, name, None) is f
 
 
 def zero_back(n):
@@ -215,9 +248,16 @@ def call(f, operands, spec, loc):
         decided = object_operands(f, flat, loc)
         if decided is not None:
             return decided
-        y, back = rule_pullback(how.rule, f, flat, 0)
+        y, back = rule_pullback(how.rule, f, flat, 0, loc)
         return y, lambda g: (None, *back(g))
     if kind == NO_DERIVATIVE:
+        decided = object_operands(f, flat, loc) if f in OPERATOR_METHODS else None
+        if decided is not None:  # `obj // 2`: the object's own method, which may vary
+            return decided
+        if varies_on_complex(f) and any(map(is_active, flat.args)) and \
+                any(map(is_complex_value, flat.args)):
+            raise TypeError(f"{loc}: {getattr(f, '__name__', f)} of a complex value carries a "
+                            "derivative that zygote_py does not implement (refused, as in process)")
         return f(*flat.args, **flat.kwargs), zero_back(n)
     if kind == FUNCTION:
         return function_pullback(f, flat, 0, loc)
@@ -273,7 +313,7 @@ def call_method(obj, name, operands, spec, loc):
     how = resolve_method(obj, name, TableRules)
     kind = how.kind
     if kind == RULE:
-        return rule_pullback(how.rule, getattr(obj, name), flat, 1)
+        return rule_pullback(how.rule, getattr(obj, name), flat, 1, loc)
     if kind == NO_DERIVATIVE:
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)
     if kind == ATTRIBUTE:
@@ -307,7 +347,7 @@ def attribute_cotangent(obj, name, g):
         return None
     how = resolve_attribute(type(obj), name, TableRules)
     if how.kind == RULE:
-        vjp = how.rule[1]
+        vjp = how.rule[1] if not is_complex_value(obj) or how.rule[4] is None else how.rule[4]
         return vjp(g, getattr(obj, name), obj)
     if how.kind == NO_DERIVATIVE:
         return None

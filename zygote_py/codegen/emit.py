@@ -140,7 +140,28 @@ class Emitter:
         handler = getattr(self, "op_" + op.opcode, None)
         if handler is None:
             raise NotImplementedError(f"codegen for {op.opcode}")
+        if op.regions and self.pending:
+            self.flush_reading(self.names_assigned_within(op))
         handler(op)
+
+    def names_assigned_within(self, op: Op) -> set[str]:
+        """The names a branch or loop assigns inside its regions (already named ones only:
+        a name still to be chosen is fresh, so no pending expression can read it).
+
+        A pending expression of the enclosing block that reads one of them must be
+        written out before the region starts: flushed from inside the loop body it
+        would be computed from the loop's rebound name (`c = 1 + v; for ...: v = ...`)."""
+        names: set[str] = set()
+        for region in op.regions:
+            for value in region.args:
+                names.add(self.names.peek(value))
+            for inner in region.walk():
+                for value in inner.results:
+                    names.add(self.names.peek(value))
+                for nested in inner.regions:
+                    names.update(self.names.peek(a) for a in nested.args)
+        names.discard(None)
+        return names
 
     def assign(self, targets: list[Value], value_expr: ast.expr, op: Op) -> None:
         names = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_" for t in targets]
@@ -236,10 +257,11 @@ class Emitter:
     def _container_update(self, op: Op, inplace: str, functional) -> None:
         container = op.operands[0]
         args = [self.expr(v) for v in op.operands[1:]]
-        if self.name(container) == self.name(op.result):
+        if self.name(container) == self.name(op.result) and \
+                container.id not in self.names.liveness.kept:
             self.flush_reading({self.name(container)})
             self.stmt(inplace(ast.Name(self.name(container), ast.Load()), args), op)
-        else:
+        else:  # a new object (a pullback or tape holding the old one must not see the update)
             self.assign([op.result], functional(self.expr(container), args), op)
 
     def op_append(self, op: Op) -> None:

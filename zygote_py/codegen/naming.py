@@ -19,6 +19,9 @@ from ..ir.ops import loop_layout
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 
+# forward ops that hold on to their operands until the adjoint runs (a tape, a pullback)
+_KEEPS_OPERANDS = ("tape_push", "call_pb", "dyncall")
+
 
 class Liveness:
     """Positions of defs and uses over [forward body, backward block]."""
@@ -29,10 +32,12 @@ class Liveness:
         self.last: dict[int, int] = {}
         self.values: dict[int, Value] = {}
         self.op_pos: dict[int, int] = {}
+        self.kept: set[int] = set()  # values a pullback or tape holds on to (see keep)
         for p in params:
             self.define(p, 0)
         for block in blocks:
             self.visit_block(block)
+        self.spread_kept(blocks)
 
     def define(self, value: Value, pos: int) -> None:
         self.defs.setdefault(value.id, pos)
@@ -50,6 +55,9 @@ class Liveness:
             self.op_pos[id(op)] = here
             for v in op.operands:
                 self.use(v, here)
+            if op.opcode in _KEEPS_OPERANDS:
+                for v in op.operands[1:] if op.opcode == "tape_push" else op.operands:
+                    self.keep(v)
             for region in op.regions:
                 self.visit_block(region)
             if op.opcode in ("for", "while"):
@@ -63,6 +71,46 @@ class Liveness:
             self.pos += 1
             for r in op.results:
                 self.define(r, self.pos)
+
+    def keep(self, value: Value) -> None:
+        """value (and the containers' items it is built from) is held by a pullback or a
+        tape until the adjoint runs: a later version of it must be a new object, never
+        the same list updated in place (`xs.append(v)` after `back = call(getitem, xs)`
+        would change what the pullback reads)."""
+        if value.id in self.kept:
+            return
+        self.kept.add(value.id)
+        op = value.defining_op
+        if op is not None and op.opcode in ("tuple", "list", "dict"):
+            for item in op.operands:
+                self.keep(item)
+
+    def spread_kept(self, blocks: list[Block]) -> None:
+        """A kept value is the same object as the loop and branch values it flows into
+        unchanged (a loop's argument and result from its initial or yielded value, an
+        `if`'s result from a branch's yield): those are kept too, so a nested loop
+        extending the list a tape saved makes a new list."""
+        changed = True
+        while changed:
+            changed = False
+            for block in blocks:
+                for op in block.walk():
+                    pairs = []
+                    if op.opcode in ("for", "while"):
+                        layout = loop_layout(op)
+                        for k, result in enumerate(layout.results):
+                            targets = [layout.carried[k], result]
+                            if layout.cond_args:
+                                targets.append(layout.cond_args[k])
+                            pairs += [(layout.inits[k], t) for t in targets]
+                            pairs += [(layout.yields[k], t) for t in targets]
+                    elif op.opcode == "if":
+                        for region in op.regions:
+                            pairs += list(zip(region.ops[-1].operands, op.results))
+                    for source, target in pairs:
+                        if source.id in self.kept and target.id not in self.kept:
+                            self.kept.add(target.id)
+                            changed = True
 
     def use(self, value: Value, pos: int) -> None:
         if value.id not in self.defs:
@@ -139,6 +187,12 @@ class Names:
             self.assigned[root] = name
         return name
 
+    def peek(self, value: Value) -> str | None:
+        """The name `value` already has, or None; chooses none."""
+        if value.id not in self.parent:
+            return None
+        return self.assigned.get(self.find(value.id))
+
     def fresh(self, hint: str, avoid: set[str] = frozenset()) -> str:
         base = _IDENT.sub("_", hint) or "t"
         if base[0].isdigit():
@@ -184,12 +238,15 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
     def in_place_ok(mutation: Op) -> bool:
         """`xs.append(v)` may update xs in place when the old version is read only
         before the update, or where branches merge -- never by the adjoint or a tape
-        (which would then see the updated list)."""
+        (which would then see the updated list), nor by a call that returns a pullback:
+        the pullback keeps its arguments and reads them when the adjoint runs."""
         here = names.liveness.op_pos[id(mutation)]
+        if mutation.operands[0].id in names.liveness.kept:
+            return False
         for reader in readers.get(mutation.operands[0].id, []):
             if reader is mutation or reader.opcode == "yield":
                 continue
-            if reader.opcode in ("tape_push",) or not _in_block(reader, forward):
+            if reader.opcode in _KEEPS_OPERANDS or not _in_block(reader, forward):
                 return False
             if names.liveness.op_pos[id(reader)] > here:
                 return False

@@ -18,6 +18,7 @@ import gast
 from ..errors import MutationError, SourceLoc, UnsupportedSyntax
 from ..ir.builder import IRBuilder
 from ..ir.core import Block, Function, Value
+from .late_binding import RebindingIndex
 from .lower_containers import ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
@@ -71,6 +72,15 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.entry_block: Block | None = None  # where an inlined function's body starts
         self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
         self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
+
+        self._rebinding: RebindingIndex | None = None
+        self.unmerged: dict = {}  # names whose nested function failed to merge (lower_stmt.py)
+
+    def rebinding_index(self) -> RebindingIndex:
+        """Where the names of the function being lowered are assigned (built once)."""
+        if self._rebinding is None:
+            self._rebinding = RebindingIndex(self.node)
+        return self._rebinding
 
     def read_cell(self, name: str, node) -> Value:
         """A closure cell's value, read once at function entry (cells are not rebound:

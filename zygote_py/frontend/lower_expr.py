@@ -89,6 +89,16 @@ class LocalFunction:
         self.name = name
 
 
+class Unmergeable:
+    """The env entry of a name bound to a nested function on some paths only, which
+    could not be made into a value where the paths meet (`refusal` says why): reading
+    the name afterwards raises that refusal; not reading it is fine."""
+
+    def __init__(self, name: str, refusal):
+        self.name = name
+        self.refusal = refusal
+
+
 class ExprLowering:
     """Mixin of the Lowerer: one method per expression kind."""
 
@@ -98,7 +108,7 @@ class ExprLowering:
             return self.closure_value(value, node)
         return value
 
-    def closure_value(self, fn: LocalFunction, node) -> Value:
+    def closure_value(self, fn: LocalFunction, node, making: tuple = ()) -> Value:
         """A nested function used as a value: a real function over the captured values.
 
         Called directly, nested functions are inlined; passed around or returned,
@@ -108,20 +118,44 @@ class ExprLowering:
         if code is None:
             raise self.unsupported(node, f"cannot tell which compiled code is {fn.name!r}",
                                    "put each lambda on a line of its own, or define it with def")
+        self.refuse_late_rebinding(fn, code.co_freevars, node)
         captured = []
         for name in code.co_freevars:
             inner = gast.Name(name, gast.Load(), None, None)
             gast.copy_location(inner, node)
             value = self.expr_or_function(inner)
             if isinstance(value, LocalFunction):
-                raise self.unsupported(node, f"{fn.name!r} captures the nested function {name!r}",
-                                       "define the functions at module level")
+                if value is fn or value in making:
+                    raise self.unsupported(node, f"{fn.name!r} captures the nested function {name!r}"
+                                           ", which refers back to it",
+                                           "define mutually recursive functions at module level")
+                # a captured nested function is made into a value too
+                value = self.closure_value(value, node, (*making, fn))
             captured.append(value)
         defaults = list(fn.defaults)
         kwnames = tuple(fn.kw_defaults)
         return self.emit("closure", [*captured, *defaults, *fn.kw_defaults.values()], node=node,
                          attrs={"code": code, "names": code.co_freevars, "ndefaults": len(defaults),
                                 "kwdefaults": kwnames}, hint=fn.name if fn.name != "<lambda>" else "").result
+
+    def refuse_late_rebinding(self, fn: LocalFunction, free: tuple, node) -> None:
+        """The closure op captures values now; Python reads them when the function is
+        called (late_binding.py): refuse if a captured variable may change in between."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        index = root.rebinding_index()
+        what = "the lambda" if fn.name == "<lambda>" else f"the nested function {fn.name!r}"
+        for name in free:
+            site = index.rebound_after(name, node)
+            if site is not None:
+                raise self.unsupported(
+                    node,
+                    f"{what} made here reads {name!r} when it is called (Python's late binding), "
+                    f"and {name!r} may be assigned again (line {site.lineno}) before that",
+                    f"bind the current value as a default ({'lambda' if fn.name == '<lambda>' else 'def'}"
+                    f" ..., {name}={name}: ...), or make the function after the last "
+                    f"assignment to {name!r}")
 
     def expr_or_function(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -142,6 +176,8 @@ class ExprLowering:
                     node, f"local variable {name!r} is used before it is assigned",
                     "assign it on every path before this line")
             value = self.env[name]
+            if isinstance(value, Unmergeable):
+                raise value.refusal
             if isinstance(value, Value) and value.id in self.consumed:
                 raise self.mutation_error(
                     node, f"{name!r} names a list or dict that was modified through another name",
@@ -178,6 +214,8 @@ class ExprLowering:
         """A nested (inlined) function reads a name free in it: ours, as of the call."""
         if name in self.local_names and name in self.env:
             value = self.env[name]
+            if isinstance(value, Unmergeable):
+                raise value.refusal
             if isinstance(value, Value) and value.id in self.stale:
                 child.check_stale(name, value, node)  # (emitted where the child reads it)
             return value

@@ -14,7 +14,9 @@ import ast
 
 import gast
 
+from ..errors import UnsupportedSyntax
 from ..ir.core import Block, Value
+from .lower_expr import Unmergeable
 from ..ir.intrinsics import builtins_or
 from ..rules.untracked import no_grad
 from .scope import bound_names
@@ -256,11 +258,13 @@ class StmtLowering:
                 if value is not before.get(name) and name not in names:
                     names.append(name)
         yields = []
+        self.unmerged = {}
         for block, env in branches:
             with self.at(block):
                 values = [self.value_or_undef(env.get(name), name, node) for name in names]
                 self.emit("yield", values, nresults=0, node=node)
             yields.append(values)
+        unmerged = self.unmerged
         op = self.emit("if", [cond], len(names), regions=[b for b, _ in branches], node=node,
                        hints=[_hint(n) for n in names])
         for values in yields:
@@ -269,6 +273,10 @@ class StmtLowering:
         self.env = before
         for index, (name, result) in enumerate(zip(names, op.results)):
             self.env[name] = result
+        self.mark_unmerged(unmerged)
+        for index, (name, result) in enumerate(zip(names, op.results)):
+            if name in unmerged:
+                continue
             if all(values[index].id in self.fresh for values in yields):
                 self.fresh.add(result.id)
                 kinds = {self.kinds.get(values[index].id) for values in yields}
@@ -296,10 +304,23 @@ class StmtLowering:
             if name == RETVAL:
                 return self.const(None, node)
             return self.emit("undef", (), node=node, hint=_hint(name)).result
-        if not isinstance(value, Value):  # a nested function defined in one branch only
-            raise self.unsupported(node, f"nested function {name!r} is defined conditionally",
-                                   "define it unconditionally")
+        if isinstance(value, Unmergeable):
+            self.unmerged[name] = value
+            return self.emit("undef", (), node=node, hint=_hint(name)).result
+        if not isinstance(value, Value):
+            # a nested function defined on some paths (in a branch, after an early return,
+            # in a loop): from here on it is a value, a closure over what it reads now
+            try:
+                return self.closure_value(value, node)
+            except UnsupportedSyntax as refusal:  # refused only if it is used after the merge
+                self.unmerged[name] = Unmergeable(name, refusal)
+                return self.emit("undef", (), node=node, hint=_hint(name)).result
         return value
+
+    def mark_unmerged(self, unmerged: dict) -> None:
+        """Names whose nested function could not be merged: reading them raises."""
+        for name, marker in unmerged.items():
+            self.env[name] = marker
 
     def if_value(self, cond, then_fn, else_fn, node) -> Value:
         """An expression-level conditional: the value of whichever side runs."""
@@ -326,6 +347,7 @@ class StmtLowering:
         kind, iterables, ntargets = self.for_iteration(node.iter)
         added = self.start_iterating(iterables)
         has_break, saved_flags, carried, inits = self.enter_loop(node)
+        unmerged = self.unmerged  # from the initial values (enter_loop)
         body = Block()
         targets = [body.add_arg() for _ in range(ntargets)]
         args = [body.add_arg(_hint(n)) for n in carried]
@@ -336,6 +358,7 @@ class StmtLowering:
         stale_before, stale_entry = self.enter_loop_stale(inits, [args])
         before = dict(self.env)
         self.env.update(zip(carried, args))
+        self.mark_unmerged(unmerged)
         with self.at(body):
             if kind in ("range", "iter", "reversed"):
                 self.assign(node.target, targets[0], node)
@@ -346,8 +369,10 @@ class StmtLowering:
                 if not t.hint and t.owner is body:
                     t.hint = _first_name(node.target)
             self.stmts(node.body)
+            self.unmerged = dict(unmerged)
             self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
                       nresults=0, node=node)
+            unmerged = self.unmerged
         exit_slots = tuple(i for i, n in enumerate(carried) if n in (BREAK, RETURN))
         op = self.emit("for", [*iterables, *inits], len(carried), regions=[body], node=node,
                        attrs={"kind": kind, "exit": exit_slots, "ntargets": ntargets},
@@ -361,6 +386,7 @@ class StmtLowering:
         self.iterated.difference_update(added | {a.id for a in args})
         self.env = before
         self.env.update(zip(carried, op.results))
+        self.mark_unmerged(unmerged)
         self.finish_loop(node, has_break, saved_flags)
 
     def enter_loop(self, node):
@@ -382,6 +408,7 @@ class StmtLowering:
         carried = self.loop_carried(node.body)
         if has_break:
             carried.append(BREAK)
+        self.unmerged = {}
         inits = [self.value_or_undef(self.env.get(n), n, node) for n in carried]
         return has_break, saved_flags, carried, inits
 
@@ -399,6 +426,8 @@ class StmtLowering:
 
     def stmt_While(self, node):
         has_break, saved_flags, carried, inits = self.enter_loop(node)
+        unmerged = self.unmerged  # from the initial values (enter_loop)
+        self.mark_unmerged(unmerged)
         before = dict(self.env)
         cond_block, body = Block([_hint(n) for n in carried]), Block([_hint(n) for n in carried])
         self.track_carried(inits, cond_block.args, cond_block.args)
@@ -419,8 +448,10 @@ class StmtLowering:
         self.env.update(zip(carried, body.args))
         with self.at(body):
             self.stmts(node.body)
+            self.unmerged = dict(unmerged)
             self.emit("yield", [self.value_or_undef(self.env.get(n), n, node) for n in carried],
                       nresults=0, node=node)
+            unmerged = self.unmerged
         op = self.emit("while", inits, len(carried), regions=[cond_block, body], node=node,
                        hints=[_hint(n) for n in carried])
         self.track_carried(inits, body.args, op.results)
@@ -431,6 +462,7 @@ class StmtLowering:
                               yielded, [cond_block, body], inits, op.results, node)
         self.env = before
         self.env.update(zip(carried, op.results))
+        self.mark_unmerged(unmerged)
         self.finish_loop(node, has_break, saved_flags)
 
 

@@ -29,6 +29,7 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
     statistics,
     structure,
     untracked,
+    ufunc_methods,
 )
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 # forward-mode rules: those written out first, then the derived ones for the rest

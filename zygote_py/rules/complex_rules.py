@@ -36,7 +36,7 @@ from zygote_py.rules.registry import (
     vjp_attr,
 )
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import reduced_size, unbroadcast
+from zygote_py.runtime import degrees_of_freedom, reduced_size, unbroadcast, zero_spread
 
 
 def _conj_unit(a, magnitude):
@@ -120,12 +120,13 @@ def complex_ndarray_imag(g, y, self):
 
 def _complex_moment(g, y, a, axis, ddof, keepdims, correction, mean, std):
     """The real rules' formula with conj(a - mean) for a - mean (mean=: a constant)."""
-    n = reduced_size(a, axis) - (ddof if correction is None else correction)
+    n = degrees_of_freedom(a, axis, ddof, correction)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
     centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
     if std:
         yk = y if keepdims or axis is None else np.expand_dims(y, axis)
-        return np.conj(centered) * (gk / (n * yk))
+        flat = zero_spread(yk, a, axis)  # the subgradient 0, as the real rule takes
+        return np.where(flat, 0.0, np.conj(centered) * (gk / (n * np.where(flat, 1.0, yk))))
     return np.conj(centered) * (gk * (2.0 / n))
 
 
@@ -165,13 +166,14 @@ def complex_ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, kee
 
 @complex_variant(np.linalg.norm)
 def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
-    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm; other orders of a
-    real x as the real rule does, of a complex x refused."""
+    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm (0 at x == 0); other
+    orders of a real x as the real rule does, of a complex x refused."""
     if ord is not None:
         return _norm_other_order(g, y, x, ord, axis, keepdims)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
-    return np.conj(x) * (gk / yk)
+    safe = np.where(yk == 0, 1, yk)  # at x == 0 the subgradient 0, as the real rule takes
+    return np.conj(x) * (gk / safe)
 
 
 def _norm_other_order(g, y, x, ord, axis, keepdims):

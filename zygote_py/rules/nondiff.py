@@ -45,6 +45,12 @@ nondifferentiable(
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
 
+# --- NumPy's integer and boolean types called as casts (np.int64(x)): integers
+nondifferentiable(
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.intp, np.uintp, np.bool_,
+)
+
 # --- math ------------------------------------------------------------------
 nondifferentiable(
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,

@@ -20,7 +20,7 @@ import numpy as np
 
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import expand_reduced, reduced_size, shape_of
+from zygote_py.runtime import degrees_of_freedom, expand_reduced, reduced_size, shape_of, zero_spread
 
 
 def _unsupported(what):
@@ -169,7 +169,7 @@ def var(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
         correction=None):
     if where is not None:
         _unsupported("np.var(..., where=...)")
-    n = reduced_size(a, axis) - (ddof if correction is None else correction)
+    n = degrees_of_freedom(a, axis, ddof, correction)  # 0: inf or nan, as the value
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
     ga = centered * (gk * (2.0 / n))
@@ -181,7 +181,7 @@ def ndarray_var(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
                 mean=None, correction=None):
     if where is not None:
         _unsupported("ndarray.var(..., where=...)")
-    n = reduced_size(self, axis) - (ddof if correction is None else correction)
+    n = degrees_of_freedom(self, axis, ddof, correction)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     centered = self - (self.mean(axis=axis, keepdims=True) if mean is None else mean)
     return centered * (gk * (2.0 / n))
@@ -193,12 +193,13 @@ def std(g, y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
     """With zero spread the cotangent is 0 (a subgradient, as autograd's), not nan."""
     if where is not None:
         _unsupported("np.std(..., where=...)")
-    n = reduced_size(a, axis) - (ddof if correction is None else correction)
+    n = degrees_of_freedom(a, axis, ddof, correction)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = a - (np.mean(a, axis=axis, keepdims=True) if mean is None else mean)
-    # zero spread: centered is 0 there, and the subgradient 0 is taken (not 0 / 0)
-    ga = centered * (gk / (n * np.where(yk == 0, 1.0, yk)))
+    # zero spread (up to rounding): the subgradient 0 is taken, not 0 / 0 or noise / noise
+    flat = zero_spread(yk, a, axis)
+    ga = np.where(flat, 0.0, centered * (gk / (n * np.where(flat, 1.0, yk))))
     return like_input(ga, a)  # arrays pass straight through
 
 
@@ -207,11 +208,12 @@ def ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, keepdims=Fa
                 mean=None, correction=None):
     if where is not None:
         _unsupported("ndarray.std(..., where=...)")
-    n = reduced_size(self, axis) - (ddof if correction is None else correction)
+    n = degrees_of_freedom(self, axis, ddof, correction)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
     centered = self - (self.mean(axis=axis, keepdims=True) if mean is None else mean)
-    return centered * (gk / (n * np.where(yk == 0, 1.0, yk)))  # 0 at zero spread, as np.std
+    flat = zero_spread(yk, self, axis)  # 0 at zero spread (up to rounding), as np.std
+    return np.where(flat, 0.0, centered * (gk / (n * np.where(flat, 1.0, yk))))
 
 
 # ---------------------------------------------------------------------------

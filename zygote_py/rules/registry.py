@@ -155,6 +155,11 @@ def qualified_name(obj: Any) -> str:
     """'numpy.sin', 'math.exp', 'operator.add', 'builtins.abs' for a callable."""
     module = getattr(obj, "__module__", None)
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    owner = getattr(obj, "__self__", None)
+    if type(owner).__name__ == "ufunc" and not isinstance(obj, type):
+        # a ufunc's method: named after the ufunc (numpy.add.reduce, not numpy.ufunc.reduce)
+        home = _public_home(owner, owner.__name__) or "numpy"
+        return f"{home}.{owner.__name__}.{getattr(obj, '__name__', name)}"
     if module is None and type(obj).__name__ == "ufunc":
         # ufuncs have no __module__: the public module that holds the object itself
         # (scipy.special.gammaln), else numpy's namespace

@@ -354,6 +354,13 @@ def ndarray_astype(g, y, self, dtype, order="K", casting="unsafe", subok=True, c
     return np.asarray(g, dtype=self.dtype)
 
 
+@vjp(np.float64, diff=("x",))
+def float_scalar(g, y, x=0.0):
+    """np.float64(x) (the type called as a cast): the identity, the cotangent in x's
+    own form and dtype (a float for a float, an array of x's shape for an array)."""
+    return _array_cotangent(np.asarray(g), x)
+
+
 @vjp(np.copy)
 def copy(g, y, a, order="K", subok=False):
     return g

@@ -19,7 +19,7 @@ import numpy as np
 from zygote_py.rules.reductions import _norm_axes, _prod_cotangent, _unsupported
 from zygote_py.rules.registry import vjp
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import expand_reduced, reduced_size, unbroadcast
+from zygote_py.runtime import expand_reduced, reduced_size, unbroadcast, zero_spread
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -49,14 +49,16 @@ def _nanmoment_cotangent(g, y, a, axis, keepdims, ddof, std):
     count = np.sum(valid, axis=axis, keepdims=True, dtype=_fdtype(a))
     centered = a - np.nanmean(a, axis=axis, keepdims=True)
     gk = _keep(g, axis, keepdims)
+    dof = np.maximum(count - ddof, 0)  # as NumPy: never below 0 (a value of inf or nan)
     if std is None:
-        scale = gk / (count - ddof)
-    else:
-        # zero spread (one valid entry, or all equal): every centered entry is 0 and
-        # the cotangent 0 (a single entry's std is constantly 0)
-        spread = _keep(std, axis, keepdims)
-        scale = gk / ((count - ddof) * np.where(spread > 0, spread, 1.0))
-    return np.where(valid, centered * (scale if std is not None else 2.0 * scale), 0.0)
+        scale = gk / dof
+        return np.where(valid, centered * (2.0 * scale), 0.0)
+    # zero spread (one valid entry, or all equal up to rounding): the cotangent 0 (a
+    # single entry's std is constantly 0), not rounding noise divided by itself
+    spread = _keep(std, axis, keepdims)
+    flat = zero_spread(spread, np.where(valid, a, 0.0), axis)
+    scale = gk / (dof * np.where(flat, 1.0, spread))
+    return np.where(valid & ~flat, centered * scale, 0.0)
 
 
 def _extremes_cotangent(gk, a, yk, axis):

@@ -13,6 +13,7 @@ from .helpers import (  # noqa: F401
     accum,
     accum_index,
     check_scalar,
+    degrees_of_freedom,
     expand_reduced,
     item_cotangent,
     make_closure,
@@ -24,5 +25,6 @@ from .helpers import (  # noqa: F401
     split_tail,
     unbroadcast,
     unpack_cotangent,
+    zero_spread,
     zeros_if_none,
 )

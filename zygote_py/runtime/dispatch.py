@@ -220,6 +220,9 @@ def call(f, operands, spec, loc):
             return _positional_rule_pullback(how.rule, f, flat.args)
         return _rule_pullback(how.rule, f, flat, loc)
     if kind == NONDIFF:
+        decided = _object_operands(f, flat, loc) if f in OPERATOR_METHODS else None
+        if decided is not None:  # `obj // 2`: the object's own method, which may vary
+            return decided
         if f in VARY_ON_COMPLEX and flat.any_active() and any(is_complex(a) for a in flat.args):
             raise complex_error(registry.qualified_name(f), loc)
         return f(*flat.args, **flat.kwargs), _zero_back(n)

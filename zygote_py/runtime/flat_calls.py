@@ -185,7 +185,9 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
     origins = _origins(sig, shift)
 
     vjp = rule.vjp
-    if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in call_args):
+    if rule.meta.get("sequence") and isinstance(y, (list, tuple)):
+        # + or * made a list or tuple (concatenation, repetition); `array * list` is
+        # NumPy's elementwise product, the numeric rule's
         vjp = rule.meta["sequence"]
 
     underived = _underived_marks(rule, bound.arguments)

@@ -32,6 +32,16 @@ def shape_of(x):
     return np.shape(x)
 
 
+def _nested_like(ga, x):
+    """An array cotangent in the form of the (nested) list or tuple x it belongs to."""
+    if isinstance(x, (list, tuple)):
+        items = [_nested_like(ga[i], item) for i, item in enumerate(x)]
+        return items if type(x) is list else tuple(items)
+    if isinstance(x, np.ndarray):
+        return ga
+    return float(np.real(ga)) if isinstance(x, (float, int, bool)) else ga
+
+
 @pure
 def unbroadcast(g, x):
     """Sum the cotangent g down to the shape of the primal x (undoing broadcasting)."""
@@ -42,6 +52,9 @@ def unbroadcast(g, x):
     if xshape is None:
         if type(x) in (float, int, bool, complex):
             xshape = ()
+        elif isinstance(x, (list, tuple)) and not isinstance(g, (list, tuple)):
+            # NumPy took the list as an array (`array * list`): the cotangent in its form
+            return _nested_like(unbroadcast(g, np.asarray(x)), x)
         elif isinstance(x, (list, tuple)):
             raise TypeError("zygote_py: + or * of a list/tuple whose type is only known at run time "
                             "(a parameter); convert it with np.asarray, or build it in the function")
@@ -88,6 +101,29 @@ def reduced_size(x, axis=None):
     for a in normalize_axis(axis, len(xshape)):
         n *= xshape[a]
     return n
+
+
+def degrees_of_freedom(x, axis=None, ddof=0, correction=None):
+    """The divisor of np.var/np.std over axis, as NumPy takes it: the count less ddof (or
+    correction), never below 0, as a NumPy float so that dividing by 0 gives inf or nan,
+    as NumPy's own value does, not a ZeroDivisionError."""
+    removed = ddof if correction is None else correction
+    dtype = getattr(x, "dtype", None)
+    real = np.finfo(dtype).dtype.type if dtype is not None and dtype.kind in "fc" else np.float64
+    return real(max(reduced_size(x, axis) - removed, 0))  # float32 data keeps float32
+
+
+def zero_spread(spread, x, axis=None):
+    """Where the standard deviation `spread` (reduced axes kept) of x over axis is zero up
+    to rounding: the deviations from the mean there are rounding noise (a lane of equal
+    values gives a spread of about eps |x|, not 0), and dividing them by the spread
+    would make a cotangent of noise; np.std's rule takes the subgradient 0 there."""
+    x = np.asarray(x)
+    if x.size == 0:
+        return np.asarray(spread) == 0
+    scale = np.max(np.abs(x), axis=axis, keepdims=True)
+    eps = np.finfo(np.result_type(x.dtype, np.float64) if x.dtype.kind not in "fc" else x.dtype).eps
+    return np.asarray(spread) <= 8.0 * eps * scale
 
 
 @pure

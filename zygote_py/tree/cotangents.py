@@ -41,10 +41,16 @@ def accumulate(a, b):
     if b is None:
         return a
     ta = type(a)
-    if ta is _ndarray or ta is float:  # the hot path: two arrays, two floats
+    sequence_b = isinstance(b, (tuple, list))
+    if (ta is _ndarray or ta is float) and not sequence_b:  # the hot path: arrays, floats
         return a + b
     sequence_a = isinstance(a, (tuple, list))
-    if sequence_a and isinstance(b, (tuple, list)):
+    if ta is _ndarray and sequence_b and len(a) == len(b):
+        a, b, ta, sequence_a = b, a, type(b), True  # a list's cotangent from a NumPy rule (an array)
+    if sequence_a and type(b) is _ndarray and len(a) == len(b):
+        out = [accumulate(p, b[i]) for i, p in enumerate(a)]  # in the list's own form
+        return out if ta is list else tuple(out)
+    if sequence_a and sequence_b:
         out = [accumulate(p, q) for p, q in zip(a, b)]
         n, m = len(a), len(b)
         if n != m:

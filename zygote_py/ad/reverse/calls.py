@@ -23,7 +23,7 @@ import types
 
 import numpy as np
 
-from ...analysis.activity import attribute_is_nondifferentiable
+from ...analysis.activity import attribute_is_nondifferentiable, object_operator
 from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
@@ -83,6 +83,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         else:  # *args rules, or a call spreading *args: bound while running
             refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
             dynamic_call(builder, op, kind="call")
+    elif how.kind == NONDIFF and object_operator(fn, op, builder.plain):
+        dynamic_call(builder, op, kind="call")  # `obj // 2`: the object's method, while running
     elif how.kind == NONDIFF:
         if fn in VARY_ON_COMPLEX:  # np.sign(z) of a complex z does vary: refuse it there
             guard_complex(builder, registry.qualified_name(fn), op.operands)

@@ -1,0 +1,32 @@
+"""NumPy's scalar types called as casts: np.float64(x) is the identity (its cotangent in
+x's own form), np.int64(x) and the other integer and boolean types carry no derivative
+(autograd's test_cast_to_int indexes with one)."""
+
+import numpy as np
+import pytest
+from corpus.finite_diff import numerical_gradient
+
+import zygote_py as zp
+
+
+def float_casts(x, v):
+    return np.float64(x) * 2.0 + np.sum(np.float64(v) ** 2) + np.float64(v[0]) * x
+
+
+def index_by_cast(W):
+    inds = np.int64(W[:, -1])  # integers: an index, no derivative
+    return W[inds, 0].sum() * 2.0 + np.sum(W * np.int32(3.7)) + float(np.bool_(W[0, 0]))
+
+
+def test_float64_is_the_identity():
+    x, v = 0.7, np.array([0.3, -1.2])
+    gx, gv = zp.gradient(float_casts, x, v)
+    fx, fv = numerical_gradient(float_casts, (x, v))
+    assert type(gx) is float and gx == pytest.approx(fx, rel=1e-7)
+    np.testing.assert_allclose(gv, fv, rtol=1e-7)
+
+
+def test_integer_casts_carry_no_derivative():
+    W = np.array([[0.5, 1.0], [0.3, 0.0]])
+    (g,) = zp.gradient(index_by_cast, W)
+    np.testing.assert_allclose(g, [[5.0, 3.0], [5.0, 3.0]])
