@@ -951,6 +951,7 @@ add(*EXTRA_SPECS)
 from zygote_py.runtime import writes as _writes
 
 add(F(_writes.augmented_attribute, S(), S()))
+add(F(_writes.same_if_written, S(), S()), F(_writes.same_if_written, R(3), R(3)))
 
 # ---------------------------------------------------------------------------
 # SciPy (optional): its own table, empty where SciPy is not installed

@@ -31,7 +31,10 @@ _LOOPS = (gast.For, gast.While, gast.ListComp, gast.SetComp, gast.DictComp, gast
 class RebindingIndex:
     """Where each name of one function (and the functions nested in it) is assigned."""
 
-    def __init__(self, root):
+    def __init__(self, root, static_object=None):
+        # the object a callee expression names when the function is transformed, or None
+        # (Lowerer.static_object): zp.checkpointed is recognised by the object, not its name
+        self.static_object = static_object
         self.parents: dict[int, object] = {}
         self.assigned: dict[str, list] = {}
         for parent in gast.walk(root):
@@ -68,6 +71,11 @@ class RebindingIndex:
         call = self.parents.get(id(made))
         if isinstance(call, gast.keyword):
             call = self.parents.get(id(call))
+        if isinstance(call, gast.Call) and self.static_object is not None \
+                and _calls_at_once(self.static_object(call.func)) and call.args \
+                and call.args[0] is made:
+            return True  # zp.checkpointed(f, ...) calls f now; its recomputation in the
+            # backward pass uses the values f captured when it was made, as the call did
         if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name):
             return False  # a method (`fs.append(g)`) may well keep it
         consumer = self.parents.get(id(call))
@@ -100,6 +108,12 @@ class RebindingIndex:
 
 
 _NUMERIC_BUILTINS = frozenset({"abs", "float", "round"})
+
+
+def _calls_at_once(obj) -> bool:
+    """zp.checkpointed (zygote_py/hooks.py; named here by module, the frontend sits below it)."""
+    return getattr(obj, "__module__", None) == "zygote_py.hooks" and \
+        getattr(obj, "__name__", None) == "checkpointed"
 
 
 def _numeric(func) -> bool:

@@ -76,10 +76,16 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self._rebinding: RebindingIndex | None = None
         self.unmerged: dict = {}  # names whose nested function failed to merge (lower_stmt.py)
 
+    def _static_object_or_none(self, node):
+        try:
+            return self.static_object(node)
+        except Exception:  # noqa: BLE001 - not statically known: no exemption
+            return None
+
     def rebinding_index(self) -> RebindingIndex:
         """Where the names of the function being lowered are assigned (built once)."""
         if self._rebinding is None:
-            self._rebinding = RebindingIndex(self.node)
+            self._rebinding = RebindingIndex(self.node, self._static_object_or_none)
         return self._rebinding
 
     def read_cell(self, name: str, node) -> Value:

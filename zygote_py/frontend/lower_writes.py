@@ -377,12 +377,24 @@ class WriteLowering:
         self.root_lowerer().writes_done += 1
         loc = self.loc(node)
         written_back: dict[int, Value] = {}
+        # `y op= v` may rebind y to a new number instead of writing: the other names holding
+        # y's old value then keep it (decided while running: runtime/writes.same_if_written)
+        whole = new.defining_op is not None and new.defining_op.opcode == "call" and any(
+            new.defining_op.attrs["fn"] is w for w in _WHOLE_WRITES)
+        others_new = None
         lowerer = self
         while lowerer is not None:
             for key, bound in list(lowerer.env.items()):
                 if not isinstance(bound, Value):
                     continue
-                if bound is old:
+                if bound is old and whole and not (lowerer is self and key == name):
+                    if others_new is None:
+                        others_new = self.emit(
+                            "call", [old, new], attrs={"fn": writes.same_if_written,
+                                                       "expr": "_zp_same_if_written", "kw": (),
+                                                       "star": ()}, node=node, hint=key).result
+                    lowerer.env[key] = others_new
+                elif bound is old:
                     lowerer.env[key] = new
                 elif bound is new or bound.id not in self.alias_parent or \
                         self.alias_root(bound) != self.alias_root(new):  # (writebacks join it)
@@ -500,6 +512,7 @@ _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
 def _makes_container(value: Value) -> bool:
     op = value.defining_op
     return op is not None and op.opcode in CONTAINER_OPS
+_WHOLE_WRITES = (writes.augmented_write, writes.augmented_write_in_callee)
 _WRITES = (writes.write_item, writes.write_item_augmented, writes.augmented_write,
            writes.view_writeback)
 _VIEW_OF_FIRST = (operator.getitem, *_WRITES)

@@ -134,3 +134,12 @@ def split_key_(g, y, ct, key):
 def augmented_attribute_(g, y, current, new, loc=None):
     """`obj.name op= v` rebinding obj.name to new (an in-place update is refused first)."""
     return g
+
+
+@vjp(writes.same_if_written, diff=("old", "new"))
+def same_if_written_(g, y, old, new):
+    """The cotangent goes to whichever of old and new the name holds (the same object when
+    `y op= v` wrote in place)."""
+    if new is old:
+        return None, g
+    return g, None

@@ -228,5 +228,5 @@ def attach_derived(modules) -> None:
 _THIS_PACKAGE = ("containers", "cotangents", "factorizations", "index_tricks", "indexing",
                  "iterators", "linalg", "math_rules", "nondiff", "numpy_elementwise",
                  "operators", "products", "reductions", "rule_helpers", "scans", "shapes",
-                 "statistics", "structure", "complex_rules")
+                 "statistics", "structure", "complex_rules", "ufunc_methods")
 attach_derived({f"zygote_py.rules.{name}" for name in _THIS_PACKAGE})

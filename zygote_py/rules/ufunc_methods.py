@@ -105,7 +105,8 @@ def _outer_cotangents(ufunc, g, y, A, B):
     return like_input(np.asarray(ga), A), like_input(np.asarray(gb), B)
 
 
-@vjp_method(np.ufunc, "reduce", diff=("array",), unsupported=("out", "where"))
+@vjp_method(np.ufunc, "reduce", diff=("array",), unsupported=("out", "where"),
+            underived=("initial",))
 def ufunc_reduce(g, y, self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                  where=None):
     return _reduce_cotangent(self, g, y, array, axis, keepdims, initial)

@@ -308,6 +308,13 @@ def shared_positions(m, t):
     return pos_m, pos_t
 
 
+def same_if_written(old, new):
+    """What another name holding `old` holds after `y op= v` made `new` of it: new where the
+    augmented assignment wrote into old in place (an ndarray: the same object), old where it
+    rebound y to a new value (a number), as Python's names do."""
+    return new if new is old else old
+
+
 def view_writeback(m, t, name, loc=None):
     """After a write into t: m, another array the function holds, as it is now (elements
     it shares with t changed with them).  Nothing moves; the gradient follows the memory."""

@@ -167,7 +167,7 @@ class ForwardTransform:
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[0]))
             return
-        if module in _MUTATION_MODULES:
+        if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
             raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
                                    else "objects built and written inside the function", op.loc)
         res = resolve(fn, registry)
