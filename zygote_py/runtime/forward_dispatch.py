@@ -107,6 +107,14 @@ def augmented_tangent(y, new_dot, loc=None):
     return new_dot
 
 
+def writeback_tangent(m, t, m_dot, loc=None):
+    """The tangent of another name m after a write into t (runtime/writes.view_writeback):
+    unchanged where m is not an array sharing t's memory (a number a `y op= v` rebound)."""
+    if isinstance(m, np.ndarray) and isinstance(t, np.ndarray):
+        raise not_followed("writes into arrays", loc)
+    return m_dot
+
+
 def not_followed(what: str, loc) -> NoDerivativeRule:
     """The refusal of forward mode (zp.jvp, zp.jacobian(mode="forward"), zp.hessian) for
     the mutation it does not follow yet."""

@@ -163,6 +163,13 @@ class ForwardTransform:
                 fn is built_objects.must_run_back:
             self.copy(op)  # checks and queries (gradient code asks whether a back must run)
             return
+        if fn is writes.view_writeback:  # another name after a write: a number keeps its
+            # tangent; an array sharing memory with the written one is refused while running
+            self.copy(op)
+            self.set_tangent(op.results[0], self.helper(
+                fwd.writeback_tangent, self.v(op.operands[0]), self.v(op.operands[1]),
+                self.t_or_none(op.operands[0]), self.v(op.operands[3])))
+            return
         if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[0]))
