@@ -180,7 +180,9 @@ def lambda_into_a_helper_inside_a_math_call(x):
     s = 0.0
     for k in range(2):
         u = x * (k + 1.0)
-        s = s + np.sqrt(2.0 + np.cos(_apply(lambda q: q * u, x))) + math.cos(_apply(lambda q: u, x))
+        # (different parameter names: Python 3.10 cannot tell same-parameter lambdas on one
+        # line apart, docs/limitations.md)
+        s = s + np.sqrt(2.0 + np.cos(_apply(lambda q: q * u, x))) + math.cos(_apply(lambda r: u, x))
     return s
 
 
