@@ -15,6 +15,7 @@ import numpy as np
 
 from zygote_py.rules.registry import (
     nondifferentiable,
+    nondifferentiable_as,
     nondifferentiable_attrs,
     nondifferentiable_methods,
     since,
@@ -48,8 +49,10 @@ nondifferentiable(containers.refuse_container_update)
 # --- NumPy's integer and boolean types called as casts (np.int64(x)): integers
 nondifferentiable(
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.intp, np.uintp, np.bool_,
+    np.intp, np.uintp,
 )
+# listed as NumPy 2 names it (np.bool is np.bool_ there; NumPy 1.x calls it numpy.bool_)
+nondifferentiable_as(np.bool_, "numpy.bool")
 
 # --- math ------------------------------------------------------------------
 nondifferentiable(

@@ -254,15 +254,19 @@ def corrcoef_jvp(dx, dy, r, x, y=None, rowvar=True, *, dtype=None):
 # forward rules for the scans' trapezoid (and trapz) and polyval
 
 
+# np.trapezoid from NumPy 2.0, np.trapz before (the same function)
+_TRAPEZOID = getattr(np, "trapezoid", None) or getattr(np, "trapz", None)
+
+
 def trapezoid_jvp(dy_, dx_points, ddx, y, y_, x=None, dx=1.0, axis=-1):
     """Linear in the samples, in the sample points' differences and in dx."""
     out = 0.0
     if dy_ is not None:
-        out = out + np.trapezoid(dy_, x, dx, axis)
+        out = out + _TRAPEZOID(dy_, x, dx, axis)
     if x is not None and dx_points is not None:
-        out = out + np.trapezoid(y_, dx_points, dx, axis)
+        out = out + _TRAPEZOID(y_, dx_points, dx, axis)
     if x is None and ddx is not None:
-        out = out + np.trapezoid(y_, None, 1.0, axis) * ddx
+        out = out + _TRAPEZOID(y_, None, 1.0, axis) * ddx
     return out
 
 
@@ -390,5 +394,6 @@ def eigvals(g, y, a):
     return _eig_cotangent(g, None, a, w, v)
 
 
-registry.jvp(np.trapezoid)(trapezoid_jvp)
+if hasattr(np, "trapezoid"):  # NumPy 2.0+ (np.trapz's rule carries it before)
+    registry.jvp(np.trapezoid)(trapezoid_jvp)
 registry.jvp(np.polyval)(polyval_jvp)

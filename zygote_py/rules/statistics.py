@@ -58,7 +58,9 @@ def _nanmoment_cotangent(g, y, a, axis, keepdims, ddof, std):
     spread = _keep(std, axis, keepdims)
     flat = zero_spread(spread, np.where(valid, a, 0.0), axis)
     scale = gk / (dof * np.where(flat, 1.0, spread))
-    return np.where(valid & ~flat, centered * scale, 0.0)
+    out = np.where(valid & ~flat, centered * scale, 0.0)
+    # (NumPy 1.x promotes the Python float 1.0 above: keep a float32 input's precision)
+    return out.astype(np.result_type(centered, gk), copy=False)
 
 
 def _extremes_cotangent(gk, a, yk, axis):
