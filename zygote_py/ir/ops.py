@@ -25,10 +25,10 @@ from __future__ import annotations
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # core.py imports this module; ops need the classes only as annotations
-    from .core import Op, Value
+# Op and Value (core.py, which imports this module) appear here only in annotations,
+# which are strings under `from __future__ import annotations`: no import, no circle
 
 Count = int | str  # 3, "*", "results", or the name of an attr
 

@@ -18,13 +18,11 @@ cotangent goes to new, and an in-place write is undone the same way.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...ir.core import Function, Op
 from ...runtime import writes
 
-if TYPE_CHECKING:  # adjoint.py imports this module
-    from .adjoint import AdjointBuilder
+# AdjointBuilder (adjoint.py, which imports this module) appears only in annotations,
+# strings under `from __future__ import annotations`: no import, no circle
 
 ITEM_WRITES = (writes.write_item, writes.write_item_augmented)
 WHOLE_WRITES = (writes.augmented_write,)
