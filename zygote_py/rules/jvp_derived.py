@@ -34,6 +34,7 @@ import numpy as np
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
+from ..tree import flatten, unflatten
 from . import registry
 
 
@@ -99,13 +100,7 @@ _ROWS_UP_TO = 4  # outputs this small are read by rows: cheaper than compiling t
 
 
 def _size(g) -> int:
-    if g is None:
-        return 0
-    if isinstance(g, (list, tuple)):
-        return sum(_size(v) for v in g)
-    if isinstance(g, dict):
-        return sum(_size(v) for v in g.values())
-    return int(np.size(g))
+    return sum(int(np.size(leaf)) for leaf in flatten(g)[0] if leaf is not None)
 
 
 def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs):
@@ -118,33 +113,6 @@ def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs):
         entry = compiler.entry(_contracted, _ACTIVE, "grad", (), scalar_kinds(values))
         _, grads = entry.fn(*values)
     return grads[2]
-
-
-def _float_leaves(g, path=()):
-    """(path, leaf) of every array or float leaf of a zero cotangent."""
-    if g is None:
-        return
-    if isinstance(g, (list, tuple)):
-        for i, v in enumerate(g):
-            yield from _float_leaves(v, path + (i,))
-    elif isinstance(g, dict):
-        for k, v in g.items():
-            yield from _float_leaves(v, path + (k,))
-    else:
-        yield path, g
-
-
-def _replaced(g, path, value):
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    if isinstance(g, dict):
-        out = dict(g)
-        out[head] = _replaced(g[head], rest, value)
-        return out
-    items = list(g)
-    items[head] = _replaced(g[head], rest, value)
-    return items if type(g) is list else tuple(items)
 
 
 def _contract(vjp_fn, n, g, y, args, kwargs, dxs) -> float:
@@ -165,19 +133,26 @@ def _pair_now(ct, dx) -> float:
 
 
 def _by_rows(vjp_fn, n, g, y, args, kwargs, dxs):
-    out = g
-    for path, leaf in _float_leaves(g):
+    """J dx read off the reverse rule one output entry at a time: <vjp(e_k), dx>."""
+    leaves, treedef = flatten(g)
+
+    def row(i, e):
+        probe = list(leaves)
+        probe[i] = e
+        return _contract(vjp_fn, n, unflatten(treedef, probe), y, args, kwargs, dxs)
+
+    out = list(leaves)
+    for i, leaf in enumerate(leaves):
         if isinstance(leaf, np.ndarray):
             rows = np.zeros(leaf.shape)
             for index in np.ndindex(leaf.shape):
                 e = np.zeros(leaf.shape)
                 e[index] = 1.0
-                rows[index] = _contract(vjp_fn, n, _replaced(g, path, e), y, args, kwargs, dxs)
-            out = _replaced(out, path, rows)
-        else:
-            out = _replaced(out, path, _contract(vjp_fn, n, _replaced(g, path, 1.0), y, args,
-                                                 kwargs, dxs))
-    return out
+                rows[index] = row(i, e)
+            out[i] = rows
+        elif leaf is not None:
+            out[i] = row(i, 1.0)
+    return unflatten(treedef, out)
 
 
 def derived_jvp(rule):
