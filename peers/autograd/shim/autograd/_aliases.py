@@ -4,7 +4,9 @@ An import hook maps each such name to the real module (not a copy: seeding
 `numpy.random` must seed `autograd.numpy.random` too).  Where autograd has a
 module and SciPy an object with the same functions (`scipy.stats.
 multivariate_normal`, whose logpdf, pdf and entropy take autograd's
-arguments), the name maps to that object.
+arguments), the name maps to that object.  The shim's own modules (autograd's
+generalised `autograd.scipy.signal.convolve`, which SciPy does not have) are
+left to the ordinary import system: `_SHIM_MODULES`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import importlib.util
 import sys
 
 _ALIASES = {"autograd.numpy": "numpy", "autograd.scipy": "scipy"}
+# Modules of the shim itself: autograd.scipy (a package whose other
+# attributes are SciPy's) and its signal module (autograd's own convolve).
+_SHIM_MODULES = frozenset({"autograd.scipy", "autograd.scipy.signal"})
 
 
 def _real_name(fullname: str) -> str | None:
+    if fullname in _SHIM_MODULES:
+        return None
     for alias, real in _ALIASES.items():
         if fullname == alias or fullname.startswith(alias + "."):
             return real + fullname[len(alias):]
