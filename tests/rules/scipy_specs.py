@@ -123,6 +123,13 @@ def _well(n, scale=0.3):
     return CUSTOM(lambda rng: rng.standard_normal((n, n)) * scale + np.eye(n) * 2.0, f"WC{n}")
 
 
+def _negative_eigenvalue(n):
+    """Real, with one eigenvalue near -1: its principal sqrtm and logm are complex."""
+    def draw(rng):
+        return rng.standard_normal((n, n)) * 0.2 + np.diag([-1.0] + [2.0] * (n - 1))
+    return CUSTOM(draw, f"NEG{n}")
+
+
 def _cho(n, lower):
     return CUSTOM(lambda rng: linalg.cho_factor(_spd(n)(rng), lower=lower), f"CHO{n}{lower}")
 
@@ -162,6 +169,8 @@ def linalg_specs():
         F(la.inv, _well(3)), F(la.det, _well(3)), F(la.det, R(4, 4)),
         F(la.expm, R(3, 3)), F(la.expm, R(2, 3, 3)), F(la.sqrtm, _spd(3)), F(la.sqrtm, _well(3)),
         F(la.logm, _spd(2)),
+        F(la.sqrtm, _negative_eigenvalue(3), note="complex result"),
+        F(la.logm, _negative_eigenvalue(3), note="complex result"),
         F(la.cosm, R(2, 2)), F(la.sinm, R(2, 2)), F(la.tanm, R(2, 2, lo=-0.2, hi=0.2)),
         F(la.coshm, R(2, 2)), F(la.sinhm, R(2, 2)), F(la.tanhm, R(2, 2)),
         F(la.eigh, _sym(4), driver="evd"), F(la.eigh, _sym(3), lower=False, driver="evd"), F(la.eigh, _sym(4), eigvals_only=True),

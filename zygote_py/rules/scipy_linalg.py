@@ -20,8 +20,11 @@ packs L (strict lower, unit diagonal) and U into one matrix; its pivots are cons
 Matrix functions f (expm, logm, sqrtm, cosm, ...) are primary matrix functions:
 the forward rule is the Frechet derivative L_f(A, E) and the reverse rule its
 adjoint L_f(A^T, G).  expm uses SciPy's expm_frechet; the others read L_f(A, E)
-off f of the block matrix [[A, E], [0, A]] (its upper-right block).  sqrtm and logm
-need a real result (no eigenvalues on the closed negative real axis).
+off f of the block matrix [[A, E], [0, A]] (its upper-right block).  A real matrix
+with eigenvalues on the negative real axis has a complex sqrtm and logm (SciPy
+returns the principal one): the tangent is then complex, and the cotangent of the
+real argument is the real part of the complex one (docs/complex.md's convention:
+for real E, Re<G, L(A, E)> = <Re L(A^T, G), E>, L bilinear without conjugates).
 """
 
 from __future__ import annotations
@@ -277,12 +280,17 @@ def _frechet_by_blocks(f, a, e):
     scale = max(float(np.linalg.norm(a)), 1e-300) / max(float(np.linalg.norm(e)), 1e-300)
     big = np.block([[a, e * scale], [np.zeros_like(a), a]])
     out = f(big)
-    if np.iscomplexobj(out):
-        if np.max(np.abs(np.imag(out))) > 1e-10 * max(1.0, float(np.max(np.abs(out)))):
-            raise NotImplementedError(f"zygote_py: no derivative rule for {f.__name__} of a matrix "
-                                      "whose result is complex")
-        out = np.real(out)
+    if np.iscomplexobj(out) and not np.iscomplexobj(e):
+        # SciPy may hand back a complex array with zero imaginary part; a real
+        # matrix whose f is really complex keeps its complex derivative.
+        if np.max(np.abs(np.imag(out))) <= 1e-10 * max(1.0, float(np.max(np.abs(out)))):
+            out = np.real(out)
     return out[:n, n:] / scale
+
+
+def _real_part_for(arg, cotangent):
+    """A real argument's share of a complex cotangent: its real part (docs/complex.md)."""
+    return cotangent if np.iscomplexobj(arg) else np.real(cotangent)
 
 
 def _expm_frechet(a, e):
@@ -295,20 +303,12 @@ def _expm_frechet(a, e):
     return out.reshape(a.shape)
 
 
-def _real_matrix_result(name, y):
-    if np.iscomplexobj(y):
-        raise NotImplementedError(f"zygote_py: no derivative rule for scipy.linalg.{name} of a matrix "
-                                  "whose result is complex")
-    return y
-
-
-def _sqrtm_cotangent(g, y):
-    y = _real_matrix_result("sqrtm", y)
-    return linalg.solve_sylvester(_t(y), _t(y), g)
+def _sqrtm_cotangent(g, y, A):
+    """Y^T X + X Y^T = G; Y complex (a real A with negative eigenvalues) solves in complex."""
+    return _real_part_for(A, linalg.solve_sylvester(_t(y), _t(y), g))
 
 
 def _sqrtm_tangent(da, y, A, disp=None, blocksize=None):
-    y = _real_matrix_result("sqrtm", y)
     return linalg.solve_sylvester(y, y, da)
 
 
@@ -469,8 +469,8 @@ def expm(g, y, A):
 
 @LIB.rule("sqrtm", diff=("A",), unsupported=("disp",), jvp=_sqrtm_tangent)
 def sqrtm(g, y, A, disp=None, blocksize=None):
-    """Y^T X + X Y^T = G (a Sylvester equation); a real result only."""
-    return _sqrtm_cotangent(g, y)
+    """Y^T X + X Y^T = G (a Sylvester equation); its real part when Y is complex."""
+    return _sqrtm_cotangent(g, y, A)
 
 
 def _logm_tangent(dA, y, A, disp=None):
@@ -479,8 +479,8 @@ def _logm_tangent(dA, y, A, disp=None):
 
 @LIB.rule("logm", diff=("A",), unsupported=("disp",), jvp=_logm_tangent)
 def logm(g, y, A, disp=None):
-    """A real logarithm only (no eigenvalues on the closed negative real axis)."""
-    return _frechet_by_blocks(linalg.logm, _t(A), g)
+    """The principal logarithm; its real part when the logarithm is complex."""
+    return _real_part_for(A, _frechet_by_blocks(linalg.logm, _t(A), g))
 
 
 def _cosm_tangent(dA, y, A):
