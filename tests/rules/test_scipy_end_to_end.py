@@ -242,3 +242,33 @@ def test_a_distribution_decided_while_running_gives_nan_for_an_underived_argumen
     assert np.isclose(g[1], stats.t.pdf(0.3, 4.0)) and np.isnan(g[2])
     g = zp.gradient(_logpmf_of, stats.poisson, np.array([1.0, 2.0]), 2.5)
     assert np.all(np.isnan(g[1])) and np.isclose(g[2], np.sum(np.array([1.0, 2.0]) / 2.5 - 1.0))
+
+
+# --- multivariate_normal with a singular covariance (allow_singular=True) -----------
+
+SINGULAR_COV = np.diag([1.5, 0.7, 0.0, 0.0])
+
+
+def f_mvn_singular(x, mean):
+    # x moves only along the covariance's range (elsewhere the density is zero)
+    point = np.concatenate([x[:2], mean[2:]])
+    return stats.multivariate_normal.logpdf(point, mean, SINGULAR_COV, allow_singular=True) \
+        + stats.multivariate_normal.pdf(point, mean, SINGULAR_COV, allow_singular=True)
+
+
+def test_mvn_singular_covariance_gradient_along_its_range():
+    x = np.array([0.3, -0.4, 0.0, 0.0])
+    mean = np.array([0.1, 0.2, 0.5, -0.5])
+    got = check_gradient(f_mvn_singular, x, mean)
+    assert got[0][2:].tolist() == [0.0, 0.0]  # x's last entries are not read
+
+
+def f_mvn_singular_cov(cov, x):
+    return stats.multivariate_normal.logpdf(x, np.zeros(4), cov, allow_singular=True)
+
+
+def test_mvn_singular_covariance_has_no_cov_derivative():
+    """The density jumps where cov's rank changes: cov's gradient is NaN, never a number."""
+    grad_cov, grad_x = zp.gradient(f_mvn_singular_cov, SINGULAR_COV, np.array([0.3, -0.4, 0.0, 0.0]))
+    assert np.isnan(grad_cov).any()
+    np.testing.assert_allclose(grad_x, [-0.3 / 1.5, 0.4 / 0.7, 0.0, 0.0])

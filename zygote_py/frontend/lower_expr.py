@@ -370,6 +370,7 @@ class ExprLowering:
             return self.map_or_filter(obj, node)
         operands, star, kw = self.call_arguments(node)
         if obj is not _MISSING:
+            obj = runtime_forms.substitute_callee(obj)
             lowered = self.iterator_call(obj, operands, star, kw, node)
             if lowered is None and obj is builtins.dict:
                 lowered = self.dict_call(operands, star, kw, node)

@@ -8,6 +8,9 @@ so they are refused up front rather than silently doing something else.
 from __future__ import annotations
 
 import builtins
+import functools
+
+from ..runtime.partials import partial_closure
 
 _FRAME_BUILTINS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval,
                    builtins.exec, builtins.super, builtins.breakpoint}
@@ -16,6 +19,12 @@ _FRAME_BUILTINS = {builtins.locals, builtins.globals, builtins.vars, builtins.ev
 def join_strings(parts):
     """An f-string's pieces, already formatted, joined (f-strings carry no derivative)."""
     return "".join(parts)
+
+
+def substitute_callee(obj):
+    """The function a call of obj is compiled as: functools.partial as a closure the
+    compiler differentiates (runtime/partials.py), anything else as itself."""
+    return partial_closure if obj is functools.partial else obj
 
 
 def lower_special_call(lowerer, obj, operands, star, kw, node):

@@ -735,14 +735,28 @@ def _mvn_sigma(mean, cov):
     return np.tril(cov_arr) + np.tril(cov_arr, -1).T
 
 
-def _mvn_setup(x, mean, cov):
-    """(samples (n, d), cov as a matrix, its inverse applied to the residuals)."""
+def _mvn_singular(sigma) -> bool:
+    """Whether SciPy's allow_singular=True treats sigma as singular (its _PSD cutoff)."""
+    spectrum = np.linalg.eigvalsh(sigma)
+    return bool(np.min(spectrum) <= 1e6 * np.finfo(float).eps * np.max(np.abs(spectrum)))
+
+
+def _mvn_setup(x, mean, cov, allow_singular=False):
+    """(samples (n, d), cov as a matrix, its inverse applied to the residuals, singular).
+
+    A singular cov (allowed by allow_singular=True) is inverted on its range, as
+    SciPy's density is: pinv applied to the residuals, which give the derivative
+    along the support; `singular` tells the caller that cov itself has none."""
     sigma = _mvn_sigma(mean, cov)
     dim = sigma.shape[0]
     samples = np.asarray(x, dtype=float).reshape(-1, dim)
     resid = samples - (0.0 if mean is None else np.reshape(np.asarray(mean, dtype=float), dim))
-    alpha = np.linalg.solve(sigma, resid.T).T
-    return samples, sigma, alpha
+    singular = bool(allow_singular) and _mvn_singular(sigma)
+    if singular:
+        alpha = (np.linalg.pinv(sigma, hermitian=True) @ resid.T).T
+    else:
+        alpha = np.linalg.solve(sigma, resid.T).T
+    return samples, sigma, alpha, singular
 
 
 def _cov_cotangent(full, cov):
@@ -755,23 +769,28 @@ def _cov_cotangent(full, cov):
     return _fold_triangle(full, True)
 
 
-def _mvn_cotangents(method, g, y, x, mean, cov):
-    _, sigma, alpha = _mvn_setup(x, mean, cov)
+def _mvn_cotangents(method, g, y, x, mean, cov, allow_singular=False):
+    _, sigma, alpha, singular = _mvn_setup(x, mean, cov, allow_singular)
     w = np.reshape(g if method == "logpdf" else g * y, -1)
     gx = -(w[:, None] * alpha)
     gmean = None if mean is None else _like(np.reshape(np.sum(-gx, axis=0), np.shape(mean)), mean)
-    full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
+    if singular:  # the density jumps where cov's rank changes: NaN, never a silent number
+        full = np.full(sigma.shape, np.nan)
+    else:
+        full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
     return _like(np.reshape(gx, np.shape(x)), x), gmean, _cov_cotangent(full, cov)
 
 
-def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov):
-    samples, sigma, alpha = _mvn_setup(x, mean, cov)
+def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov, allow_singular=False):
+    samples, sigma, alpha, singular = _mvn_setup(x, mean, cov, allow_singular)
     d = np.zeros(samples.shape[0])
     if dx is not None:
         d = d - np.sum(alpha * np.reshape(dx, samples.shape), axis=1)
     if dmean is not None:
         d = d + alpha @ np.reshape(dmean, -1)
-    if dcov is not None:
+    if dcov is not None and singular:
+        d = d + np.nan
+    elif dcov is not None:
         dsigma = _mvn_sigma(mean, dcov)
         d = d - 0.5 * np.trace(np.linalg.solve(sigma, dsigma)) + 0.5 * np.sum((alpha @ dsigma) * alpha, axis=1)
     d = np.reshape(d, np.shape(y))
@@ -779,25 +798,27 @@ def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov):
 
 
 def _mvn_logpdf_tangent(dx, dmean, dcov, y, self, x, mean=None, cov=1, allow_singular=False):
-    return _mvn_tangent_of("logpdf", dx, dmean, dcov, y, x, mean, cov)
+    return _mvn_tangent_of("logpdf", dx, dmean, dcov, y, x, mean, cov, allow_singular)
 
 
 @LIB.method_rule(LIB.type_of("multivariate_normal"), "multivariate_normal", "logpdf",
                  diff=("x", "mean", "cov"), jvp=_mvn_logpdf_tangent)
 def multivariate_normal_logpdf(g, y, self, x, mean=None, cov=1, allow_singular=False):
-    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read)."""
-    return _mvn_cotangents("logpdf", g, y, x, mean, cov)
+    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read); a
+    singular cov (allow_singular=True): x and mean along its range, NaN for cov."""
+    return _mvn_cotangents("logpdf", g, y, x, mean, cov, allow_singular)
 
 
 def _mvn_pdf_tangent(dx, dmean, dcov, y, self, x, mean=None, cov=1, allow_singular=False):
-    return _mvn_tangent_of("pdf", dx, dmean, dcov, y, x, mean, cov)
+    return _mvn_tangent_of("pdf", dx, dmean, dcov, y, x, mean, cov, allow_singular)
 
 
 @LIB.method_rule(LIB.type_of("multivariate_normal"), "multivariate_normal", "pdf",
                  diff=("x", "mean", "cov"), jvp=_mvn_pdf_tangent)
 def multivariate_normal_pdf(g, y, self, x, mean=None, cov=1, allow_singular=False):
-    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read)."""
-    return _mvn_cotangents("pdf", g, y, x, mean, cov)
+    """In x, mean and cov (a scalar, a diagonal or a matrix; the lower triangle is read); a
+    singular cov (allow_singular=True): x and mean along its range, NaN for cov."""
+    return _mvn_cotangents("pdf", g, y, x, mean, cov, allow_singular)
 
 
 def _mvn_entropy_cotangent(g, mean, cov):
@@ -1149,7 +1170,7 @@ def frozen_discrete_logsf(g, y, self, k):
 def _mvn_frozen_self(frozen, method, g, y, x):
     mean, cov = frozen.mean, frozen.cov
     _, gmean, _ = _mvn_cotangents(method, g, y, x, mean, cov)
-    _, sigma, alpha = _mvn_setup(x, mean, cov)
+    _, sigma, alpha, _ = _mvn_setup(x, mean, cov)
     w = np.reshape(g if method == "logpdf" else g * y, -1)
     full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
     return {"mean": gmean, "cov": full}

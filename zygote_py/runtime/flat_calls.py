@@ -90,13 +90,22 @@ class _Flat:
 
 def carries_derivative(value, seen: set | None = None) -> bool:
     """An active value, or a function whose closure holds one (a closure made while
-    differentiating, passed on or held by another: a decorator's wrapper, say)."""
+    differentiating, passed on or held by another: a decorator's wrapper, say), or a
+    tuple, list or dict holding one of these."""
     if is_active(value):
         return True
     if is_tracked(value):  # built in this call: its attributes may be written with derivatives
         return True
     if _is_integral(value) and ints_are_reals():
         return True  # an explicit int argument is differentiated as a real in this call
+    if type(value) in (tuple, list, dict):
+        # a *args tuple or **kwargs dict holding such a closure (a decorator's arguments)
+        seen = set() if seen is None else seen
+        if id(value) in seen:
+            return False
+        seen.add(id(value))
+        items = value.values() if type(value) is dict else value
+        return any(carries_derivative(item, seen) for item in items)
     if type(value) is not types.FunctionType or not value.__closure__:
         return False
     seen = set() if seen is None else seen
