@@ -25,7 +25,6 @@ import operator
 
 import numpy as np
 
-from zygote_py.errors import ZygoteError
 from zygote_py.rules.linalg import _norm_cotangent
 from zygote_py.rules.operators import _pow_exponent_cotangent
 from zygote_py.rules.reductions import _unsupported
@@ -166,8 +165,8 @@ def complex_ndarray_std(g, y, self, axis=None, dtype=None, out=None, ddof=0, kee
 
 @complex_variant(np.linalg.norm)
 def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
-    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm (0 at x == 0); other
-    orders of a real x as the real rule does, of a complex x refused."""
+    """The default order (2-norm, Frobenius): conj(x) Re(g) / norm (0 at x == 0); every
+    other order through the real rule's formulas, which take complex x (rules/linalg.py)."""
     if ord is not None:
         return _norm_other_order(g, y, x, ord, axis, keepdims)
     gk = np.real(g if keepdims or axis is None else np.expand_dims(g, axis))
@@ -177,11 +176,7 @@ def complex_norm(g, y, x, ord=None, axis=None, keepdims=False):
 
 
 def _norm_other_order(g, y, x, ord, axis, keepdims):
-    if np.iscomplexobj(x):
-        raise ZygoteError(f"np.linalg.norm(..., ord={ord!r}) of a complex array has no derivative "
-                          "rule (only the default order has one)", None,
-                          "use the default order, or np.sum(np.abs(x) ** p) ** (1 / p)")
-    return _norm_cotangent(g, y, x, ord, axis, keepdims)
+    return _norm_cotangent(np.real(g) if np.iscomplexobj(g) else g, y, x, ord, axis, keepdims)
 
 
 # ---------------------------------------------------------------------------
@@ -247,6 +242,8 @@ HOLOMORPHIC_FUNCTIONS = (
     np.einsum, np.inner, np.tile, np.repeat, np.roll, np.swapaxes, np.moveaxis, np.triu, np.tril,
     np.diagonal, np.linalg.det, np.prod, np.array, np.asarray, np.hstack, np.vstack, np.copy,
     np.atleast_1d, np.column_stack, builtins.sum,
+    # structure only: list(xs) / tuple(xs) pass each item's cotangent back unchanged
+    builtins.list, builtins.tuple,
     # selections: the element numpy picks (complex order is lexicographic) gets g
     np.max, np.amax, np.min, np.amin,
 )

@@ -1,7 +1,9 @@
 """Rules for matrix factorizations and the functions built on them: cholesky, qr,
 eigh, eigvalsh, svd, svdvals, pinv, lstsq.
 
-Real arrays only; stacks of matrices (leading batch axes) work throughout.
+Real arrays, and complex ones for svd/svdvals and eigh/eigvalsh (their complex
+variants at the end, in docs/complex.md's covector convention); stacks of
+matrices (leading batch axes) work throughout.
 The factorizations return several arrays (NumPy's named tuples); their
 cotangent `g` arrives as a tuple with None for the unused parts, or as a dict
 {field: cotangent} when the function read `result.S` and so on (`output_parts`
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zygote_py.rules.registry import since, vjp
+from zygote_py.rules.registry import complex_variant, since, vjp
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies)
@@ -248,3 +250,108 @@ def pinv(g, y, a, rcond=None, hermitian=False, **kwargs):
 def lstsq(g, y, a, b, rcond=None):
     """Full-rank a: the solution and the residuals are differentiable."""
     return _lstsq_cotangents(g, y, a, b)
+
+
+# ---------------------------------------------------------------------------
+# complex variants (docs/complex.md).  Each formula is derived for X with
+# dL = Re tr(X^H dA) and returns conj(X), the covector; the covectors of U and Vh
+# come in as conj(U_bar) and Vh_bar = V_bar^T the same way.  For real input each
+# reduces to the real rule's formula above.
+
+
+def _h(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+def _complex_svd_cotangent(gu, gs, gvh, u, s, vh):
+    """A = U S V^H (reduced).  The phases of the singular vectors are arbitrary, so
+    the loss must not depend on them (|U|, U S V^H, ...); the gauge is fixed with
+    V^H dV's diagonal zero, which leaves U's the imaginary part i Im(U^H U_bar)_ii / s_i."""
+    if gu is None and gs is None and gvh is None:
+        return None
+    k = s.shape[-1]
+    eye = np.eye(k)
+    inner = 0.0 if gs is None else np.real(gs)[..., None] * eye
+    if gu is None and gvh is None:
+        return np.conj(u @ inner @ vh)
+    f = _reciprocal_gaps(s * s)
+    v = _h(vh)
+    out = 0.0
+    if gu is not None:
+        u_bar = np.conj(gu)
+        pu = _h(u) @ u_bar
+        j = f * pu
+        inner = inner + (j + _h(j)) * s[..., None, :]
+        inner = inner + (1j * np.imag(np.diagonal(pu, axis1=-2, axis2=-1)) / s)[..., None] * eye
+        out = out + ((u_bar - u @ pu) / s[..., None, :]) @ vh  # (I - U U^H) U_bar S^-1 V^H
+    if gvh is not None:
+        v_bar = np.swapaxes(gvh, -1, -2)
+        pv = _h(v) @ v_bar
+        kk = f * pv
+        inner = inner + s[..., :, None] * (kk + _h(kk))
+        out = out + (u / s[..., None, :]) @ _h(v_bar - v @ pv)  # U S^-1 V_bar^H (I - V V^H)
+    return np.conj(u @ inner @ vh + out)
+
+
+@complex_variant(np.linalg.svd)
+def complex_svd(g, y, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Complex a: distinct non-zero singular values when U or Vh are used, a loss that
+    does not depend on their phases; full_matrices=True only for square a."""
+    if not np.iscomplexobj(a):
+        return _svd_rule_cotangent(g, y, a, full_matrices, compute_uv, hermitian)
+    if hermitian:
+        raise NotImplementedError("zygote_py: no derivative rule for np.linalg.svd(hermitian=True)")
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a, full_matrices=False)
+        return np.conj((u * np.real(g)[..., None, :]) @ vh)
+    u, s, vh = y
+    if full_matrices and u.shape[-1] != vh.shape[-2]:
+        raise NotImplementedError("zygote_py: no derivative rule for np.linalg.svd(full_matrices=True) "
+                                  "of a non-square matrix; pass full_matrices=False")
+    gu, gs, gvh = output_parts(g, y)
+    return _complex_svd_cotangent(gu, gs, gvh, u, s, vh)
+
+
+@complex_variant(since(np.linalg, "svdvals", "NumPy 2.0"))
+def complex_svdvals(g, y, x):
+    if not np.iscomplexobj(x):
+        return _svd_rule_cotangent(g, y, x, False, False, False)
+    u, _, vh = np.linalg.svd(x, full_matrices=False)
+    return np.conj((u * np.real(g)[..., None, :]) @ vh)
+
+
+def _fold_hermitian(s, lower):
+    """The cotangent of a function reading one triangle of a Hermitian A (LAPACK takes
+    the other triangle as its conjugate and the diagonal as real), from s with
+    dL = Re tr(s^H dH); returned as the X of dL = Re tr(X^H dA)."""
+    both = s + _h(s)
+    diag = np.real(np.diagonal(s, axis1=-2, axis2=-1))[..., None] * np.eye(s.shape[-1])
+    return (np.tril(both, -1) if lower else np.triu(both, 1)) + diag
+
+
+def _complex_eigh_cotangent(gw, gv, w, v, lower):
+    """A = V diag(w) V^H: s = V (diag(w_bar) + F * (V^H V_bar)) V^H, folded onto the
+    triangle read; the loss must not depend on the eigenvectors' phases."""
+    if gw is None and gv is None:
+        return None
+    inner = 0.0 if gv is None else _reciprocal_gaps(w) * (_h(v) @ np.conj(gv))
+    if gw is not None:
+        inner = inner + np.real(gw)[..., None] * np.eye(w.shape[-1])
+    return np.conj(_fold_hermitian(v @ inner @ _h(v), lower))
+
+
+@complex_variant(np.linalg.eigh)
+def complex_eigh(g, y, a, UPLO="L"):
+    """Complex Hermitian a, one triangle read (UPLO); distinct eigenvalues if V is used."""
+    gw, gv = output_parts(g, y)
+    if not np.iscomplexobj(a):
+        return _eigh_cotangent(gw, gv, y[0], y[1], UPLO == "L")
+    return _complex_eigh_cotangent(gw, gv, y[0], y[1], UPLO == "L")
+
+
+@complex_variant(np.linalg.eigvalsh)
+def complex_eigvalsh(g, y, a, UPLO="L"):
+    w, v = np.linalg.eigh(a, UPLO)
+    if not np.iscomplexobj(a):
+        return _eigh_cotangent(g, None, w, v, UPLO == "L")
+    return _complex_eigh_cotangent(g, None, w, v, UPLO == "L")

@@ -34,6 +34,11 @@ def _is_int_array_index(i):
     return False
 
 
+def _real_for(z, g):
+    """A real array's share of a complex cotangent: its real part (docs/complex.md)."""
+    return np.real(g) if np.iscomplexobj(g) and not np.iscomplexobj(z) else g
+
+
 def _index_cotangent(g, a, index):
     """Cotangent of a[index] for arrays, lists, tuples and dicts."""
     if isinstance(a, np.ndarray):
@@ -48,10 +53,10 @@ def _index_cotangent(g, a, index):
                                     minlength=n)
                     return z.astype(a.dtype, copy=False) if a.dtype.kind in "fc" else z
                 z = _float_zeros(a)
-                np.add.at(z, index, g)
+                np.add.at(z, index, _real_for(z, g))
                 return z
         z = _float_zeros(a)
-        z[index] = g
+        z[index] = _real_for(z, g)
         return z
     if isinstance(a, (list, tuple)):
         out = [None] * len(a)

@@ -236,23 +236,38 @@ def _solve_cotangents(g, y, a, b):
     return unbroadcast(ga, a), unbroadcast(gb, b)
 
 
+def _abs_covector(x):
+    """The cotangent of |x| per unit g: sign(x) for real x, conj(x)/|x| for complex x (the
+    covector convention, docs/complex.md); 0 at 0 either way."""
+    if not np.iscomplexobj(x):
+        return np.sign(x)
+    magnitude = np.abs(x)
+    return np.where(magnitude == 0, 0.0, np.conj(x) / np.where(magnitude == 0, 1.0, magnitude))
+
+
 def _vector_norm_cotangent(x, gk, yk, ord, axes):
-    """Cotangent of a vector p-norm over `axes` (gk, yk with those axes kept)."""
+    """Cotangent of a vector p-norm over `axes` (gk, yk with those axes kept); complex x
+    too (every formula is one of |x|: its sign becomes conj(x)/|x|)."""
+    if np.iscomplexobj(x):
+        gk = np.real(gk)  # a real output's cotangent
     if ord is None or ord == 2:
-        return x * (gk / yk)
+        return np.conj(x) * (gk / yk)
     if ord in (np.inf, -np.inf):
         hit = np.abs(x) == yk  # ties split evenly
-        return np.sign(x) * hit * (gk / np.sum(hit, axis=axes, keepdims=True))
+        return _abs_covector(x) * hit * (gk / np.sum(hit, axis=axes, keepdims=True))
     if ord == 0:
         return np.zeros_like(x)  # a count of non-zeros: piecewise constant
     p = float(ord)
-    return np.sign(x) * np.abs(x) ** (p - 1) * (gk / yk ** (p - 1))
+    return _abs_covector(x) * np.abs(x) ** (p - 1) * (gk / yk ** (p - 1))
 
 
 def _matrix_norm_cotangent(x, gk, yk, ord, axes):
-    """Cotangent of a matrix norm over axes (row axis, column axis)."""
+    """Cotangent of a matrix norm over axes (row axis, column axis); complex x too (the
+    singular values' covector is conj(U V^H), |x|'s is conj(x)/|x|)."""
+    if np.iscomplexobj(x):
+        gk = np.real(gk)  # a real output's cotangent
     if ord is None or ord == "fro":
-        return x * (gk / yk)
+        return np.conj(x) * (gk / yk)
     if ord in ("nuc", 2, -2):
         moved = np.moveaxis(x, axes, (-2, -1))
         u, _, vt = np.linalg.svd(moved, full_matrices=False)
@@ -263,14 +278,14 @@ def _matrix_norm_cotangent(x, gk, yk, ord, axes):
         else:
             d = u[..., :, -1:] @ vt[..., -1:, :]
         gm = np.moveaxis(gk, axes, (-2, -1))
-        return np.moveaxis(gm * d, (-2, -1), axes)
+        return np.moveaxis(gm * np.conj(d), (-2, -1), axes)
     if ord in (1, -1, np.inf, -np.inf):
         # 1: max over columns of the column sums of |x|; inf: max over rows of the row
         # sums.  Tied columns (rows) split the cotangent evenly.
         summed, chosen = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
         line = np.sum(np.abs(x), axis=summed, keepdims=True)
         hit = line == yk
-        return np.sign(x) * (hit * (gk / np.sum(hit, axis=chosen, keepdims=True)))
+        return _abs_covector(x) * (hit * (gk / np.sum(hit, axis=chosen, keepdims=True)))
     raise NotImplementedError(f"zygote_py: no derivative rule for the matrix norm ord={ord!r}")
 
 

@@ -266,7 +266,8 @@ def _sequence_cotangent(g, iterable):
         return tuple(g)
     if isinstance(iterable, np.ndarray):
         sub = iterable.shape[1:]
-        return np.stack([np.zeros(sub) if gi is None else np.broadcast_to(gi, sub) for gi in g])
+        zero = np.zeros(sub, dtype=np.result_type(iterable.dtype, float))  # complex stays complex
+        return np.stack([zero if gi is None else np.broadcast_to(gi, sub) for gi in g])
     return None if g is None else read_cotangent(list(g), iterable)
 
 
