@@ -216,3 +216,15 @@ if integrate is not None:
         F(integrate.solve_ivp, _named(logistic_growth), (0.0, 1.0), [S(0.1, 0.3)], method="LSODA",
           t_eval=np.array([0.0, 0.5, 1.0]), args=(S(0.5, 1.5),), rtol=1e-12, atol=1e-12,
           g=lambda y, rng: {"y": rng.standard_normal(y.y.shape)}))
+
+
+# ---------------------------------------------------------------------------
+# np.gradient (uniform and coordinate spacings, both edge orders, several axes: a tuple
+# output) and np.real_if_close (of real values, and of complex ones far from real)
+
+_COORDS7 = CUSTOM(lambda rng: np.cumsum(rng.uniform(0.5, 1.5, 7)), "coords7")
+add(F(np.gradient, R(7)), F(np.gradient, R(7), 0.3, edge_order=2), F(np.gradient, R(7), _COORDS7),
+    F(np.gradient, R(7), _COORDS7, edge_order=2), F(np.gradient, R(2)),
+    F(np.gradient, R(5, 4), 0.5, 2.0), F(np.gradient, R(5, 4), axis=0),
+    F(np.gradient, R(4, 3, 5), axis=(0, -1), edge_order=2))
+add(F(np.real_if_close, R(3, 2)), F(np.real_if_close, C(3)))  # nearly real: test_numpy_extra_end_to_end

@@ -157,3 +157,26 @@ def test_eigenvectors_at_a_repeated_eigenvalue_are_refused():
 
     with pytest.raises(zp.NoDerivativeRule, match="repeated"):
         zp.gradient(loss, np.diag([1.0, 1.0, 2.0]))
+
+
+# --- np.gradient inside a loss, np.real_if_close of a nearly real array ---------------
+
+
+def finite_difference_energy(u, h):
+    du_dx, du_dy = np.gradient(u, h, 2.0 * h)
+    return np.sum(du_dx ** 2 + np.sin(du_dy)) + np.sum(np.gradient(u[0], edge_order=2) ** 3)
+
+
+def test_gradient_of_a_grid_function():
+    _check(lambda u: finite_difference_energy(u, 0.25), RNG.standard_normal((5, 4)))
+
+
+def nearly_real_energy(x):
+    z = x * np.exp(1e-300j)  # complex dtype, imaginary parts far below real_if_close's tol
+    return np.sum(np.real_if_close(z) ** 2)
+
+
+def test_real_if_close_of_a_nearly_real_array_is_its_real_part():
+    x = RNG.standard_normal(4)
+    got = _check(nearly_real_energy, x)
+    np.testing.assert_allclose(got[0], 2.0 * x)

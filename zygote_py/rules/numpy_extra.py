@@ -1,7 +1,8 @@
 """Rules for the NumPy functions of issue 15 that no other module covers: the strided read
 patterns (np.lib.stride_tricks.sliding_window_view and as_strided), np.block, np.cov and
-np.corrcoef, np.trapz (NumPy < 2.4), and the general eigen-decomposition np.linalg.eig /
-eigvals, whose results are complex (docs/complex.md's covector convention).
+np.corrcoef, np.trapz (NumPy < 2.4), np.gradient, np.real_if_close, and the general
+eigen-decomposition np.linalg.eig / eigvals, whose results are complex (docs/complex.md's
+covector convention).
 
 - A window view or a strided view reads each output entry from one entry of x: the
   cotangent scatter-adds g into the entries read, so overlapping windows add up.  Which
@@ -13,6 +14,14 @@ eigvals, whose results are complex (docs/complex.md's covector convention).
   normalisation; X_bar = (G + G^T) Xc diag(w) / f, mapped back to m and y.  The weights
   are constants (refused when they depend on the inputs).  corrcoef(x) is C / (s s^T),
   s = sqrt(diag C).
+- np.gradient is linear in f along each axis, with a stencil of at most three
+  consecutive samples per output (central differences inside, one-sided at the edges,
+  uniform or coordinate spacing).  Its coefficients are read off np.gradient itself,
+  applied to the three combs (index % 3 == j): the three stencil columns of a row have
+  distinct residues, so each comb's result at that row is one coefficient.  The
+  cotangent scatter-adds g through those coefficients; the spacings are constants.
+- np.real_if_close returns a's real part when every imaginary part is negligible, else a
+  itself: the cotangent is that of np.real or of the identity, as the output shows.
 - eig: A = V diag(w) V^-1 with each column of V of unit norm and its largest entry real
   (LAPACK's choice).  With P = V^-1 dA V: dw = diag(P), dV = V (F o P) + V diag(c), F_ij =
   1 / (w_j - w_i), and c the correction that keeps each column's norm and its largest
@@ -280,6 +289,67 @@ def polyval_jvp(dp, dx, y, p, x):
 
 
 # ---------------------------------------------------------------------------
+# np.gradient, np.real_if_close
+
+
+def _gradient_axes(f, axis):
+    ndim = np.ndim(f)
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(int(a) % ndim for a in axes)
+
+
+def _gradient_spacings(varargs, count):
+    """One spacing argument (a scalar or a coordinate array) per differentiated axis."""
+    if len(varargs) == 0:
+        return (1.0,) * count
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return (varargs[0],) * count
+    return tuple(varargs)  # one per axis (np.gradient checks the count)
+
+
+def _stencil_transpose(g_axis, n, spacing, edge_order):
+    """D^T g along the first axis of g_axis, D being np.gradient's (n, n) matrix along an
+    axis of length n (at most three consecutive non-zero columns per row)."""
+    combs = [(np.arange(n) % 3 == j).astype(float) for j in range(3)]
+    coefficients = np.stack([np.gradient(comb, spacing, edge_order=edge_order) for comb in combs])
+    rows = np.arange(n)
+    width = min(3, n)
+    start = np.clip(rows - 1, 0, n - width)
+    out = np.zeros(g_axis.shape, dtype=np.result_type(g_axis, float))
+    trailing = (slice(None),) + (None,) * (g_axis.ndim - 1)
+    for m in range(width):
+        cols = start + m
+        weights = coefficients[cols % 3, rows]
+        np.add.at(out, cols, weights[trailing] * g_axis)
+    return out
+
+
+def _gradient_cotangent(g, y, f, varargs, axis, edge_order):
+    f = np.asarray(f)
+    axes = _gradient_axes(f, axis)
+    spacings = _gradient_spacings(varargs, len(axes))
+    parts = (g,) if len(axes) == 1 else tuple(g)
+    out = np.zeros(f.shape, dtype=np.result_type(f, float))
+    for ax, spacing, part in zip(axes, spacings, parts):
+        if part is None:
+            continue
+        moved = np.moveaxis(np.broadcast_to(part, f.shape), ax, 0)
+        out = out + np.moveaxis(_stencil_transpose(moved, f.shape[ax], spacing, edge_order), 0, ax)
+    return out
+
+
+def gradient_jvp(df, y, f, *varargs, axis=None, edge_order=1):
+    """Linear in f: np.gradient of the tangent, with the same spacings."""
+    return np.gradient(df, *varargs, axis=axis, edge_order=edge_order)
+
+
+def real_if_close_jvp(da, y, a, tol=100):
+    return da if np.iscomplexobj(y) else np.real(da)
+
+
+# ---------------------------------------------------------------------------
 # np.linalg.eig, eigvals
 
 
@@ -371,6 +441,21 @@ def cov(g, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, awei
 def corrcoef(g, r, x, y=None, rowvar=True, *, dtype=None):
     """Through C / (s s^T), s = sqrt(diag(C)), then np.cov's rule."""
     return _corrcoef_cotangents(g, x, y, rowvar)
+
+
+@vjp(np.gradient, diff=("f",), jvp=gradient_jvp)
+def gradient(g, y, f, *varargs, axis=None, edge_order=1):
+    """Linear in f (one array, or a sequence of them, one per axis); the spacings are
+    constants."""
+    return _gradient_cotangent(g, y, f, varargs, axis, edge_order)
+
+
+@vjp(np.real_if_close, complex_ok=True, jvp=real_if_close_jvp)
+def real_if_close(g, y, a, tol=100):
+    """a itself, or its real part when every imaginary part is within tol eps of 0."""
+    if np.iscomplexobj(a) and not np.iscomplexobj(y):
+        return like_input(np.real(g), a)
+    return g
 
 
 @vjp(since(np, "trapz", "NumPy < 2.4"), diff=("y_", "x", "dx"), jvp=trapezoid_jvp)
