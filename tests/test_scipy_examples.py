@@ -2,7 +2,9 @@
 central finite differences: a Gaussian-process marginal likelihood (Cholesky and
 triangular solves), an HMM's forward algorithm in log space (logsumexp), black-box
 stochastic variational inference with norm.logpdf (frozen and unfrozen), a Bayesian
-logistic regression's log joint with multivariate_normal and expit, and a Poisson GLM."""
+logistic regression's log joint with multivariate_normal and expit, a Poisson GLM, a
+variational autoencoder (MLP encoder and decoder, reparameterised Gaussian, SciPy
+log-densities) and a neural ODE fitted through scipy.integrate.odeint."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from corpus.finite_diff import assert_gradient_matches, numerical_gradient
 
 import zygote_py as zp
 
+integrate = pytest.importorskip("scipy.integrate")
 linalg = pytest.importorskip("scipy.linalg")
 special = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")
@@ -150,3 +153,62 @@ def test_bayesian_logistic_regression_and_poisson_glm():
     a = RNG.standard_normal((3, 3))
     _check(logistic_log_joint, 0.3 * RNG.standard_normal(3), a @ a.T + 3.0 * np.eye(3))
     _check(poisson_glm, 0.2 * RNG.standard_normal(3), 0.1)
+
+
+# --- a variational autoencoder: MLP encoder and decoder, reparameterised Gaussian -------
+
+X_VAE = (RNG.uniform(size=(6, 5)) > 0.5).astype(float)  # six binary images of five pixels
+EPS_VAE = RNG.standard_normal((6, 2))  # the reparameterisation noise, drawn once
+
+
+def vae_encode(params, x):
+    hidden = np.tanh(x @ params["enc_w"] + params["enc_b"])
+    out = hidden @ params["enc_out"]
+    return out[:, :2], out[:, 2:]  # the posterior's mean and log standard deviation
+
+
+def vae_decode(params, z):
+    hidden = np.tanh(z @ params["dec_w"] + params["dec_b"])
+    return hidden @ params["dec_out"]  # Bernoulli logits
+
+
+def vae_negative_elbo(params):
+    mean, log_std = vae_encode(params, X_VAE)
+    z = mean + np.exp(log_std) * EPS_VAE
+    logits = vae_decode(params, z)
+    log_likelihood = np.sum(X_VAE * special.log_expit(logits) + (1.0 - X_VAE) * special.log_expit(-logits),
+                            axis=1)
+    log_prior = np.sum(stats.norm.logpdf(z), axis=1)
+    log_posterior = np.sum(stats.norm.logpdf(z, mean, np.exp(log_std)), axis=1)
+    return -np.mean(log_likelihood + log_prior - log_posterior)
+
+
+def test_variational_autoencoder():
+    params = {"enc_w": 0.5 * RNG.standard_normal((5, 3)), "enc_b": 0.1 * RNG.standard_normal(3),
+              "enc_out": 0.5 * RNG.standard_normal((3, 4)), "dec_w": 0.5 * RNG.standard_normal((2, 3)),
+              "dec_b": 0.1 * RNG.standard_normal(3), "dec_out": 0.5 * RNG.standard_normal((3, 5))}
+    (grads,) = _check(vae_negative_elbo, params)
+    assert set(grads) == set(params) and all(np.any(grads[k] != 0.0) for k in params)
+
+
+# --- a neural ODE: an MLP vector field fitted through scipy.integrate.odeint ------------
+
+T_ODE = np.linspace(0.0, 1.0, 4)
+Y0_ODE = np.array([1.0, -0.5])
+TARGET_ODE = np.stack([np.cos(2.0 * T_ODE), -np.sin(2.0 * T_ODE)], axis=1)
+
+
+def mlp_field(y, t, w_in, b_in, w_out):
+    return w_out @ np.tanh(w_in @ y + b_in)
+
+
+def neural_ode_loss(w_in, b_in, w_out, y0):
+    path = integrate.odeint(mlp_field, y0, T_ODE, args=(w_in, b_in, w_out), rtol=1e-11, atol=1e-11)
+    return np.sum((path - TARGET_ODE) ** 2)
+
+
+def test_neural_ode_through_odeint():
+    w_in = 0.5 * RNG.standard_normal((3, 2))
+    b_in = 0.1 * RNG.standard_normal(3)
+    w_out = 0.5 * RNG.standard_normal((2, 3))
+    _check(neural_ode_loss, w_in, b_in, w_out, Y0_ODE, rtol=1e-4)
