@@ -61,3 +61,10 @@ def test_digits_mlp_runs_as_a_command(tmp_path):
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
     assert last.startswith("test accuracy: 0.") and float(last.split(": ")[1]) > 0.85
+
+
+def test_neural_ode_through_odeint_loss_falls(capsys):
+    pytest.importorskip("scipy")
+    out = load("neural_ode").main(["--quick"])
+    assert out["history"][-1] < 0.1 * out["history"][0]
+    assert "each an odeint solve and its adjoint" in capsys.readouterr().out
