@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from zygote_py.errors import NoDerivativeRule
 from zygote_py.rules.registry import complex_variant, since, vjp
 
 # ---------------------------------------------------------------------------
@@ -149,7 +150,8 @@ def _svd_cotangent(gu, gs, gvh, u, s, vh):
 
 def _svd_rule_cotangent(g, y, a, full_matrices, compute_uv, hermitian):
     if hermitian:
-        raise NotImplementedError("zygote_py: no derivative rule for np.linalg.svd(hermitian=True)")
+        raise NoDerivativeRule("no derivative rule for np.linalg.svd(hermitian=True)", None,
+                               "call np.linalg.svd without hermitian=True")
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
         return (u * g[..., None, :]) @ vh
@@ -300,7 +302,8 @@ def complex_svd(g, y, a, full_matrices=True, compute_uv=True, hermitian=False):
     if not np.iscomplexobj(a):
         return _svd_rule_cotangent(g, y, a, full_matrices, compute_uv, hermitian)
     if hermitian:
-        raise NotImplementedError("zygote_py: no derivative rule for np.linalg.svd(hermitian=True)")
+        raise NoDerivativeRule("no derivative rule for np.linalg.svd(hermitian=True)", None,
+                               "call np.linalg.svd without hermitian=True")
     if not compute_uv:
         u, _, vh = np.linalg.svd(a, full_matrices=False)
         return np.conj((u * np.real(g)[..., None, :]) @ vh)
