@@ -272,3 +272,12 @@ def test_mvn_singular_covariance_has_no_cov_derivative():
     grad_cov, grad_x = zp.gradient(f_mvn_singular_cov, SINGULAR_COV, np.array([0.3, -0.4, 0.0, 0.0]))
     assert np.isnan(grad_cov).any()
     np.testing.assert_allclose(grad_x, [-0.3 / 1.5, 0.4 / 0.7, 0.0, 0.0])
+
+
+def f_mvn_frozen_singular(x, mean):
+    point = np.concatenate([x[:2], mean[2:]])
+    return stats.multivariate_normal(mean, SINGULAR_COV, allow_singular=True).logpdf(point)
+
+
+def test_frozen_mvn_singular_covariance_gradient_along_its_range():
+    check_gradient(f_mvn_frozen_singular, np.array([0.3, -0.4, 0.0, 0.0]), np.array([0.1, 0.2, 0.5, -0.5]))

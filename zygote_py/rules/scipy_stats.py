@@ -1167,22 +1167,31 @@ def frozen_discrete_logsf(g, y, self, k):
     return _discrete_frozen_self(self, "logsf", g, y, k), _unknown_like(k)
 
 
+def _frozen_allows_singular(frozen) -> bool:
+    return bool(getattr(frozen, "allow_singular", False))
+
+
 def _mvn_frozen_self(frozen, method, g, y, x):
     mean, cov = frozen.mean, frozen.cov
-    _, gmean, _ = _mvn_cotangents(method, g, y, x, mean, cov)
-    _, sigma, alpha, _ = _mvn_setup(x, mean, cov)
+    allow = _frozen_allows_singular(frozen)
+    _, gmean, _ = _mvn_cotangents(method, g, y, x, mean, cov, allow)
+    _, sigma, alpha, singular = _mvn_setup(x, mean, cov, allow)
     w = np.reshape(g if method == "logpdf" else g * y, -1)
-    full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
+    if singular:  # no derivative in a singular covariance (see _mvn_cotangents)
+        full = np.full(sigma.shape, np.nan)
+    else:
+        full = -0.5 * np.sum(w) * np.linalg.inv(sigma) + 0.5 * (alpha.T * w) @ alpha
     return {"mean": gmean, "cov": full}
 
 
 def _mvn_frozen_x(frozen, method, g, y, x):
-    return _mvn_cotangents(method, g, y, x, frozen.mean, frozen.cov)[0]
+    return _mvn_cotangents(method, g, y, x, frozen.mean, frozen.cov, _frozen_allows_singular(frozen))[0]
 
 
 def _mvn_frozen_tangent(frozen, method, dself, dx, y, x):
     dself = dself or {}
-    return _mvn_tangent_of(method, dx, dself.get("mean"), dself.get("cov"), y, x, frozen.mean, frozen.cov)
+    return _mvn_tangent_of(method, dx, dself.get("mean"), dself.get("cov"), y, x, frozen.mean, frozen.cov,
+                           _frozen_allows_singular(frozen))
 
 
 def _mvn_frozen_logpdf_tangent(dself, dx, y, self, x):
