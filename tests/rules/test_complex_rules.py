@@ -371,12 +371,25 @@ def _spreads_about_a_given_mean_of_a_global_read(x):
     return np.var(x * SCALE, mean=0.25) + np.std(x * SCALE, mean=0.5)
 
 
+def _factorizations_of_a_global_read(x):
+    m = np.outer(x, x[::-1]) * SCALE + np.diag(x) + 3.0 * np.eye(4)
+    u, s, vh = np.linalg.svd(m)
+    w, v = np.linalg.eigh(m)
+    return np.sum(np.abs(u) * MIX) + np.sum(s * MIX[0]) + np.sum(np.abs(vh) ** 3 * MIX) \
+        + np.sum(np.linalg.svd(m, compute_uv=False) ** 2) + np.sum(w * MIX[1]) \
+        + np.sum(np.abs(v) * MIX) + np.sum(np.linalg.eigvalsh(m, "U") * MIX[2]) \
+        + np.linalg.norm(m, "nuc") + np.linalg.norm(m, -2) + np.linalg.norm(m, np.inf) \
+        + np.linalg.norm(x * SCALE, 3) + np.sum(np.real_if_close(m) * MIX) + np.sum(tuple(x * SCALE))
+
+
 SCALE = 1.5  # a global: the analysis cannot tell it is real, so the complex forms are used
+MIX = RNG.standard_normal((4, 4))
 
 
 @pytest.mark.parametrize("f", [
     _norms_of_a_global_read,
     pytest.param(_spreads_about_a_given_mean_of_a_global_read, marks=NEEDS_NUMPY_2),
+    _factorizations_of_a_global_read,
 ])
 def test_complex_forms_are_right_for_real_values(f):
     x = np.array([0.3, -1.2, 0.7, 0.1])
