@@ -8,6 +8,7 @@ sites) and the module's text, its sections in a fixed order.
 from __future__ import annotations
 
 import inspect
+import sys
 
 from ..rules import registry
 from .record import Recording
@@ -16,6 +17,19 @@ from .common import NotStandalone
 
 class ModuleLayout:
     """Builder methods that write the dispatch tables and put the module together."""
+
+    def qualname_in_module(self, f) -> str:
+        """The __qualname__ f has where the module runs it: a function of zygote_py itself
+        (runtime/partials.py's partial_closure and the closure it makes) is copied under a
+        new name (builder.copy_internal), and the dispatcher looks its pullback up by that."""
+        module = getattr(f, "__module__", "") or ""
+        if not (module == "zygote_py" or module.startswith("zygote_py.")):
+            return f.__qualname__
+        head, _, rest = f.__qualname__.partition(".")
+        outer = getattr(sys.modules.get(module), head, None)
+        if outer is None:
+            return f.__qualname__
+        return self.atom(outer) + ("." + rest if rest else "")
 
     def table_lines(self) -> list[str]:
         if not self.tables_used:
@@ -28,7 +42,7 @@ class ModuleLayout:
             code = self.atom(f.__code__) if (f.__closure__ or "<locals>" in f.__qualname__) \
                 else self.atom(f) + ".__code__"
             target, cell_names = self.unit_factory(compiled)
-            pullbacks.append(f"    ({f.__qualname__!r}, {active!r}, {cells!r}, {scalars!r}): "
+            pullbacks.append(f"    ({self.qualname_in_module(f)!r}, {active!r}, {cells!r}, {scalars!r}): "
                              f"({target}, {cell_names!r}, {code}),")
         function_rules = [f"    {self.atom(f)}: {self.rule_text(r)}," for f, r in rec.function_rules]
         method_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.method_rules]
