@@ -391,6 +391,9 @@ class ExprLowering:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
                 return special
+            threaded = self.argument_writing_call(obj, operands, star, kw, node)  # lower_writes.py
+            if threaded is not None:
+                return threaded
             self.escape_to_call(obj, operands)  # lower_objects.py
             return self.emit("call", operands, attrs={
                 "fn": obj, "expr": callee.owner.attrs.get("expr"), "kw": kw, "star": star},

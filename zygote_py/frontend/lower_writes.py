@@ -35,16 +35,29 @@ that an argument it writes into shares memory with no other input.
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 import os
+import types
 from contextlib import contextmanager
 
 import gast
 import numpy as np
 
 from ..ir.core import Value, value_block
+from ..errors import MutationError
+from ..resolve import FUNCTION, resolve
+from ..rules import registry
 from ..rules.indexing import _index_cotangent
 from ..runtime import writes
+
+# the name under which the threaded variant of a function keeps following an argument's
+# array (frontend/lower.py): no Python code can bind it
+WRITTEN_SLOT = "<written "
+
+
+def written_slot(param_name: str) -> str:
+    return f"{WRITTEN_SLOT}{param_name}>"
 
 _OPERATOR_FRESH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
                    operator.mod, operator.pow, operator.neg, operator.pos, operator.abs,
@@ -155,6 +168,10 @@ class WriteLowering:
             self.alias_class(op.result).external = f"the {what} {op.attrs['name']!r}"
             return
         if code == "call" and self._fresh_call(op):
+            return
+        if code == "call" and type(op.attrs["fn"]) is writes.ArgumentWrites:
+            self.alias_class(op.result).shared = True  # joined where it is lowered
+            self.made_at[op.result.id] = self.root_lowerer().writes_done
             return
         if code == "method" and op.attrs["name"] in FRESH_METHODS and "copy" not in op.attrs["kw"]:
             return
@@ -337,6 +354,79 @@ class WriteLowering:
         combine = operator.add if ufunc is np.add else operator.sub
         total = self.call_static(combine, (array, scattered), node)
         self.whole_write(name, array, total, writes.write_item_augmented, node)
+
+    # -- calls of functions that write into the arrays they are passed ---------------------
+    def argument_writing_call(self, fn, operands, star, kw, node):
+        """`r = f(u, dt)` where f, a Python function, writes into the array of some
+        parameters (the compiler says which: `self.argument_writes`): lowered as
+        `(r, u2) = ArgumentWrites(f, ...)(u, dt)`, u2 the same array as u after f wrote
+        into it, recorded as a write into u (its names, views and aliases follow it).  None
+        when fn is not such a function."""
+        if self.argument_writes is None or not isinstance(fn, types.FunctionType) or \
+                resolve(fn, registry).kind != FUNCTION:
+            return None
+        written = tuple(self.argument_writes(fn))
+        if not written:
+            return None
+        name = getattr(fn, "__name__", "the function")
+        if star or None in kw:
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it, and this call spreads "
+                "*args or **kwargs, so which arrays it writes into is not known here",
+                "pass the arguments one by one")
+        sig = inspect.signature(fn, follow_wrapped=False)
+        npos = len(operands) - len(kw)
+        try:
+            bound = sig.bind(*range(npos), **{k: k for k in kw}).arguments
+        except TypeError:
+            return None  # the call does not fit: refused where it is transformed
+        names = list(sig.parameters)
+        sources, passed = [], []
+        for index in written:
+            param = sig.parameters[names[index]]
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise self.mutation_error(
+                    node, f"{name}() writes into an array it receives through *{param.name}",
+                    f"give {name} a named parameter for the array it writes into")
+            if param.name not in bound:
+                raise self.mutation_error(
+                    node, f"{name}() writes into the default value of its parameter "
+                    f"{param.name!r}, an array shared by every call",
+                    f"pass the array explicitly ({name}(..., {param.name}=...))")
+            source = bound[param.name]
+            sources.append(source)
+            passed.append(operands[source] if type(source) is int else operands[npos + kw.index(source)])
+        wrapper = writes.ArgumentWrites(fn, written, sources)
+        self.escape_to_call(fn, operands)  # lower_objects.py
+        call = self.emit("call", operands, attrs={"fn": wrapper, "expr": f"{name}_writing",
+                                                  "kw": kw, "star": ()}, node=node).result
+        parts = self.emit("unpack", [call], nresults=1 + len(written),
+                          attrs={"n": 1 + len(written), "star": None}, node=node).results
+        # the result may be (a view of) any argument; the arrays written are the arguments
+        # themselves (record_write joins each to its own), so a number passed along does
+        # not join them unless the result is used
+        if not isinstance(self.rebinding_index().parents.get(id(node)), gast.Expr):
+            for operand in operands:
+                self.alias_union(parts[0], operand)
+        arg_nodes = list(node.args) + [k.value for k in node.keywords]
+        for source, old, new in zip(sources, passed, parts[1:]):
+            position = source if type(source) is int else npos + kw.index(source)
+            arg = arg_nodes[position] if position < len(arg_nodes) else None
+            label = arg.id if isinstance(arg, gast.Name) else "the argument"
+            new.hint = old.hint or (arg.id if isinstance(arg, gast.Name) else "")
+            self.record_write(label, old, new, node)
+        return parts[0]
+
+    def threaded_result(self, result: Value, names, node) -> Value:
+        """The threaded variant's return value: (result, each written argument's array as
+        the function leaves it)."""
+        finals = []
+        for name in names:
+            value = self.env[written_slot(name)]
+            if value.id in self.stale:
+                self.check_stale(name, value, node)
+            finals.append(value)
+        return self.emit("tuple", [result, *finals], node=node).result
 
     def check_unnamed_value(self, value: Value, array: Value, node) -> None:
         """A value written that may view the array and was made before a write into it,

@@ -435,7 +435,65 @@ def check_distinct_arguments(values, written, loc=None) -> None:
                             "pass a copy (x.copy()) so that the write changes one array only")
 
 
+# -- functions that write into the arrays they are passed (docs/mutation.md) ---------------
+class ArgumentWrites:
+    """A call of fn, a Python function that writes into some of its parameters' arrays,
+    made where the caller can see the write: calling this returns `(fn's result, the
+    objects passed for those parameters...)`, the same objects the caller passed, now
+    written.  The caller binds them as new values of its arrays (a write, to its alias
+    tracking and its adjoint); the reverse transform calls the pullback of fn's
+    *threaded* variant, whose IR returns the same tuple (frontend/lower.py), so the
+    cotangents of the arrays after the call flow back through fn's own writes.
+
+    params are the written parameters' indices in fn's signature, sources where the
+    call passes each (a position among the positional arguments, or a keyword name)."""
+
+    __slots__ = ("__name__", "fn", "params", "sources")
+    _zp_writes = True  # generated code writes out pending expressions before the call
+
+    def __init__(self, fn, params: tuple, sources: tuple):
+        self.fn = fn
+        self.params = tuple(params)
+        self.sources = tuple(sources)
+        self.__name__ = getattr(fn, "__name__", "function")
+
+    def __call__(self, *args, **kwargs):
+        result = self.fn(*args, **kwargs)
+        return (result, *[args[s] if type(s) is int else kwargs[s] for s in self.sources])
+
+    def __eq__(self, other):
+        return type(other) is ArgumentWrites and other.fn is self.fn and \
+            other.params == self.params and other.sources == self.sources
+
+    def __hash__(self):
+        return hash((id(self.fn), self.params, self.sources))
+
+    def __repr__(self):
+        return f"ArgumentWrites({self.__name__}, params={self.params}, sources={self.sources})"
+
+
+def log_written_arguments(*values_and_log) -> None:
+    """Before a call that writes into arrays it is passed (the values; the write log comes
+    last): note them as written by this function too (its backward ends by putting back
+    what the forward left in them)."""
+    *values, log = values_and_log
+    for value in values:
+        if type(value) is _ndarray:
+            log[id(value)] = value
+
+
+def restore_final_except(snapshot_pairs, kept) -> None:
+    """restore_final in the threaded pullback of a function that writes into its
+    arguments: the arrays shared with those arguments stay as its backward left them (as
+    they were when it was called), which its caller's backward goes on reading; its
+    caller puts back their final state at the end."""
+    arrays = [a for a in kept if type(a) is _ndarray]
+    for x, final in snapshot_pairs:
+        if not any(np.may_share_memory(x, a) for a in arrays):
+            x[...] = final
+
+
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
-            restore_region, restore_whole, restore_final):
+            restore_region, restore_whole, restore_final, restore_final_except):
     _fn._zp_writes = True

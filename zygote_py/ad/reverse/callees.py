@@ -31,6 +31,9 @@ class CalleeRef:
     active: tuple[bool, ...]
     implicit: bool = False
     kinds: tuple = ()
+    # the parameters fn writes into, for a call that sees the writes: the pullback of the
+    # threaded variant, returning (result, those arrays) (runtime/writes.py: ArgumentWrites)
+    threads: tuple = ()
 
     @property
     def expr(self) -> str:

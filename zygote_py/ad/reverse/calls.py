@@ -246,7 +246,7 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         builder.accumulate(bound[name], value)
 
 
-def _callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
+def callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
     array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
     if any(op.operands[i].id in builder.maybe_complex for i in idx):
         return COMPLEX if array else HOLDS_COMPLEX
@@ -305,7 +305,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
     # per callee parameter: a known array or number (False), a list or tuple of them
     # (ITEMS) or not (None), and whether it may receive complex values (COMPLEX, HOLDS_COMPLEX)
-    kinds = tuple(_callee_kind(builder, op, idx) for idx in mapping)
+    kinds = tuple(callee_kind(builder, op, idx) for idx in mapping)
     callee = CalleeRef(fn, active, builder.reads.implicit, kinds)  # compiled by the driver, afterwards
     if callee not in builder.callees:
         builder.callees.append(callee)
