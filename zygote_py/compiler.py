@@ -281,9 +281,11 @@ class Compiler:
             return False
 
     def refuse_argument_writes(self, fn, kinds: tuple = ()) -> None:
-        """A function called from differentiated code may not write into its arguments: the
-        caller's adjoint would not know its array changed (docs/mutation.md).  An argument
-        that is a plain number (kinds: `kinds.scalar_kinds`) has no memory to write into."""
+        """A function called from differentiated code where lowering could not see the
+        call (a method, a function value: resolved while running) may not write into its
+        arguments: the caller's adjoint would not know its array changed (a call lowering
+        sees is an ArgumentWrites call, docs/mutation.md).  An argument that is a plain
+        number (kinds: `kinds.scalar_kinds`) has no memory to write into."""
         try:
             ir = self.lowered_ir(fn)
         except ZygoteError:
@@ -294,9 +296,12 @@ class Compiler:
             loc = writes[0][0]
             name = getattr(fn, "__name__", "the function")
             raise MutationError(
-                f"{name}() writes into an array passed to it; only the function being "
-                "differentiated may write into its arguments", loc,
-                "write into a copy inside it (a = a.copy()), or return the new array")
+                f"{name}() writes into an array passed to it, and is called in a way only "
+                "resolved while running (a method, a function held in a variable or a "
+                "container), where its caller's gradient cannot follow the write; a function "
+                "called by its name may write into its arguments", loc,
+                f"call it by its name ({name}(...)), write into a copy inside it "
+                "(a = a.copy()), or return the new array")
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),

@@ -322,6 +322,21 @@ class WriteLowering:
                                  writes.write_item_augmented, node)
                 return self.const(None, node)
             return None
+        positional = _IN_PLACE_SIGNATURES.get(_identity(fn))
+        if positional is not None:
+            return self.positions_write(fn, positional, operands, kw, node)
+        if fn is np.copyto and kw == ("where",) and len(operands) == 3:
+            target = node.args[0]  # dst[...] = np.where(where, src, dst)
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                chosen = self.call_static(np.where, (operands[2], operands[1], operands[0]), node)
+                self.whole_write(target.id, operands[0], chosen, writes.write_item_augmented, node)
+                return self.const(None, node)
+            return None
+        if fn is _NDARRAY_SORT:  # np.ndarray.sort(a, ...): as a.sort(...)
+            target = node.args[0] if node.args else None
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                return self.sort_in_place(target.id, operands[0], operands[1:], kw, node)
+            return None
         if _ufunc_at(fn) and not kw and len(operands) == 3:
             target = node.args[0]
             if isinstance(target, gast.Name) and target.id in self.local_names:
@@ -343,6 +358,57 @@ class WriteLowering:
                                     writes.write_item_augmented, node)
         return None
 
+    def positions_write(self, fn, names, operands, kw, node, receiver=None):
+        """`np.put(a, ind, v)`, `np.place(a, mask, vals)`, `np.fill_diagonal(a, val)`: the
+        elements NumPy writes, in its order (runtime/writes.py: *_positions, NumPy's own
+        checks), written as `a[positions] = np.resize(v, count)` (the values repeated or cut
+        to the count, as NumPy does): an item write (with repeats, the last one wins)."""
+        bound = _bind_positional(names, operands, kw)
+        target = node.args[0] if node.args else None
+        if receiver is not None:  # a.put(ind, v): the method's receiver is the array
+            target = receiver
+            bound = _bind_positional(names[1:], operands, kw)
+            if bound is not None:
+                bound["a"] = self.env.get(receiver.id)
+        if bound is None or not isinstance(target, gast.Name) or target.id not in self.local_names:
+            return None
+        array, values = bound.get("a"), bound.get("v")
+        if array is None or values is None or (fn is np.put and "ind" not in bound) or \
+                (fn is np.place and "mask" not in bound):
+            return None  # refused as a call that writes into its argument
+        shape = self.call_static(np.shape, (array,), node)
+        size = self.call_static(np.size, (values,), node)
+        if fn is np.put:
+            mode = bound.get("mode") or self.const("raise", node)
+            where = self.call_static(writes.put_positions, (shape, bound["ind"], mode, size), node)
+        elif fn is np.place:
+            where = self.call_static(writes.place_positions, (shape, bound["mask"], size), node)
+        else:
+            wrap = bound.get("wrap") or self.const(False, node)
+            where = self.call_static(writes.diagonal_positions, (shape, wrap), node)
+        count = self.call_static(writes.position_count, (where,), node)
+        written = self.call_static(np.resize, (values, count), node)
+        new = self.emit("call", [array, where, written, self.loc_const(node)],
+                        attrs={"fn": writes.write_item, "expr": "_zp_write_item", "kw": (),
+                               "star": ()}, node=node, hint=target.id).result
+        self.record_write(target.id, array, new, node)
+        return self.const(None, node)
+
+    def sort_in_place(self, name: str, array: Value, operands, kw, node) -> Value:
+        """`a.sort(axis=-1, kind=None)`: a[...] = np.sort(a, axis, kind), whose rule routes
+        the cotangent through the permutation.  `order=` (structured arrays) is refused."""
+        bound = _bind_positional(("axis", "kind", "order"), operands, kw)
+        if bound is None or "order" in bound:
+            raise self.mutation_error(node, "sort(order=...) sorts a structured array, which "
+                                      "zygote_py does not differentiate",
+                                      "sort a plain array (a.sort(axis=...))")
+        args = [array, bound.get("axis") or self.const(-1, node)]
+        if "kind" in bound:
+            args.append(bound["kind"])
+        result = self.call_static(np.sort, args, node)
+        self.whole_write(name, array, result, writes.write_item, node)
+        return self.const(None, node)
+
     def scatter_write(self, name: str, ufunc, array: Value, index: Value, value: Value, node):
         """`np.add.at(a, idx, v)` (or subtract): unbuffered, every repeat of an index adds.
         Written as a[...] = a +/- (v scattered into zeros with repeats summed), each step
@@ -363,8 +429,9 @@ class WriteLowering:
         into it, recorded as a write into u (its names, views and aliases follow it).  None
         when fn is not such a function."""
         if self.argument_writes is None or not isinstance(fn, types.FunctionType) or \
-                resolve(fn, registry).kind != FUNCTION:
-            return None
+                resolve(fn, registry).kind != FUNCTION or \
+                getattr(fn, "__module__", "").startswith("zygote_py."):
+            return None  # (zygote_py's own helpers, in gradient code: not user code)
         written = tuple(self.argument_writes(fn))
         if not written:
             return None
@@ -597,6 +664,32 @@ def _ufunc_at(fn) -> bool:
     owner = getattr(fn, "__self__", None)
     return (owner is np.add or owner is np.subtract) and getattr(fn, "__name__", "") == "at"
 _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
+# NumPy's in-place functions written as item writes (positions_write): their parameters,
+# with "a" the array written and "v" the values ("val", "vals" in NumPy's own names)
+_IN_PLACE_SIGNATURES = {id(np.put): ("a", "ind", "v", "mode"),
+                        id(np.place): ("a", "mask", "v"),
+                        id(np.fill_diagonal): ("a", "v", "wrap")}
+_KEYWORD_NAMES = {"arr": "a", "vals": "v", "val": "v"}
+_NDARRAY_SORT = np.ndarray.sort
+
+
+def _identity(fn):
+    return id(fn)
+
+
+def _bind_positional(names, operands, kw) -> dict | None:
+    """name -> operand for a call of a NumPy function with these parameters (NumPy's
+    keyword names mapped by _KEYWORD_NAMES); None when it does not fit."""
+    npos = len(operands) - len(kw)
+    if npos > len(names):
+        return None
+    bound = dict(zip(names, operands[:npos]))
+    for key, value in zip(kw, operands[npos:]):
+        key = _KEYWORD_NAMES.get(key, key)
+        if key not in names or key in bound:
+            return None
+        bound[key] = value
+    return bound
 
 
 def _makes_container(value: Value) -> bool:

@@ -493,6 +493,47 @@ def restore_final_except(snapshot_pairs, kept) -> None:
             x[...] = final
 
 
+# -- NumPy's in-place functions, as item writes (frontend/lower_writes.py: in_place_call) ------
+# Each returns the index (a tuple of integer arrays, in the order NumPy writes) of the
+# elements the function writes; it runs the real function on a probe array first, so an
+# argument NumPy refuses is refused with NumPy's own error.  No derivative flows through them.
+def put_positions(shape, ind, mode, values_size):
+    """The elements `np.put(a, ind, v, mode)` writes (a of this shape), in NumPy's order
+    (none when v is empty, as in NumPy)."""
+    size = int(np.prod(shape))
+    probe = np.zeros(size, dtype=bool)
+    np.put(probe, ind, True, mode=mode)  # NumPy's checks (an index out of bounds, a mode)
+    flat = np.asarray(ind, dtype=np.intp).ravel()
+    if int(values_size) == 0:
+        flat = flat[:0]
+    if mode == "wrap":
+        flat = np.mod(flat, size)
+    elif mode == "clip":
+        flat = np.clip(flat, 0, size - 1)
+    else:
+        flat = np.where(flat < 0, flat + size, flat)
+    return np.unravel_index(flat, shape)
+
+
+def place_positions(shape, mask, values_size):
+    """The elements `np.place(a, mask, vals)` writes, in order (the True entries of mask)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.place(probe, mask, np.ones(max(int(values_size), 0), dtype=bool))  # NumPy's checks
+    return np.nonzero(np.reshape(np.asarray(mask, dtype=bool), shape))
+
+
+def diagonal_positions(shape, wrap=False):
+    """The elements `np.fill_diagonal(a, val, wrap)` writes, in order."""
+    probe = np.zeros(shape, dtype=bool)
+    np.fill_diagonal(probe, True, wrap=wrap)  # NumPy's checks (equal dimensions, ndim >= 2)
+    return np.nonzero(probe)
+
+
+def position_count(index) -> int:
+    """How many elements an index from the functions above selects."""
+    return int(np.size(index[0]))
+
+
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final, restore_final_except):

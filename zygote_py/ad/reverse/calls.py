@@ -39,7 +39,7 @@ from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
-from .callees import CalleeRef, bind_parameters
+from .callees import CalleeRef, bind_parameters, callee_kind
 from .control import guarded
 from .objects import adjoint_object_call, effect_guarded
 
@@ -244,15 +244,6 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         if produces_numeric(value):
             builder.numeric.add(value.id)
         builder.accumulate(bound[name], value)
-
-
-def callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
-    array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
-    if any(op.operands[i].id in builder.maybe_complex for i in idx):
-        return COMPLEX if array else HOLDS_COMPLEX
-    if array:
-        return False
-    return ITEMS if len(idx) == 1 and op.operands[idx[0]].id in builder.sequences else None
 
 
 def _bound_values(bound: dict) -> list[Value]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ...ir.core import Function, Op
 from ...runtime import writes
-from .callees import CalleeRef, bind_parameters
+from .callees import CalleeRef, bind_parameters, callee_kind
 
 # AdjointBuilder (adjoint.py, which imports this module) appears only in annotations,
 # strings under `from __future__ import annotations`: no import, no circle
@@ -138,8 +138,6 @@ def _adjoint_argument_writes(builder: AdjointBuilder, op: Op) -> None:
     cotangents of the arguments as they were at the call.  It runs even when no cotangent
     reaches the call (an earlier op's adjoint may read the arrays f wrote); the arrays are
     logged as written here, so the backward's end puts back what the forward left."""
-    from .calls import callee_kind  # (calls.py imports adjoint.py, which imports this module)
-
     wrapper = op.attrs["fn"]
     fn = wrapper.fn
     mapping = bind_parameters(fn, op, builder.current_loc)
