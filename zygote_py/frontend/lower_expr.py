@@ -380,6 +380,13 @@ class ExprLowering:
         if written is not None:
             return written
         if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
+            if isinstance(getattr(known, "__self__", None), np.ufunc):
+                raise self.mutation_error(
+                    node, f"{_callee_name(known)}() writes into its first argument in place, "
+                    "and zygote_py follows ufunc.at only for np.add, np.subtract, np.multiply "
+                    "and np.divide, into an array named here (a variable of this function)",
+                    "name the array first, or compute a new array (np.where, a scatter with "
+                    "np.add.at, or a rule registered with @zp.adjoint)")
             raise self.mutation_error(
                 node, f"{_callee_name(known)}() writes into its first argument in place",
                 "compute a new array instead (for example np.where, np.take_along_axis, or a "

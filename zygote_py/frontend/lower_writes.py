@@ -49,6 +49,7 @@ from ..errors import MutationError
 from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..rules.indexing import _index_cotangent
+from ..rules.ufunc_methods import ufunc_at
 from ..runtime import writes
 
 # the name under which the threaded variant of a function keeps following an argument's
@@ -341,6 +342,15 @@ class WriteLowering:
             target = node.args[0]
             if isinstance(target, gast.Name) and target.id in self.local_names:
                 self.scatter_write(target.id, fn.__self__, *operands, node)
+                return self.const(None, node)
+            return None
+        if _ufunc_at(fn, _PRODUCT_AT) and not kw and len(operands) == 3:
+            target = node.args[0]  # a[...] = ufunc_at(ufunc, a, idx, b): the rule's value
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                ufunc = self.static(fn.__self__, f"np.{fn.__self__.__name__}", node)
+                result = self.call_static(ufunc_at, (ufunc, *operands), node)
+                self.whole_write(target.id, operands[0], result, writes.write_item_augmented,
+                                 node)
                 return self.const(None, node)
             return None
         if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
@@ -659,10 +669,15 @@ class WriteLowering:
 _NOT_CONST = object()
 
 
-def _ufunc_at(fn) -> bool:
-    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter)."""
+def _ufunc_at(fn, ufuncs=None) -> bool:
+    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter), or ufunc.at
+    of one of ufuncs."""
     owner = getattr(fn, "__self__", None)
-    return (owner is np.add or owner is np.subtract) and getattr(fn, "__name__", "") == "at"
+    ufuncs = ufuncs or (np.add, np.subtract)
+    return any(owner is u for u in ufuncs) and getattr(fn, "__name__", "") == "at"
+
+
+_PRODUCT_AT = (np.multiply, np.divide)  # ufunc.at with a rule (rules/ufunc_methods.py: ufunc_at)
 _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
 # NumPy's in-place functions written as item writes (positions_write): their parameters,
 # with "a" the array written and "v" the values ("val", "vals" in NumPy's own names)
