@@ -420,6 +420,15 @@ class ExprLowering:
     def method_call(self, base: Value, func, node):
         name = func.attr
         operands, star, kw = self.call_arguments(node)
+        if name in ("sort", "put") and isinstance(func.value, gast.Name) and not star \
+                and func.value.id in self.local_names and self.local_container(func) is None:
+            # an array's in-place sort or put (lower_writes.py), followed by the gradient
+            if name == "sort":
+                return self.sort_in_place(func.value.id, base, operands, kw, node)
+            written = self.positions_write(np.put, ("a", "ind", "v", "mode"), operands, kw, node,
+                                           receiver=func.value)
+            if written is not None:
+                return written
         lowered = self.container_method(func, base, operands, star, kw, node)
         if lowered is not None:
             return lowered
@@ -438,14 +447,6 @@ class ExprLowering:
         if name == "fill" and isinstance(func.value, gast.Name) and len(operands) == 1 \
                 and not kw and not star and func.value.id in self.local_names:
             return self.fill_array(func.value.id, base, operands[0], node)  # lower_writes.py
-        if name in ("sort", "put") and isinstance(func.value, gast.Name) and not star \
-                and func.value.id in self.local_names:  # lower_writes.py: in place, followed
-            if name == "sort":
-                return self.sort_in_place(func.value.id, base, operands, kw, node)
-            written = self.positions_write(np.put, ("a", "ind", "v", "mode"), operands, kw, node,
-                                           receiver=func.value)
-            if written is not None:
-                return written
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

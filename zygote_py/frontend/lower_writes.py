@@ -92,7 +92,10 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.complex, builtins.str, builtins.repr, builtins.isinstance,
                                 builtins.type, builtins.range, builtins.abs, builtins.round,
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
-                                writes.check_unaliased, writes.check_distinct_arguments}
+                                writes.check_unaliased, writes.check_distinct_arguments,
+                                writes.check_sortable, writes.put_positions,
+                                writes.place_positions, writes.diagonal_positions,
+                                writes.position_count}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
 FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
                            'cumprod', 'argmax', 'argmin', 'all', 'any', 'dot', 'flatten',
@@ -353,20 +356,49 @@ class WriteLowering:
                                  node)
                 return self.const(None, node)
             return None
-        if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
-            position = len(operands) - len(kw) + kw.index("out")
-            target = next((k.value for k in node.keywords if k.arg == "out"), None)
-            if not isinstance(target, gast.Name) or target.id not in self.local_names:
-                return None
-            rest = [v for i, v in enumerate(operands) if i != position]
-            rest_kw = tuple(k for k in kw if k != "out")
-            owner = getattr(callee, "defining_op", None)
-            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
-            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
-                                                    "star": ()}, node=node).result
-            return self.whole_write(target.id, operands[position], result,
-                                    writes.write_item_augmented, node)
+        if isinstance(fn, np.ufunc) and None not in kw:
+            return self.ufunc_out(fn, callee, operands, kw, node)
         return None
+
+    def ufunc_out(self, fn, callee, operands, kw, node):
+        """A ufunc writing its result into an output array, named by `out=a`, `out=(a,)` or
+        passed after the inputs (`np.negative(x, a)`): the result computed, then written
+        into a (NumPy's same_kind casting); the call's value is a, as NumPy returns it.
+        None when the call has no output array; refused where the output is not a name of
+        this function or the ufunc has several outputs."""
+        npos = len(operands) - len(kw)
+        if npos > fn.nin:
+            position, target = fn.nin, node.args[fn.nin]
+            if npos > fn.nin + 1 or "out" in kw:
+                target = None
+        elif "out" in kw:
+            position = npos + kw.index("out")
+            target = next((k.value for k in node.keywords if k.arg == "out"), None)
+            if isinstance(target, gast.Tuple) and len(target.elts) == 1:
+                target = target.elts[0]
+            elif isinstance(target, gast.Constant) and target.value is None:
+                return None  # out=None: a new array, as without it
+        else:
+            return None
+        if fn.nout != 1 or not isinstance(target, gast.Name) or target.id not in self.local_names:
+            raise self.mutation_error(
+                node, f"np.{fn.__name__} writes its result into an output array in place, which "
+                "zygote_py follows for a one-output ufunc writing into an array named here (a "
+                "variable of this function)", "use the returned value instead of an output array")
+        array = self.env.get(target.id)
+        if not isinstance(array, Value):
+            return None
+        where_at = npos + kw.index("where") if "where" in kw else None
+        where = operands[where_at] if where_at is not None else None
+        rest = [v for i, v in enumerate(operands) if i != position and i != where_at]
+        rest_kw = tuple(k for k in kw if k not in ("out", "where"))
+        owner = getattr(callee, "defining_op", None)
+        expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+        result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
+                                                "star": ()}, node=node).result
+        if where is not None:  # NumPy leaves the output as it was where `where` is False
+            result = self.call_static(np.where, (where, result, array), node)
+        return self.whole_write(target.id, array, result, writes.write_item_augmented, node)
 
     def positions_write(self, fn, names, operands, kw, node, receiver=None):
         """`np.put(a, ind, v)`, `np.place(a, mask, vals)`, `np.fill_diagonal(a, val)`: the
@@ -412,6 +444,9 @@ class WriteLowering:
             raise self.mutation_error(node, "sort(order=...) sorts a structured array, which "
                                       "zygote_py does not differentiate",
                                       "sort a plain array (a.sort(axis=...))")
+        self.emit("call", [array, self.loc_const(node)],
+                  attrs={"fn": writes.check_sortable, "expr": "_zp_check_sortable", "kw": (),
+                         "star": ()}, node=node)
         args = [array, bound.get("axis") or self.const(-1, node)]
         if "kind" in bound:
             args.append(bound["kind"])

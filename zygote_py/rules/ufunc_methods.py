@@ -174,12 +174,12 @@ def _exclusive_products(targets, values):
 
 
 def _ufunc_at_cotangents(ufunc, g, y, a, index, b):
-    if ufunc not in _AT_UFUNCS:
-        _refuse(ufunc, "at")
-    if np.iscomplexobj(a) or np.iscomplexobj(b) or np.iscomplexobj(g):
-        raise NoDerivativeRule(f"no derivative rule for {qualified_name(ufunc)}.at on complex "
-                               "values", hint="write it with real arrays, or register a rule "
-                               "with @zp.adjoint")
+    if ufunc not in _AT_UFUNCS or np.iscomplexobj(a) or np.iscomplexobj(b) or \
+            np.iscomplexobj(g):  # (lowering only makes it for multiply and divide)
+        raise NoDerivativeRule(f"no derivative rule for numpy.{ufunc.__name__}.at on these "
+                               "values (real multiply and divide have one)",
+                               hint="write it with real arrays, or register a rule with "
+                               "@zp.adjoint")
     a_arr = np.asarray(a)
     targets, values, shape = _at_targets(a_arr, index, b)
     g = np.broadcast_to(np.asarray(g, dtype=np.result_type(g, np.float64)), a_arr.shape)

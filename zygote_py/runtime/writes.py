@@ -529,6 +529,16 @@ def diagonal_positions(shape, wrap=False):
     return np.nonzero(probe)
 
 
+def check_sortable(a, loc=None) -> None:
+    """`a.sort()` is followed for NumPy arrays: a list (or another object) sorted in place
+    is refused, never sorted behind the gradient's back."""
+    if type(a) is not _ndarray:
+        kind = type(a).__name__
+        raise MutationError(f"{kind}.sort() sorts a {kind} in place, which zygote_py follows "
+                            "for NumPy arrays only", loc,
+                            "sort a copy (xs = sorted(xs)), or sort a NumPy array")
+
+
 def position_count(index) -> int:
     """How many elements an index from the functions above selects."""
     return int(np.size(index[0]))
