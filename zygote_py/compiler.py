@@ -261,8 +261,8 @@ class Compiler:
             return self._lowering[key]
         try:
             return written_parameters(self.lowered_ir(fn))
-        except ZygoteError:  # no source, or refused: resolved (or refused) where it is called
-            return ()
+        except Exception:  # noqa: BLE001 - no source, or refused: decided where it is called,
+            return ()  # as before this question was asked (an error shows there)
 
     def fresh_ir(self, fn) -> Function:
         """A private copy of the lowered IR, for a caller that wants to edit one (the

@@ -8,6 +8,8 @@ import pytest
 from write_checks import check_writes
 
 import zygote_py as zp
+from zygote_py.compiler import COMPILER
+from zygote_py.ir.printer import format_function
 
 rng = np.random.default_rng(13)
 X = rng.normal(size=6)
@@ -164,12 +166,42 @@ def branches(x):
     return np.sum(u ** 3)
 
 
+def ping(u, n):  # mutual recursion: ping writes only through pong
+    if n <= 0:
+        return 0.0
+    return pong(u, n - 1) + u[0]
+
+
+def pong(u, n):
+    u[n] = u[n] * u[n + 1] + 0.5
+    return ping(u, n)
+
+
+def mutual_recursion(x):
+    u = x * 1.0
+    r = ping(u, 4)
+    return r * np.sum(u * x)
+
+
+def square_up(u, n):
+    if n > 0:
+        square_up(u, n - 1)  # the recursive call's writes come first
+        u[n] += u[n - 1] ** 2
+
+
+def writes_after_recursing(x):
+    u = x * 1.0
+    square_up(u, 5)
+    return np.sum(u * u)
+
+
 @pytest.mark.parametrize("f, args", [
     (heat, (X, 0.2)), (nested_helpers, (X, 1.3)), (returns_a_value, (X,)),
     (views_passed, (X, 1.7)), (aliases_see_the_write, (X,)),
     (reset_after_a_read, (X, X[::-1].copy())), (reset_an_argument, (X, X[::-1].copy())),
     (recursion, (np.linspace(0.5, 1.0, 5),)), (fill_helper, (X,)), (keywords, (X,)),
     (two_arrays_written, (X, np.cos(X))), (number_argument, (X,)), (branches, (X,)),
+    (mutual_recursion, (X,)), (writes_after_recursing, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_gradient_matches_central_differences(f, args):
     check_writes(f, *args)
@@ -207,6 +239,21 @@ def test_implicit_params():
         W[i] += h
         want[i] = (up - down) / (2 * h)
     np.testing.assert_allclose(grads[W], want, rtol=1e-6, atol=1e-8)
+
+
+def test_forward_mode_follows_a_write_without_tangents_and_refuses_one_with():
+    w = np.cos(X)
+    y, t = zp.jvp(lambda x: reset_after_a_read(x, w.copy()), (X.copy(),), (np.ones_like(X),))
+    h = 1e-6
+    want = (reset_after_a_read(X + h, w.copy()) - reset_after_a_read(X - h, w.copy())) / (2 * h)
+    assert t == pytest.approx(want, rel=1e-6)
+    with pytest.raises(zp.NoDerivativeRule, match="does not follow writes"):
+        zp.jvp(lambda x: heat(x, 0.2), (X.copy(),), (np.ones_like(X),))
+
+
+def test_the_ir_shows_the_call_and_the_new_array():
+    text = format_function(COMPILER.lowered_ir(heat))
+    assert "call heat_step_writing(" in text and "unpack" in text
 
 
 # -- a scaled-down fluid simulation (autograd's fluidsim example: project writes vx, vy) -----
