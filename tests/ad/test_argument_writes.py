@@ -372,3 +372,38 @@ def writes_a_global(x):
 def test_passing_a_global_to_a_writing_function_is_refused():
     with pytest.raises(zp.MutationError, match="module global"):
         zp.gradient(writes_a_global, X.copy())
+
+
+def _scaler(factor):
+    def scale_by(u):
+        u *= factor
+    return scale_by
+
+
+W = np.linspace(0.5, 1.0, 6)
+scale_by_w = _scaler(W)
+
+
+def test_a_closure_writing_its_argument_in_a_params_gradient_is_refused():
+    def loss():
+        u = W * 2.0
+        scale_by_w(u)
+        return np.sum(u)
+
+    with pytest.raises(zp.MutationError, match="is a closure"):
+        zp.gradient(loss, zp.params(W))
+
+
+def doubles_first(u, *rest):
+    u *= 2.0
+
+
+def star_parameters(x):
+    u = x * 1.0
+    doubles_first(u, 1)
+    return np.sum(u)
+
+
+def test_a_writing_function_with_star_parameters_is_refused():
+    with pytest.raises(zp.MutationError, match=r"takes \*args or \*\*kwargs"):
+        zp.gradient(star_parameters, X.copy())

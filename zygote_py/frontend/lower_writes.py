@@ -493,13 +493,14 @@ class WriteLowering:
         except TypeError:
             return None  # the call does not fit: refused where it is transformed
         names = list(sig.parameters)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it and takes *args or **kwargs, "
+                "whose pullback is only found while running, where the write cannot be "
+                "followed", f"give {name} named parameters only")
         sources, passed = [], []
         for index in written:
             param = sig.parameters[names[index]]
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise self.mutation_error(
-                    node, f"{name}() writes into an array it receives through *{param.name}",
-                    f"give {name} a named parameter for the array it writes into")
             if param.name not in bound:
                 raise self.mutation_error(
                     node, f"{name}() writes into the default value of its parameter "

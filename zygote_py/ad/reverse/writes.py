@@ -18,6 +18,7 @@ cotangent goes to new, and an in-place write is undone the same way.
 
 from __future__ import annotations
 
+from ...errors import MutationError
 from ...ir.core import Function, Op
 from ...runtime import writes
 from .callees import CalleeRef, bind_parameters, callee_kind
@@ -140,6 +141,14 @@ def _adjoint_argument_writes(builder: AdjointBuilder, op: Op) -> None:
     logged as written here, so the backward's end puts back what the forward left."""
     wrapper = op.attrs["fn"]
     fn = wrapper.fn
+    if builder.reads.calls_through_dispatch(fn):
+        # a closure in a zp.params gradient: its captured parameters' cotangents are collected
+        # through run-time dispatch, whose pullbacks cannot return the written arrays
+        raise MutationError(
+            f"{wrapper.__name__}() writes into an array passed to it and is a closure; in a "
+            "zp.params gradient its captured values are differentiated through run-time "
+            "dispatch, which cannot follow the write", op.loc,
+            "define it at module level and pass what it captures as arguments")
     mapping = bind_parameters(fn, op, builder.current_loc)
     npos = len(op.operands) - len(op.attrs.get("kw", ()))
     passed = [op.operands[s] if type(s) is int else op.operands[npos + op.attrs["kw"].index(s)]
