@@ -482,15 +482,14 @@ def log_written_arguments(*values_and_log) -> None:
             log[id(value)] = value
 
 
-def restore_final_except(snapshot_pairs, kept) -> None:
-    """restore_final in the threaded pullback of a function that writes into its
-    arguments: the arrays shared with those arguments stay as its backward left them (as
-    they were when it was called), which its caller's backward goes on reading; its
-    caller puts back their final state at the end."""
+def snapshot_except(log, kept) -> list:
+    """snapshot in the threaded pullback of a function that writes into its arguments
+    (kept): the arrays sharing memory with them are left out, so they stay as its backward
+    leaves them (as they were when it was called), which its caller's backward goes on
+    reading; the caller puts back their final state at its end."""
     arrays = [a for a in kept if type(a) is _ndarray]
-    for x, final in snapshot_pairs:
-        if not any(np.may_share_memory(x, a) for a in arrays):
-            x[...] = final
+    return [(x, x.copy()) for x in log.values()
+            if not any(np.may_share_memory(x, a) for a in arrays)]
 
 
 # -- NumPy's in-place functions, as item writes (frontend/lower_writes.py: in_place_call) ------
@@ -546,5 +545,5 @@ def position_count(index) -> int:
 
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
-            restore_region, restore_whole, restore_final, restore_final_except):
+            restore_region, restore_whole, restore_final):
     _fn._zp_writes = True

@@ -72,7 +72,7 @@ class ReverseTransform:
         self.fn = fn
         # the threaded variant of a function that writes into these parameters' arrays: its
         # back always runs (given None too), undoes the writes and leaves those arrays as
-        # they were at the call (runtime/writes.py: restore_final_except)
+        # they were at the call (runtime/writes.py: snapshot_except)
         self.threads = tuple(threads)
         self.active = active
         self.active_cells = tuple(active_cells)
@@ -139,15 +139,15 @@ class ReverseTransform:
         log = builder.plan.write_log
         if log is not None:  # the backward undid the writes: put back what the forward left
             with builder.ir.at(builder.backward, 0), builder.ir.at_loc(None):
-                final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
-                                     hint="_zp_final")
-            with builder.ir.at_loc(None):
-                if self.threads:
+                if self.threads:  # the written arguments stay as they were at the call
                     kept = builder.emit("tuple", [fn.params[i] for i in self.threads]).result
-                    builder.call(runtime_writes.restore_final_except, final, kept,
-                                 expr="_zp_restore_final_except")
+                    final = builder.call(runtime_writes.snapshot_except, log, kept,
+                                         expr="_zp_snapshot_except", hint="_zp_final")
                 else:
-                    builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
+                    final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
+                                         hint="_zp_final")
+            with builder.ir.at_loc(None):
+                builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)
