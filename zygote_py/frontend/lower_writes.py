@@ -26,10 +26,18 @@ loop would carry it into an iteration that read it before the write.
 
 A write into an array that may be a module global or a closure value is
 refused; a write into an argument is recorded (`Function.meta["param_writes"]`,
-`["param_writes_in_place"]` for `y op= v`): the compiler refuses the first in a
-function called from differentiated code and compiles the second to refuse an
-array there while running; the function being differentiated checks on entry
-that an argument it writes into shares memory with no other input.
+`["param_writes_in_place"]` for `y op= v`), and the function checks on entry that
+an argument it writes into shares memory with no other input.  A caller that
+calls such a function by name sees the write: `r = f(u)` becomes
+`(r, u2) = ArgumentWrites(f, ...)(u)`, a write into u (`argument_writing_call`;
+the compiler answers which parameters f writes into).  Called through a value
+resolved while running, the function is refused (compiler.py:
+refuse_argument_writes; `y op= v` there refuses an array while running).
+
+NumPy's in-place functions become writes too (`in_place_call`): np.put, np.place
+and np.fill_diagonal an item write at the positions NumPy writes, a.sort() and
+np.copyto(where=) whole writes, a ufunc's output array (out=, positional, where=)
+the result written, np.multiply.at / np.divide.at the value of a rule.
 """
 
 from __future__ import annotations
