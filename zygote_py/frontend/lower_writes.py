@@ -59,6 +59,7 @@ from ..rules import registry
 from ..rules.indexing import _index_cotangent
 from ..rules.ufunc_methods import ufunc_at
 from ..runtime import writes
+from ..runtime.library_code import is_library_function
 
 # the name under which the threaded variant of a function keeps following an argument's
 # array (frontend/lower.py): no Python code can bind it
@@ -482,9 +483,9 @@ class WriteLowering:
         into it, recorded as a write into u (its names, views and aliases follow it).  None
         when fn is not such a function."""
         if self.argument_writes is None or not isinstance(fn, types.FunctionType) or \
-                resolve(fn, registry).kind != FUNCTION or \
-                getattr(fn, "__module__", "").startswith("zygote_py."):
-            return None  # (zygote_py's own helpers, in gradient code: not user code)
+                resolve(fn, registry).kind != FUNCTION or is_library_function(fn):
+            return None  # (library code, zygote_py's own helpers: as before, refused where
+            # its pullback is compiled if it writes into an argument)
         written = tuple(self.argument_writes(fn))
         if not written:
             return None
