@@ -195,13 +195,42 @@ def writes_after_recursing(x):
     return np.sum(u * u)
 
 
+def write_and_view(u):
+    u[0] = u[1] * u[2]
+    return u[1:4]  # a view of the array written: the caller's later writes reach it
+
+
+def view_returned(x):
+    u = x * 1.0
+    r = write_and_view(u)
+    u[2] = 7.0 * x[0]
+    return np.sum(r * r) + np.sum(u * x)
+
+
+def sine_until(u, n):
+    i = 0
+    while i < n:
+        u[i] = np.sin(u[i + 1])
+        if u[i] > 0.5:
+            return i  # an early return from a loop that writes
+        i += 1
+    return -1
+
+
+def while_and_early_return(x):
+    u = x * 1.0
+    k = sine_until(u, 4)
+    return np.sum(u * u) * (k + 2)
+
+
 @pytest.mark.parametrize("f, args", [
     (heat, (X, 0.2)), (nested_helpers, (X, 1.3)), (returns_a_value, (X,)),
     (views_passed, (X, 1.7)), (aliases_see_the_write, (X,)),
     (reset_after_a_read, (X, X[::-1].copy())), (reset_an_argument, (X, X[::-1].copy())),
     (recursion, (np.linspace(0.5, 1.0, 5),)), (fill_helper, (X,)), (keywords, (X,)),
     (two_arrays_written, (X, np.cos(X))), (number_argument, (X,)), (branches, (X,)),
-    (mutual_recursion, (X,)), (writes_after_recursing, (X,)),
+    (mutual_recursion, (X,)), (writes_after_recursing, (X,)), (view_returned, (X,)),
+    (while_and_early_return, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_gradient_matches_central_differences(f, args):
     check_writes(f, *args)
