@@ -436,3 +436,15 @@ def star_parameters(x):
 def test_a_writing_function_with_star_parameters_is_refused():
     with pytest.raises(zp.MutationError, match=r"takes \*args or \*\*kwargs"):
         zp.gradient(star_parameters, X.copy())
+
+
+def writes_under_no_grad(x):
+    u = x * 1.0
+    with zp.no_grad():
+        heat_step(u, 0.2)
+    return np.sum(u * x)
+
+
+def test_a_writing_call_under_no_grad_is_refused_as_an_inline_write_is():
+    with pytest.raises(zp.MutationError, match="no_grad"):
+        zp.gradient(writes_under_no_grad, X.copy())

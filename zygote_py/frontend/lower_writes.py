@@ -490,6 +490,11 @@ class WriteLowering:
         if not written:
             return None
         name = getattr(fn, "__name__", "the function")
+        if self.untracked_depth:  # as a write written out here (record_write) is refused
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it, inside `with zp.no_grad():`, "
+                "where the written array's derivatives would be dropped",
+                "call it outside the no_grad block, or pass it a copy (u.copy())")
         if star or None in kw:
             raise self.mutation_error(
                 node, f"{name}() writes into arrays passed to it, and this call spreads "
