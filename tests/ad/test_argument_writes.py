@@ -3,11 +3,14 @@
 array, sees the write, and the gradient matches central differences (frontend/lower_writes.py:
 argument_writing_call, ad/reverse/writes.py, runtime/writes.py: ArgumentWrites)."""
 
+import types
+
 import numpy as np
 import pytest
 from write_checks import check_writes
 
 import zygote_py as zp
+from zygote_py.aot.module import standalone_module
 from zygote_py.compiler import COMPILER
 from zygote_py.ir.printer import format_function
 
@@ -448,3 +451,15 @@ def writes_under_no_grad(x):
 def test_a_writing_call_under_no_grad_is_refused_as_an_inline_write_is():
     with pytest.raises(zp.MutationError, match="no_grad"):
         zp.gradient(writes_under_no_grad, X.copy())
+
+
+@pytest.mark.parametrize("f, args", [(heat, (X, 0.2)), (recursion, (np.linspace(0.5, 1.0, 5),)),
+                                     (nested_helpers, (X, 1.3))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_standalone_module_agrees(f, args):
+    module = types.ModuleType(f.__name__ + "_grad")
+    exec(compile(standalone_module(f, args=args), f"<{f.__name__}>", "exec"), module.__dict__)
+    got = getattr(module, "grad_" + f.__name__)(*[np.copy(a) for a in args])
+    want = zp.gradient(f, *[np.copy(a) for a in args])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
