@@ -196,3 +196,51 @@ def test_numpy_errors_are_numpys():
         zp.gradient(out_of_bounds, X.copy())
     with pytest.raises(ValueError):
         zp.gradient(unequal_diagonal, X.copy())
+
+
+def sum_positional_out(x):
+    y = np.zeros(())
+    np.sum(x, 0, None, y)  # out passed positionally: was dropped, a silently zero gradient
+    return float(y) * x[0]
+
+
+def clip_positional_out(x):
+    o = np.zeros(6)
+    np.clip(x, 0.2, 0.5, o)
+    return np.sum(o * x)
+
+
+def method_positional_out(x):
+    o = np.zeros(6)
+    x.cumsum(0, None, o)
+    return np.sum(o * x)
+
+
+def method_keyword_out(x):
+    y = np.zeros(())
+    x.sum(out=y)
+    return float(y) * x[0]
+
+
+class _Summer:
+    def __init__(self, w):
+        self.w = w
+
+    def sum(self, a, b, out):  # a method of that name on another object: runs as usual
+        return np.sum(self.w) * a * b * out
+
+
+def same_name_on_an_object(x):
+    return _Summer(x).sum(1.0, 2.0, 3.0)
+
+
+@pytest.mark.parametrize("f", [sum_positional_out, clip_positional_out, method_positional_out,
+                               method_keyword_out], ids=lambda f: f.__name__)
+def test_an_output_array_of_a_library_function_is_refused(f):
+    with pytest.raises(zp.MutationError, match="output array"):
+        zp.gradient(f, X.copy())
+
+
+def test_a_method_named_like_an_ndarray_one_is_not_refused():
+    (g,) = zp.gradient(same_name_on_an_object, X.copy())
+    np.testing.assert_allclose(g, np.full(6, 6.0))

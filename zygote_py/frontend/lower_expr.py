@@ -394,6 +394,8 @@ class ExprLowering:
         if "out" in kw and self.constant_of(operands[len(operands) - len(kw) + kw.index("out")], 0) is not None:
             raise self.mutation_error(node, "out= writes the result into an existing array in place",
                                       "use the returned value instead of out=")
+        if known is not _MISSING:
+            self.refuse_positional_out(known, operands, kw, node)  # lower_writes.py
         if obj is not _MISSING:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
@@ -447,6 +449,7 @@ class ExprLowering:
         if name == "fill" and isinstance(func.value, gast.Name) and len(operands) == 1 \
                 and not kw and not star and func.value.id in self.local_names:
             return self.fill_array(func.value.id, base, operands[0], node)  # lower_writes.py
+        self.check_method_out(base, name, operands, kw, node)  # lower_writes.py
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

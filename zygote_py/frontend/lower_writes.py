@@ -102,7 +102,8 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.type, builtins.range, builtins.abs, builtins.round,
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
                                 writes.check_unaliased, writes.check_distinct_arguments,
-                                writes.check_sortable, writes.put_positions,
+                                writes.check_sortable, writes.refuse_array_out,
+                                writes.put_positions,
                                 writes.place_positions, writes.diagonal_positions,
                                 writes.position_count}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
@@ -408,6 +409,50 @@ class WriteLowering:
         if where is not None:  # NumPy leaves the output as it was where `where` is False
             result = self.call_static(np.where, (where, result, array), node)
         return self.whole_write(target.id, array, result, writes.write_item_augmented, node)
+
+    def refuse_positional_out(self, fn, operands, kw, node) -> None:
+        """`np.sum(x, 0, None, y)`: a library function (one with a rule, or none needed)
+        given its `out` array positionally would write into it behind the gradient's back
+        (and the call, pure otherwise, could be dropped): refused, as `out=y` is."""
+        npos = len(operands) - len(kw)
+        if npos < 2 or isinstance(fn, np.ufunc):
+            return
+        try:
+            if registry.function_rule(fn) is None and not registry.is_nondifferentiable(fn):
+                return  # Python source is transformed; anything else is resolved elsewhere
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):  # unhashable, or no signature to read
+            return
+        for index, param in enumerate(params[:npos]):
+            if param.name == "out" and param.kind in (param.POSITIONAL_ONLY,
+                                                      param.POSITIONAL_OR_KEYWORD):
+                if self.constant_of(operands[index], 0) is not None:
+                    raise self.mutation_error(
+                        node, "the output array passed positionally writes the result into an "
+                        "existing array in place", "use the returned value instead")
+                return
+
+    def check_method_out(self, receiver: Value, name: str, operands, kw, node) -> None:
+        """`x.sum(0, None, y)`, `x.sum(out=y)`: an ndarray method given an output array
+        would write into it behind the gradient's back; whether x is an array is decided
+        while running (a user's class may have a method of that name), by
+        runtime/writes.refuse_array_out."""
+        method = getattr(np.ndarray, name, None)
+        npos = len(operands) - len(kw)
+        if method is None:
+            return
+        try:
+            params = [p for p in inspect.signature(method).parameters.values()][1:]
+        except (TypeError, ValueError):
+            return
+        given = [(param.name, operand) for param, operand in zip(params[:npos], operands)]
+        given += [(key, operand) for key, operand in zip(kw, operands[npos:])]  # x.sum(out=y)
+        for key, operand in given:
+            if key == "out" and self.constant_of(operand, 0) is not None:
+                self.emit("call", [receiver, self.const(name, node), self.loc_const(node)],
+                          attrs={"fn": writes.refuse_array_out, "expr": "_zp_refuse_array_out",
+                                 "kw": (), "star": ()}, node=node)
+                return
 
     def positions_write(self, fn, names, operands, kw, node, receiver=None):
         """`np.put(a, ind, v)`, `np.place(a, mask, vals)`, `np.fill_diagonal(a, val)`: the

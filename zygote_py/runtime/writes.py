@@ -538,6 +538,15 @@ def check_sortable(a, loc=None) -> None:
                             "sort a copy (xs = sorted(xs)), or sort a NumPy array")
 
 
+def refuse_array_out(receiver, name, loc=None) -> None:
+    """`x.name(..., out)` or `x.name(out=y)` with an output array, on a NumPy array or
+    number: it would write into that array behind the gradient's back."""
+    if isinstance(receiver, (_ndarray, np.generic)):
+        raise MutationError(f"ndarray.{name}() is given an output array (its out argument), "
+                            "which it would write into in place", loc,
+                            "use the returned value instead")
+
+
 def position_count(index) -> int:
     """How many elements an index from the functions above selects."""
     return int(np.size(index[0]))
