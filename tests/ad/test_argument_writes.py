@@ -463,3 +463,32 @@ def test_standalone_module_agrees(f, args):
     want = zp.gradient(f, *[np.copy(a) for a in args])
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+V = np.linspace(0.5, 1.5, 4)
+
+
+def scale_by_v(u):
+    u *= V  # reads a parameter (a module global) while writing into its argument
+    u[0] += np.sum(V)
+
+
+def params_read_inside_the_writing_function():
+    u = np.ones(4) * 2.0  # no derivative reaches the call through its arguments
+    scale_by_v(u)
+    scale_by_v(u)
+    return np.sum(u * u)
+
+
+def test_params_read_inside_a_writing_function():
+    grads = zp.gradient(params_read_inside_the_writing_function, zp.params(V))
+    h = 1e-6
+    want = np.zeros_like(V)
+    for i in range(len(V)):
+        V[i] += h
+        up = params_read_inside_the_writing_function()
+        V[i] -= 2 * h
+        down = params_read_inside_the_writing_function()
+        V[i] += h
+        want[i] = (up - down) / (2 * h)
+    np.testing.assert_allclose(grads[V], want, rtol=1e-6)
