@@ -437,16 +437,12 @@ class WriteLowering:
         would write into it behind the gradient's back; whether x is an array is decided
         while running (a user's class may have a method of that name), by
         runtime/writes.refuse_array_out."""
-        method = getattr(np.ndarray, name, None)
         npos = len(operands) - len(kw)
-        if method is None:
-            return
-        try:
-            params = [p for p in inspect.signature(method).parameters.values()][1:]
-        except (TypeError, ValueError):
-            return
-        given = [(param.name, operand) for param, operand in zip(params[:npos], operands)]
+        position = _METHOD_OUT.get(name)
+        given = [("out", operands[position])] if position is not None and npos > position else []
         given += [(key, operand) for key, operand in zip(kw, operands[npos:])]  # x.sum(out=y)
+        if not hasattr(np.ndarray, name):
+            return
         for key, operand in given:
             if key == "out" and self.constant_of(operand, 0) is not None:
                 self.emit("call", [receiver, self.const(name, node), self.loc_const(node)],
@@ -781,6 +777,12 @@ _IN_PLACE_SIGNATURES = {id(np.put): ("a", "ind", "v", "mode"),
                         id(np.fill_diagonal): ("a", "v", "wrap")}
 _KEYWORD_NAMES = {"arr": "a", "vals": "v", "val": "v"}
 _NDARRAY_SORT = np.ndarray.sort
+# the position of `out` among the arguments of ndarray methods that take one (NumPy's own
+# order, the same in NumPy 1.26 and 2.x, whose method signatures are not always readable)
+_METHOD_OUT = {"sum": 2, "mean": 2, "prod": 2, "cumsum": 2, "cumprod": 2, "std": 2, "var": 2,
+               "max": 1, "min": 1, "argmax": 1, "argmin": 1, "ptp": 1, "all": 1, "any": 1,
+               "clip": 2, "round": 1, "dot": 1, "trace": 4, "take": 2, "choose": 1,
+               "compress": 2}
 
 
 def _identity(fn):
