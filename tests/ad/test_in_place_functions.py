@@ -1,5 +1,5 @@
 """NumPy's in-place functions differentiated (docs/mutation.md): np.put, np.place,
-np.fill_diagonal, a.sort() / np.ndarray.sort, a.put, np.multiply.at / np.divide.at,
+np.putmask, np.put_along_axis, np.fill_diagonal, a.sort() / np.ndarray.sort, a.put, np.multiply.at / np.divide.at,
 np.copyto(where=), ufunc output arrays (out=, out=(a,), positional, where=), each against
 central differences; forward mode refuses each clearly; standalone modules agree
 (frontend/lower_writes.py: in_place_call, runtime/writes.py, rules/ufunc_methods.py)."""
@@ -119,10 +119,29 @@ def out_where(x):
     return np.sum(y * x)
 
 
+def putmask(x):
+    y = x * 2.0
+    np.putmask(y, x > 0, x[:4] ** 2)  # values.flat[i % 4] for the element at flat position i
+    return np.sum(y * x)
+
+
+def put_along_axis(m):
+    a = m * 1.0
+    np.put_along_axis(a, np.array([[0, 0], [2, 1], [1, 1]]), m[:, :2] ** 2, axis=1)
+    return np.sum(a * m)
+
+
+def put_along_no_axis(x):
+    a = x * 1.0
+    np.put_along_axis(a, np.array([4, 1, 4]), np.sin(x[:3]), axis=None)
+    return np.sum(a * x)
+
+
 CASES = [(put, X), (put_method_wrap, X), (put_2d, M), (put_empty_values, X), (place, X),
          (fill_diagonal, M), (fill_diagonal_tall_wrap, X), (sort_method, X), (sort_function, M),
          (multiply_at, X), (multiply_at_zero, X), (divide_at, X), (copyto_where, X),
-         (unary_out, X), (positional_out, X), (out_where, X)]
+         (unary_out, X), (positional_out, X), (out_where, X), (putmask, X),
+         (put_along_axis, M), (put_along_no_axis, X)]
 
 
 @pytest.mark.parametrize("f, x", CASES, ids=[f.__name__ for f, _ in CASES])

@@ -105,6 +105,7 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 writes.check_sortable, writes.refuse_array_out,
                                 writes.put_positions,
                                 writes.place_positions, writes.diagonal_positions,
+                                writes.putmask_positions, writes.along_axis_positions,
                                 writes.position_count}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
 FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
@@ -475,11 +476,26 @@ class WriteLowering:
             where = self.call_static(writes.put_positions, (shape, bound["ind"], mode, size), node)
         elif fn is np.place:
             where = self.call_static(writes.place_positions, (shape, bound["mask"], size), node)
+        elif fn is np.putmask:  # values.flat[i % n] for the element at flat position i
+            if "mask" not in bound:
+                return None
+            found = self.call_static(writes.putmask_positions, (shape, bound["mask"], size), node)
+            where = self.call_static(operator.getitem, (found, self.const(0, node)), node)
+            taken = self.call_static(operator.getitem, (found, self.const(1, node)), node)
+            flat = self.call_static(np.ravel, (values,), node)
+            written = self.call_static(operator.getitem, (flat, taken), node)
+        elif fn is np.put_along_axis:  # a fancy index; the values broadcast as NumPy's do
+            if "indices" not in bound or "axis" not in bound:
+                return None
+            where = self.call_static(writes.along_axis_positions,
+                                     (shape, bound["indices"], bound["axis"]), node)
+            written = values
         else:
             wrap = bound.get("wrap") or self.const(False, node)
             where = self.call_static(writes.diagonal_positions, (shape, wrap), node)
-        count = self.call_static(writes.position_count, (where,), node)
-        written = self.call_static(np.resize, (values, count), node)
+        if fn is not np.putmask and fn is not np.put_along_axis:
+            count = self.call_static(writes.position_count, (where,), node)
+            written = self.call_static(np.resize, (values, count), node)
         new = self.emit("call", [array, where, written, self.loc_const(node)],
                         attrs={"fn": writes.write_item, "expr": "_zp_write_item", "kw": (),
                                "star": ()}, node=node, hint=target.id).result
@@ -774,8 +790,10 @@ _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
 # with "a" the array written and "v" the values ("val", "vals" in NumPy's own names)
 _IN_PLACE_SIGNATURES = {id(np.put): ("a", "ind", "v", "mode"),
                         id(np.place): ("a", "mask", "v"),
+                        id(np.putmask): ("a", "mask", "v"),
+                        id(np.put_along_axis): ("a", "indices", "v", "axis"),
                         id(np.fill_diagonal): ("a", "v", "wrap")}
-_KEYWORD_NAMES = {"arr": "a", "vals": "v", "val": "v"}
+_KEYWORD_NAMES = {"arr": "a", "vals": "v", "val": "v", "values": "v"}
 _NDARRAY_SORT = np.ndarray.sort
 # the position of `out` among the arguments of ndarray methods that take one (NumPy's own
 # order, the same in NumPy 1.26 and 2.x, whose method signatures are not always readable)

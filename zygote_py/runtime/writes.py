@@ -528,6 +528,30 @@ def diagonal_positions(shape, wrap=False):
     return np.nonzero(probe)
 
 
+def along_axis_positions(shape, indices, axis):
+    """The index `np.put_along_axis(a, indices, values, axis)` assigns through (a fancy
+    index: with repeats the last write wins, as there)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.put_along_axis(probe, indices, True, axis)  # NumPy's checks
+    flat = np.arange(int(np.prod(shape))).reshape(shape)
+    if axis is None:
+        flat, axis = flat.ravel(), 0
+    return np.unravel_index(np.take_along_axis(flat, np.asarray(indices), axis), shape)
+
+
+def putmask_positions(shape, mask, values_size):
+    """The elements `np.putmask(a, mask, values)` writes (the True entries of mask, in
+    order) and, for each, the flat position in a: values are taken at that position
+    modulo their count (`values.flat[i % n]`)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.putmask(probe, mask, np.ones(max(int(values_size), 1), dtype=bool))  # NumPy's checks
+    where = np.nonzero(np.broadcast_to(np.asarray(mask, dtype=bool), shape))
+    if int(values_size) == 0:  # nothing is written, as in NumPy
+        where = tuple(w[:0] for w in where)
+    flat = np.ravel_multi_index(where, shape) if len(shape) else np.zeros(0, dtype=np.intp)
+    return where, np.mod(flat, max(int(values_size), 1))
+
+
 def check_sortable(a, loc=None) -> None:
     """`a.sort()` is followed for NumPy arrays: a list (or another object) sorted in place
     is refused, never sorted behind the gradient's back."""
