@@ -34,10 +34,12 @@ the compiler answers which parameters f writes into).  Called through a value
 resolved while running, the function is refused (compiler.py:
 refuse_argument_writes; `y op= v` there refuses an array while running).
 
-NumPy's in-place functions become writes too (`in_place_call`): np.put, np.place
-and np.fill_diagonal an item write at the positions NumPy writes, a.sort() and
-np.copyto(where=) whole writes, a ufunc's output array (out=, positional, where=)
-the result written, np.multiply.at / np.divide.at the value of a rule.
+NumPy's in-place functions become writes too (`in_place_call`): np.put, np.place,
+np.putmask, np.put_along_axis and np.fill_diagonal an item write at the positions
+NumPy writes; a.sort() and np.copyto(where=) whole writes; a ufunc's output array
+(out=, positional, where=) the result written; np.multiply.at / np.divide.at the
+value of a rule.  An output array given to another library function or an ndarray
+method is refused (`refuse_positional_out`, `check_method_out`).
 """
 
 from __future__ import annotations
