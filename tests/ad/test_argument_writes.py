@@ -300,6 +300,7 @@ def project(vx, vy, iterations):
              + np.roll(p, 1, axis=1) + np.roll(p, -1, axis=1)) / 4.0
     vx -= 0.5 * (np.roll(p, -1, axis=0) - np.roll(p, 1, axis=0)) / h
     vy -= 0.5 * (np.roll(p, -1, axis=1) - np.roll(p, 1, axis=1)) / h
+    return vx, vy  # the arrays it wrote into, as autograd's example returns them
 
 
 def advect(f, vx, vy):
@@ -323,11 +324,20 @@ def advect(f, vx, vy):
 
 def simulate(vx, vy, smoke):
     for _ in range(2):
+        vx_updated = advect(vx, vx, vy)
+        vy_updated = advect(vy, vx, vy)
+        vx, vy = project(vx_updated, vy_updated, 4)  # autograd's fluidsim loop
+        smoke = advect(smoke, vx, vy)
+    return np.sum((smoke - 0.3) ** 2)
+
+
+def simulate_reading_the_old_names(vx, vy, smoke):
+    for _ in range(2):
         vx_new = advect(vx, vx, vy)
         vy_new = advect(vy, vx, vy)
-        project(vx_new, vy_new, 4)
+        project(vx_new, vy_new, 3)  # its result unused: the names see the write
+        smoke = advect(smoke, vx_new, vy_new) + 0.1 * vx_new
         vx, vy = vx_new, vy_new
-        smoke = advect(smoke, vx, vy)
     return np.sum((smoke - 0.3) ** 2)
 
 
@@ -337,6 +347,7 @@ def test_fluid_simulation_projected_in_place():
     vy = 0.2 * np.cos(np.linspace(0.3, 1.7, n * n)).reshape(n, n)
     smoke = np.outer(np.linspace(0.0, 1.0, n), np.linspace(1.0, 0.2, n))
     check_writes(simulate, vx, vy, smoke, atol=1e-6)
+    check_writes(simulate_reading_the_old_names, vx, vy, smoke, atol=1e-6)
 
 
 # -- refused, never a wrong number -------------------------------------------------------------
