@@ -145,18 +145,22 @@ class Build:
         self.returns[key] = result.opcode == "return" and result.operands[0].id in known
         return self.returns[key]
 
-    def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = ()):
+    def pullback_for(self, fn, active: tuple, implicit: bool = False, kinds: tuple = (),
+                     threads: tuple = ()):
         """The pullback of a user function called from transformed code (kinds: what the
-        caller knows of each argument, as `kinds.scalar_kinds` would say)."""
-        key = (fn, active, implicit, kinds)
+        caller knows of each argument, as `kinds.scalar_kinds` would say; threads: the
+        parameters it writes into, for a call that sees those writes, runtime/writes.py:
+        ArgumentWrites)."""
+        key = (fn, active, implicit, kinds, threads)
         if key in self.in_progress:
             return self.in_progress[key]
-        self.compiler.refuse_argument_writes(fn, kinds)
+        if not threads:
+            self.compiler.refuse_argument_writes(fn, kinds)
         late = _LateBound(f"{fn.__name__}_pullback")
         self.in_progress[key] = late
         try:
             entry = self.compiler.entry(fn, active, "pullback", (), kinds, implicit=implicit,
-                                        build=self, called=True)
+                                        build=self, called=not threads, threads=threads)
         finally:
             del self.in_progress[key]
         late.fill(entry.fn)
@@ -179,6 +183,15 @@ class Compiler:
     def __init__(self):
         self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # fn -> {threads: (code, IR)}: the threaded variants (frontend/lower.py)
+        self.threaded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # the lowerings in progress (touched under _lock only): (fn, threads) -> the
+        # parameters a recursive call is assumed to write into, their order, those whose
+        # assumption was read, and those resting on an assumption of an outer lowering
+        self._lowering: dict = {}
+        self._lowering_order: list = []
+        self._consulted: set = set()
+        self._tainted: set = set()
         # the latest entries per code object: a new function object with the same code
         # (a lambda made in a loop) reuses them with its own cells, compiling nothing
         self.by_code: dict = {}
@@ -190,21 +203,66 @@ class Compiler:
         with self._lock:
             self.cache.clear()
             self.by_code.clear()
+            self.lowered.clear()  # (a caller's IR says which callees write into arguments)
+            self.threaded.clear()
 
     # -- front half, cached per function object --------------------------------
-    def lowered_ir(self, fn) -> Function:
-        cached = self.lowered.get(fn)
+    def lowered_ir(self, fn, threads: tuple = ()) -> Function:
+        """fn's IR after the cleanup passes; with threads, the variant that also returns the
+        arrays of those parameters, which fn writes into (frontend/lower.py)."""
+        cache = self.threaded.setdefault(fn, {}) if threads else self.lowered
+        cached = cache.get(threads if threads else fn)
         if cached is not None and cached[0] is fn.__code__:
             ir = cached[1]
             if _guards_hold(ir.meta["guards"]):
                 return ir
         with self._lock:
-            ir = lower_function(fn)
-            _show("lowered", ir)
-            simplify(ir, check=_pass_checker())  # observers see the IR after every pass
-            _show("simplified", ir)
-            self.lowered[fn] = (fn.__code__, ir)
+            ir, clean = self._lower(fn, threads)
+            if clean:
+                cache[threads if threads else fn] = (fn.__code__, ir)
         return ir
+
+    def _lower(self, fn, threads: tuple) -> tuple[Function, bool]:
+        """Lower fn; which parameters the functions it calls write into is asked of
+        `argument_writes`.  A call of a function still being lowered (recursion) is
+        answered with an assumption, and fn is lowered again until what it writes into
+        agrees with what was assumed.  Returns (ir, whether it may be cached: False when
+        it rests on an assumption about a function further up, still being lowered)."""
+        key = (fn, threads)
+        lowering = self._lowering
+        lowering[key] = self._lowering.get((fn, ()), ())
+        self._lowering_order.append(key)
+        try:
+            while True:
+                self._consulted.discard(key)
+                ir = lower_function(fn, self.argument_writes_of, threads)
+                _show("lowered", ir)
+                simplify(ir, check=_pass_checker())  # observers see the IR after every pass
+                _show("simplified", ir)
+                found = tuple(sorted(set(lowering[key]) | set(written_parameters(ir))))
+                if threads or found == lowering[key] or key not in self._consulted:
+                    break
+                lowering[key] = found  # a recursive call writes more: lower again
+        finally:
+            self._lowering_order.pop()
+            del lowering[key]
+            clean = key not in self._tainted
+            self._tainted.discard(key)
+        return ir, clean
+
+    def argument_writes_of(self, fn) -> tuple:
+        """The indices of fn's parameters whose arrays fn (or a function it calls) writes
+        into: what a caller's lowering asks for each Python function it calls."""
+        key = (fn, ())
+        if key in self._lowering:  # recursion: what is assumed so far
+            self._consulted.add(key)
+            position = self._lowering_order.index(key)
+            self._tainted.update(self._lowering_order[position + 1:])
+            return self._lowering[key]
+        try:
+            return written_parameters(self.lowered_ir(fn))
+        except Exception:  # noqa: BLE001 - no source, or refused: decided where it is called,
+            return ()  # as before this question was asked (an error shows there)
 
     def fresh_ir(self, fn) -> Function:
         """A private copy of the lowered IR, for a caller that wants to edit one (the
@@ -223,9 +281,11 @@ class Compiler:
             return False
 
     def refuse_argument_writes(self, fn, kinds: tuple = ()) -> None:
-        """A function called from differentiated code may not write into its arguments: the
-        caller's adjoint would not know its array changed (docs/mutation.md).  An argument
-        that is a plain number (kinds: `kinds.scalar_kinds`) has no memory to write into."""
+        """A function called from differentiated code where lowering could not see the
+        call (a method, a function value: resolved while running) may not write into its
+        arguments: the caller's adjoint would not know its array changed (a call lowering
+        sees is an ArgumentWrites call, docs/mutation.md).  An argument that is a plain
+        number (kinds: `kinds.scalar_kinds`) has no memory to write into."""
         try:
             ir = self.lowered_ir(fn)
         except ZygoteError:
@@ -236,13 +296,17 @@ class Compiler:
             loc = writes[0][0]
             name = getattr(fn, "__name__", "the function")
             raise MutationError(
-                f"{name}() writes into an array passed to it; only the function being "
-                "differentiated may write into its arguments", loc,
-                "write into a copy inside it (a = a.copy()), or return the new array")
+                f"{name}() writes into an array passed to it, and is called in a way only "
+                "resolved while running (a method, a function held in a variable or a "
+                "container), where its caller's gradient cannot follow the write; a function "
+                "called by its name may write into its arguments", loc,
+                f"call it by its name ({name}(...)), write into a copy inside it "
+                "(a = a.copy()), or return the new array")
 
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
-              implicit: bool = False, build: Build | None = None, called: bool = False) -> Entry:
+              implicit: bool = False, build: Build | None = None, called: bool = False,
+              threads: tuple = ()) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
@@ -251,11 +315,14 @@ class Compiler:
         differentiates reads of globals (see ad/implicit.py).  build is the build
         that needs this entry for a callee (None when called from outside one).  called
         says fn is called from differentiated code: where it may write `y op= v` into an
-        argument's array, that form refuses it while running (docs/mutation.md)."""
+        argument's array, that form refuses it while running (docs/mutation.md).  threads:
+        the threaded variant, for a caller that sees fn's writes into these parameters."""
         key = (active, mode, cells, scalars, implicit)
         called = called and self.writes_arguments_in_place(fn)
         if called:
             key += ("called",)
+        if threads:
+            key += (("threads", threads),)
         entry = self._cached(fn, key)
         if entry is not None:
             return entry
@@ -267,7 +334,7 @@ class Compiler:
             entry = sibling.rebound(fn) if sibling is not None else None
             if entry is None:
                 entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self),
-                                    called)
+                                    called, threads)
             self.cache.setdefault(fn, {})[key] = entry
             self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
@@ -281,8 +348,8 @@ class Compiler:
         return None
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
-               implicit: bool, build: Build, called: bool = False) -> Entry:
-        ir = self.lowered_ir(fn)  # shared: the reverse transform builds new IR and only reads it
+               implicit: bool, build: Build, called: bool = False, threads: tuple = ()) -> Entry:
+        ir = self.lowered_ir(fn, threads)  # shared: the reverse transform only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
         guards = list(ir.meta["guards"])
@@ -290,14 +357,15 @@ class Compiler:
         try:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
-                                       build.returns_array, callee=called).run()
+                                       build.returns_array, callee=called,
+                                       threads=threads).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}
             for callee in program.callees:
                 try:
                     pullbacks[callee] = build.pullback_for(callee.fn, callee.active, callee.implicit,
-                                                           callee.kinds)
+                                                           callee.kinds, callee.threads)
                 except ZygoteError as err:  # inside a library function: told at the user's call
                     restated = restated_at_call(err, callee.fn, qualified_name(callee.fn),
                                                 _call_site(ir, callee.fn))
@@ -321,6 +389,12 @@ class Compiler:
         entry = Entry(compiled, guards, gen.text, fn.__code__, cell_names)
         entry.program = program
         return entry
+
+
+def written_parameters(ir: Function) -> tuple:
+    """The indices of the parameters whose arrays the lowered function writes into."""
+    records = (ir.meta.get("param_writes") or []) + (ir.meta.get("param_writes_in_place") or [])
+    return tuple(sorted({i for _, indices in records for i in indices}))
 
 
 def _await_late_callees(compiled) -> None:

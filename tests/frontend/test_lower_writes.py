@@ -104,3 +104,56 @@ def test_a_nested_function_writes_into_an_enclosing_array():
 def test_a_nested_function_writing_an_enclosing_array_in_its_own_loop_is_refused():
     with pytest.raises(zp.MutationError, match="not a variable of this function"):
         zp.gradient(writes_from_a_loop_of_a_nested_function, X)
+
+
+# -- calls of functions that write into their arguments, NumPy's in-place functions ----------
+def _bump(a):
+    a[0] += 1.0
+
+
+def calls_bump_on_a_view(x):
+    u = x * 1.0
+    v = u[1:]
+    _bump(v)
+    return u.sum() + v.sum()
+
+
+def _ir(fn):
+    from zygote_py.compiler import COMPILER
+    from zygote_py.ir.printer import format_function
+
+    return format_function(COMPILER.lowered_ir(fn))
+
+
+def test_a_call_that_writes_its_argument_rebinds_it_and_its_views():
+    text = _ir(calls_bump_on_a_view)
+    assert "call _bump_writing(%v" in text  # the call returns (result, the array written)
+    assert "unpack n=2" in text
+    assert "_zp_view_writeback(%u" in text  # u shares memory with the array written
+
+
+def _writes_default(out=np.zeros(2)):
+    out[0] = 1.0
+
+
+def calls_default_writer(x):
+    _writes_default()
+    return x.sum()
+
+
+def test_a_default_value_written_by_a_callee_is_refused_before_running():
+    with pytest.raises(zp.MutationError, match="default value of its parameter 'out'"):
+        zp.gradient(calls_default_writer, X.copy())
+
+
+def positional_output(x):
+    y = np.zeros(4)
+    np.exp(x, y)
+    return (y * x).sum()
+
+
+def test_a_positional_ufunc_output_is_a_write():
+    text = _ir(positional_output)
+    assert "_zp_write_item_augmented(%y" in text
+    (g,) = zp.gradient(positional_output, X.copy())
+    np.testing.assert_allclose(g, np.exp(X) * (1 + X))

@@ -118,6 +118,17 @@ def fill_loop(x):
     return np.sum(out * out)
 
 
+def _heat_step(u, c):
+    u[1:-1] += c * (u[2:] - 2 * u[1:-1] + u[:-2])
+
+
+def heat_helper(x):
+    u = np.tanh(x)
+    for _ in range(3):
+        _heat_step(u, 0.25)
+    return np.sum(u * u)
+
+
 CASES = [
     (arithmetic, (0.3, 0.7)),
     (scalar_loop, (0.3,)),
@@ -135,4 +146,5 @@ CASES = [
     (uses_global, (np.array([0.1, 0.2, 0.3]),)),
     (helper, (0.3, 0.6)),
     (fill_loop, (np.array([0.5, -0.2, 0.3, 0.9]),)),
+    (heat_helper, (np.array([0.5, -0.2, 0.3, 0.9, 0.1]),)),
 ]

@@ -621,6 +621,16 @@ add(M(uf, "accumulate", np.multiply, WITH_ZEROS((6,), [2])))
 for ufunc in (np.add, np.subtract, np.multiply, np.divide):
     add(M(uf, "outer", ufunc, NZ(3), NZ(4)), M(uf, "outer", ufunc, NZ(2, 3), NZ(4)),
         M(uf, "outer", ufunc, S(), NZ(3)), M(uf, "outer", ufunc, [PS(), S()], NZ(2, 2)))
+# ufunc.at as a value (np.multiply.at / np.divide.at are lowered to it): repeats, zeros,
+# a broadcast scalar, a 2-d row index
+from zygote_py.rules.ufunc_methods import ufunc_at  # noqa: E402
+
+add(F(ufunc_at, np.multiply, NZ(5), np.array([0, 2, 2, 4, 0, 0]), NZ(6)),
+    F(ufunc_at, np.multiply, NZ(4), [1, 1, 1], WITH_ZEROS((3,), [1])),
+    F(ufunc_at, np.multiply, NZ(3, 4), ([0, 2, 0], [1, 1, 1]), S()),
+    F(ufunc_at, np.multiply, NZ(3, 4), [2, 0, 2], NZ(3, 4)),
+    F(ufunc_at, np.divide, NZ(5), [0, 3, 3], P(3)),
+    F(ufunc_at, np.divide, NZ(3, 2), [1, 1], P(2)))
 
 # ---------------------------------------------------------------------------
 # scans: cumprod (zeros), cumulative_*, nancum*, diff, ediff1d, convolve, correlate,

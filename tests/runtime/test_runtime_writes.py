@@ -59,3 +59,63 @@ def test_check_distinct_arguments():
     writes.check_distinct_arguments((a, np.zeros(4), 1.0), (0,))
     with pytest.raises(zp.MutationError, match="shares memory"):
         writes.check_distinct_arguments((a, [a[1:]]), (0,))
+
+
+# -- functions that write into their arguments, and NumPy's in-place functions ---------------
+def _double_first(a, s=1.0):
+    a[0] *= 2.0 * s
+    return "done"
+
+
+def test_argument_writes_returns_the_result_and_the_objects_passed():
+    call = writes.ArgumentWrites(_double_first, (0, ), ("a",))
+    a = np.ones(3)
+    result, written = call(s=1.5, a=a)
+    assert result == "done" and written is a and a[0] == 3.0
+    positional = writes.ArgumentWrites(_double_first, (0,), (0,))
+    assert positional(a)[1] is a and a[0] == 6.0
+    assert positional == writes.ArgumentWrites(_double_first, (0,), (0,))
+    assert hash(positional) == hash(writes.ArgumentWrites(_double_first, (0,), (0,)))
+
+
+def test_snapshot_except_leaves_out_the_arguments_memory():
+    kept, other = np.zeros(4), np.zeros(2)
+    view = kept[1:3]
+    pairs = writes.snapshot_except({1: kept, 2: view, 3: other}, (kept, 2.0))
+    assert [x is other for x, _ in pairs] == [True]
+
+
+def test_log_written_arguments_logs_arrays_only():
+    log = {}
+    a = np.zeros(2)
+    writes.log_written_arguments(a, 3.0, [1.0], log)
+    assert list(log.values()) == [a]
+
+
+def test_positions_follow_numpy():
+    a = np.zeros(6)
+    np.put(a, [1, -1, 7], [1.0, 2.0, 3.0], mode="wrap")
+    where = writes.put_positions((6,), [1, -1, 7], "wrap", 3)
+    b = np.zeros(6)
+    b[where] = [1.0, 2.0, 3.0]
+    np.testing.assert_array_equal(a, b)
+    assert writes.position_count(writes.put_positions((6,), [1, 2], "raise", 0)) == 0
+    with pytest.raises(IndexError):
+        writes.put_positions((6,), [6], "raise", 1)
+    m = np.zeros((4, 3))
+    np.fill_diagonal(m, [1.0, 2.0, 3.0], wrap=True)
+    d = np.zeros((4, 3))
+    where = writes.diagonal_positions((4, 3), True)
+    d[where] = np.resize([1.0, 2.0, 3.0], writes.position_count(where))
+    np.testing.assert_array_equal(m, d)
+    mask = np.array([True, False, True, True])
+    where = writes.place_positions((4,), mask, 2)
+    np.testing.assert_array_equal(where[0], [0, 2, 3])
+    with pytest.raises(ValueError):
+        writes.place_positions((4,), mask, 0)
+
+
+def test_check_sortable_refuses_a_list():
+    writes.check_sortable(np.zeros(2))
+    with pytest.raises(zp.MutationError, match="list.sort"):
+        writes.check_sortable([2.0, 1.0])

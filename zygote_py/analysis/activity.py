@@ -17,6 +17,7 @@ from ..ir.core import Function, Op
 from .flow import propagate
 from ..resolve import CONSTRUCT, resolve
 from ..rules import registry
+from ..runtime.writes import ArgumentWrites
 
 
 def call_is_differentiable(fn) -> bool:
@@ -100,6 +101,8 @@ def may_read_parameters(op: Op, arrays: set[int] | None = None) -> bool:
     code = op.opcode
     if code == "call":
         fn = op.attrs["fn"]
+        if type(fn) is ArgumentWrites:  # a call of fn that also returns what it wrote
+            fn = fn.fn
         rule = registry.function_rule(fn)
         if rule is not None and rule.meta.get("calls_function"):
             return True  # odeint runs the function it is given (its rule then refuses)

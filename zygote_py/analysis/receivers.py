@@ -31,6 +31,7 @@ import numpy as np
 from ..ir.core import Block, Function, Op
 from ..ir.ops import LoopLayout, loop_layout
 from ..kinds import ATTRS, ITEMS, is_object_kind
+from ..runtime.writes import ArgumentWrites
 from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_operand, resolve
 from ..rules import registry
 from ..rules.untracked import untracked
@@ -150,6 +151,7 @@ def _consulted_values(fn: Function) -> set[int]:
         if op.opcode in ("method", "getattr") and op.operands:
             out.add(op.operands[0].id)
         elif op.opcode == "call" and (resolve(op.attrs["fn"], registry).kind == FUNCTION
+                                      or type(op.attrs["fn"]) is ArgumentWrites
                                       or decided_by_operands(op.attrs["fn"])):
             out.update(v.id for v in op.operands)
     return out
@@ -222,6 +224,8 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
             elif code == "unpack":
                 if is_sequence(op.operands[0]):
                     level.update((r.id, ARRAY) for r in op.results)
+                else:
+                    _argument_writes_levels(op, level, is_known, is_sequence, returns)
             elif not op.results:
                 continue
             elif code == "call" and returns is not None and \
@@ -256,6 +260,27 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
 
 
 ARRAY, SEQUENCE, PLAIN = "array", "sequence", "plain"
+
+
+def _argument_writes_levels(op: Op, level: dict, is_known, is_sequence, returns) -> None:
+    """`(r, u2) = ArgumentWrites(f, ...)(u, ...)` unpacked (runtime/writes.py): u2 is the
+    very object passed as u, and r what f returns."""
+    call = op.operands[0].defining_op
+    if call is None or call.opcode != "call" or type(call.attrs["fn"]) is not ArgumentWrites:
+        return
+    wrapper = call.attrs["fn"]
+    npos = len(call.operands) - len(call.attrs.get("kw", ()))
+    for source, result in zip(wrapper.sources, op.results[1:]):
+        passed = call.operands[source] if type(source) is int else \
+            call.operands[npos + call.attrs["kw"].index(source)]
+        if passed.id in level:
+            level[result.id] = level[passed.id]
+    if returns is not None and not call.attrs.get("kw") and not call.attrs.get("star"):
+        code = wrapper.fn.__code__
+        if code.co_argcount == len(call.operands) and not code.co_kwonlyargcount and \
+                not code.co_flags & 0x0C and \
+                returns(wrapper.fn, call_kinds(call.operands, is_known, is_sequence)):
+            level[op.results[0].id] = ARRAY
 
 
 def _returns_array(op: Op, is_known, is_sequence, returns) -> bool:

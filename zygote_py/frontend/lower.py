@@ -24,7 +24,7 @@ from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_objects import ObjectLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
-from .lower_writes import WriteLowering
+from .lower_writes import WriteLowering, written_slot
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
 from ..rules.untracked import untracked
@@ -72,6 +72,9 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         self.entry_block: Block | None = None  # where an inlined function's body starts
         self.param_writes: list = []  # (loc, parameter indices) of writes into arguments
         self.param_writes_in_place: list = []  # ... of `y op= v` where y may be an argument
+        # fn -> the indices of the parameters fn writes into (the compiler's answer; None: no
+        # function called here is asked, lower_writes.py: argument_writing_call)
+        self.argument_writes = parent.argument_writes if parent else None
 
         self._rebinding: RebindingIndex | None = None
         self.unmerged: dict = {}  # names whose nested function failed to merge (lower_stmt.py)
@@ -426,8 +429,14 @@ def _bind(sig: Signature, fn: LocalFunction, args, kwargs) -> dict | None:
     return out
 
 
-def lower_function(pyfn) -> Function:
-    """Parse and lower a Python function to IR (no passes run)."""
+def lower_function(pyfn, argument_writes=None, threads: tuple = ()) -> Function:
+    """Parse and lower a Python function to IR (no passes run).
+
+    argument_writes(f) says which parameters a Python function f called here writes into
+    (the compiler answers it; None: no call is treated as writing, docs/mutation.md).
+    threads: the *threaded* variant of a function that writes into these parameters'
+    arrays: it returns `(result, those arrays as the function leaves them...)`, the form
+    a caller's pullback needs (runtime/writes.py: ArgumentWrites)."""
     node, filename = find_function_node(pyfn)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntax("async def is not supported", loc_of(filename, node),
@@ -440,13 +449,19 @@ def lower_function(pyfn) -> Function:
     lowerer.root_block = body
     lowerer.open_blocks.append(body)
     lowerer.env = dict(zip(sig.names, params))
+    lowerer.argument_writes = argument_writes
     for index, param in enumerate(params):
         lowerer.alias_class(param).params.add(index)
+    for index in threads:  # a name no code can bind: follows the argument's array through
+        # every write (record_write rebinds it as it rebinds the user's names)
+        lowerer.env[written_slot(sig.names[index])] = params[index]
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)
     else:
         lowerer.stmts(node.body)
         result = lowerer.finish_body(node)
+    if threads:
+        result = lowerer.threaded_result(result, [sig.names[i] for i in threads], node)
     lowerer.emit("return", [result], nresults=0, node=node)
     if lowerer.param_writes or lowerer.param_writes_in_place:
         lowerer.check_arguments_at_entry(params, node)
@@ -459,4 +474,5 @@ def lower_function(pyfn) -> Function:
     fn.meta["filename"] = filename
     fn.meta["param_writes"] = lowerer.param_writes
     fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
+    fn.meta["threads"] = tuple(threads)
     return fn

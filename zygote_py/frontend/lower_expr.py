@@ -381,6 +381,13 @@ class ExprLowering:
         if written is not None:
             return written
         if known is not _MISSING and _writes_in_place(known):  # invisible to the adjoint: a silent zero
+            if isinstance(getattr(known, "__self__", None), np.ufunc):
+                raise self.mutation_error(
+                    node, f"{_callee_name(known)}() writes into its first argument in place, "
+                    "and zygote_py follows ufunc.at only for np.add, np.subtract, np.multiply "
+                    "and np.divide, into an array named here (a variable of this function)",
+                    "name the array first, or compute a new array (np.where, a scatter with "
+                    "np.add.at, or a rule registered with @zp.adjoint)")
             raise self.mutation_error(
                 node, f"{_callee_name(known)}() writes into its first argument in place",
                 "compute a new array instead (for example np.where, np.take_along_axis, or a "
@@ -388,10 +395,15 @@ class ExprLowering:
         if "out" in kw and self.constant_of(operands[len(operands) - len(kw) + kw.index("out")], 0) is not None:
             raise self.mutation_error(node, "out= writes the result into an existing array in place",
                                       "use the returned value instead of out=")
+        if known is not _MISSING:
+            self.refuse_positional_out(known, operands, kw, node)  # lower_writes.py
         if obj is not _MISSING:
             special = runtime_forms.lower_special_call(self, obj, operands, star, kw, node)
             if special is not None:
                 return special
+            threaded = self.argument_writing_call(obj, operands, star, kw, node)  # lower_writes.py
+            if threaded is not None:
+                return threaded
             self.escape_to_call(obj, operands)  # lower_objects.py
             return self.emit("call", operands, attrs={
                 "fn": obj, "expr": callee.owner.attrs.get("expr"), "kw": kw, "star": star},
@@ -411,6 +423,15 @@ class ExprLowering:
     def method_call(self, base: Value, func, node):
         name = func.attr
         operands, star, kw = self.call_arguments(node)
+        if name in ("sort", "put") and isinstance(func.value, gast.Name) and not star \
+                and func.value.id in self.local_names and self.local_container(func) is None:
+            # an array's in-place sort or put (lower_writes.py), followed by the gradient
+            if name == "sort":
+                return self.sort_in_place(func.value.id, base, operands, kw, node)
+            written = self.positions_write(np.put, ("a", "ind", "v", "mode"), operands, kw, node,
+                                           receiver=func.value)
+            if written is not None:
+                return written
         lowered = self.container_method(func, base, operands, star, kw, node)
         if lowered is not None:
             return lowered
@@ -429,6 +450,7 @@ class ExprLowering:
         if name == "fill" and isinstance(func.value, gast.Name) and len(operands) == 1 \
                 and not kw and not star and func.value.id in self.local_names:
             return self.fill_array(func.value.id, base, operands[0], node)  # lower_writes.py
+        self.check_method_out(base, name, operands, kw, node)  # lower_writes.py
         if name in _ARRAY_MUTATORS:
             raise self.mutation_error(
                 node, f".{name}() writes into an array in place",

@@ -17,6 +17,7 @@ import gast
 from ..errors import UnsupportedSyntax
 from ..ir.core import Block, Value
 from .lower_expr import Unmergeable
+from .lower_writes import WRITTEN_SLOT
 from ..ir.intrinsics import builtins_or
 from ..rules.untracked import no_grad
 from .scope import bound_names
@@ -467,6 +468,8 @@ class StmtLowering:
 
 
 def _hint(name: str) -> str:
+    if name.startswith(WRITTEN_SLOT):  # a threaded argument's array (lower_writes.py)
+        return name[len(WRITTEN_SLOT):-1]
     return _FLAG_HINTS.get(name, name)
 
 

@@ -26,25 +26,50 @@ loop would carry it into an iteration that read it before the write.
 
 A write into an array that may be a module global or a closure value is
 refused; a write into an argument is recorded (`Function.meta["param_writes"]`,
-`["param_writes_in_place"]` for `y op= v`): the compiler refuses the first in a
-function called from differentiated code and compiles the second to refuse an
-array there while running; the function being differentiated checks on entry
-that an argument it writes into shares memory with no other input.
+`["param_writes_in_place"]` for `y op= v`), and the function checks on entry that
+an argument it writes into shares memory with no other input.  A caller that
+calls such a function by name sees the write: `r = f(u)` becomes
+`(r, u2) = ArgumentWrites(f, ...)(u)`, a write into u (`argument_writing_call`;
+the compiler answers which parameters f writes into).  Called through a value
+resolved while running, the function is refused (compiler.py:
+refuse_argument_writes; `y op= v` there refuses an array while running).
+
+NumPy's in-place functions become writes too (`in_place_call`): np.put, np.place,
+np.putmask, np.put_along_axis and np.fill_diagonal an item write at the positions
+NumPy writes; a.sort() and np.copyto(where=) whole writes; a ufunc's output array
+(out=, positional, where=) the result written; np.multiply.at / np.divide.at the
+value of a rule.  An output array given to another library function or an ndarray
+method is refused (`refuse_positional_out`, `check_method_out`).
 """
 
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 import os
+import types
 from contextlib import contextmanager
 
 import gast
 import numpy as np
 
 from ..ir.core import Value, value_block
+from ..errors import MutationError
+from ..resolve import FUNCTION, resolve
+from ..rules import registry
 from ..rules.indexing import _index_cotangent
+from ..rules.ufunc_methods import ufunc_at
 from ..runtime import writes
+from ..runtime.library_code import is_library_function
+
+# the name under which the threaded variant of a function keeps following an argument's
+# array (frontend/lower.py): no Python code can bind it
+WRITTEN_SLOT = "<written "
+
+
+def written_slot(param_name: str) -> str:
+    return f"{WRITTEN_SLOT}{param_name}>"
 
 _OPERATOR_FRESH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
                    operator.mod, operator.pow, operator.neg, operator.pos, operator.abs,
@@ -78,7 +103,12 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.complex, builtins.str, builtins.repr, builtins.isinstance,
                                 builtins.type, builtins.range, builtins.abs, builtins.round,
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
-                                writes.check_unaliased, writes.check_distinct_arguments}
+                                writes.check_unaliased, writes.check_distinct_arguments,
+                                writes.check_sortable, writes.refuse_array_out,
+                                writes.put_positions,
+                                writes.place_positions, writes.diagonal_positions,
+                                writes.putmask_positions, writes.along_axis_positions,
+                                writes.position_count}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
 FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
                            'cumprod', 'argmax', 'argmin', 'all', 'any', 'dot', 'flatten',
@@ -155,6 +185,10 @@ class WriteLowering:
             self.alias_class(op.result).external = f"the {what} {op.attrs['name']!r}"
             return
         if code == "call" and self._fresh_call(op):
+            return
+        if code == "call" and type(op.attrs["fn"]) is writes.ArgumentWrites:
+            self.alias_class(op.result).shared = True  # joined where it is lowered
+            self.made_at[op.result.id] = self.root_lowerer().writes_done
             return
         if code == "method" and op.attrs["name"] in FRESH_METHODS and "copy" not in op.attrs["kw"]:
             return
@@ -305,26 +339,188 @@ class WriteLowering:
                                  writes.write_item_augmented, node)
                 return self.const(None, node)
             return None
+        positional = _IN_PLACE_SIGNATURES.get(_identity(fn))
+        if positional is not None:
+            return self.positions_write(fn, positional, operands, kw, node)
+        if fn is np.copyto and kw == ("where",) and len(operands) == 3:
+            target = node.args[0]  # dst[...] = np.where(where, src, dst)
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                chosen = self.call_static(np.where, (operands[2], operands[1], operands[0]), node)
+                self.whole_write(target.id, operands[0], chosen, writes.write_item_augmented, node)
+                return self.const(None, node)
+            return None
+        if fn is _NDARRAY_SORT:  # np.ndarray.sort(a, ...): as a.sort(...)
+            target = node.args[0] if node.args else None
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                return self.sort_in_place(target.id, operands[0], operands[1:], kw, node)
+            return None
         if _ufunc_at(fn) and not kw and len(operands) == 3:
             target = node.args[0]
             if isinstance(target, gast.Name) and target.id in self.local_names:
                 self.scatter_write(target.id, fn.__self__, *operands, node)
                 return self.const(None, node)
             return None
-        if isinstance(fn, np.ufunc) and fn.nout == 1 and "out" in kw and None not in kw:
-            position = len(operands) - len(kw) + kw.index("out")
-            target = next((k.value for k in node.keywords if k.arg == "out"), None)
-            if not isinstance(target, gast.Name) or target.id not in self.local_names:
-                return None
-            rest = [v for i, v in enumerate(operands) if i != position]
-            rest_kw = tuple(k for k in kw if k != "out")
-            owner = getattr(callee, "defining_op", None)
-            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
-            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
-                                                    "star": ()}, node=node).result
-            return self.whole_write(target.id, operands[position], result,
-                                    writes.write_item_augmented, node)
+        if _ufunc_at(fn, _PRODUCT_AT) and not kw and len(operands) == 3:
+            target = node.args[0]  # a[...] = ufunc_at(ufunc, a, idx, b): the rule's value
+            if isinstance(target, gast.Name) and target.id in self.local_names:
+                ufunc = self.static(fn.__self__, f"np.{fn.__self__.__name__}", node)
+                result = self.call_static(ufunc_at, (ufunc, *operands), node)
+                self.whole_write(target.id, operands[0], result, writes.write_item_augmented,
+                                 node)
+                return self.const(None, node)
+            return None
+        if isinstance(fn, np.ufunc) and None not in kw:
+            return self.ufunc_out(fn, callee, operands, kw, node)
         return None
+
+    def ufunc_out(self, fn, callee, operands, kw, node):
+        """A ufunc writing its result into an output array, named by `out=a`, `out=(a,)` or
+        passed after the inputs (`np.negative(x, a)`): the result computed, then written
+        into a (NumPy's same_kind casting); the call's value is a, as NumPy returns it.
+        None when the call has no output array; refused where the output is not a name of
+        this function or the ufunc has several outputs."""
+        npos = len(operands) - len(kw)
+        if npos > fn.nin:
+            position, target = fn.nin, node.args[fn.nin]
+            if npos > fn.nin + 1 or "out" in kw:
+                target = None
+        elif "out" in kw:
+            position = npos + kw.index("out")
+            target = next((k.value for k in node.keywords if k.arg == "out"), None)
+            if isinstance(target, gast.Tuple) and len(target.elts) == 1:
+                target = target.elts[0]
+            elif isinstance(target, gast.Constant) and target.value is None:
+                return None  # out=None: a new array, as without it
+        else:
+            return None
+        if fn.nout != 1 or not isinstance(target, gast.Name) or target.id not in self.local_names:
+            raise self.mutation_error(
+                node, f"np.{fn.__name__} writes its result into an output array in place, which "
+                "zygote_py follows for a one-output ufunc writing into an array named here (a "
+                "variable of this function)", "use the returned value instead of an output array")
+        array = self.env.get(target.id)
+        if not isinstance(array, Value):
+            return None
+        where_at = npos + kw.index("where") if "where" in kw else None
+        where = operands[where_at] if where_at is not None else None
+        rest = [v for i, v in enumerate(operands) if i != position and i != where_at]
+        rest_kw = tuple(k for k in kw if k not in ("out", "where"))
+        owner = getattr(callee, "defining_op", None)
+        expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+        result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
+                                                "star": ()}, node=node).result
+        if where is not None:  # NumPy leaves the output as it was where `where` is False
+            result = self.call_static(np.where, (where, result, array), node)
+        return self.whole_write(target.id, array, result, writes.write_item_augmented, node)
+
+    def refuse_positional_out(self, fn, operands, kw, node) -> None:
+        """`np.sum(x, 0, None, y)`: a library function (one with a rule, or none needed)
+        given its `out` array positionally would write into it behind the gradient's back
+        (and the call, pure otherwise, could be dropped): refused, as `out=y` is."""
+        npos = len(operands) - len(kw)
+        if npos < 2 or isinstance(fn, np.ufunc):
+            return
+        try:
+            if registry.function_rule(fn) is None and not registry.is_nondifferentiable(fn):
+                return  # Python source is transformed; anything else is resolved elsewhere
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):  # unhashable, or no signature to read
+            return
+        for index, param in enumerate(params[:npos]):
+            if param.name == "out" and param.kind in (param.POSITIONAL_ONLY,
+                                                      param.POSITIONAL_OR_KEYWORD):
+                if self.constant_of(operands[index], 0) is not None:
+                    raise self.mutation_error(
+                        node, "the output array passed positionally writes the result into an "
+                        "existing array in place", "use the returned value instead")
+                return
+
+    def check_method_out(self, receiver: Value, name: str, operands, kw, node) -> None:
+        """`x.sum(0, None, y)`, `x.sum(out=y)`: an ndarray method given an output array
+        would write into it behind the gradient's back; whether x is an array is decided
+        while running (a user's class may have a method of that name), by
+        runtime/writes.refuse_array_out."""
+        npos = len(operands) - len(kw)
+        position = _METHOD_OUT.get(name)
+        given = [("out", operands[position])] if position is not None and npos > position else []
+        given += [(key, operand) for key, operand in zip(kw, operands[npos:])]  # x.sum(out=y)
+        if not hasattr(np.ndarray, name):
+            return
+        for key, operand in given:
+            if key == "out" and self.constant_of(operand, 0) is not None:
+                self.emit("call", [receiver, self.const(name, node), self.loc_const(node)],
+                          attrs={"fn": writes.refuse_array_out, "expr": "_zp_refuse_array_out",
+                                 "kw": (), "star": ()}, node=node)
+                return
+
+    def positions_write(self, fn, names, operands, kw, node, receiver=None):
+        """`np.put(a, ind, v)`, `np.place(a, mask, vals)`, `np.fill_diagonal(a, val)`: the
+        elements NumPy writes, in its order (runtime/writes.py: *_positions, NumPy's own
+        checks), written as `a[positions] = np.resize(v, count)` (the values repeated or cut
+        to the count, as NumPy does): an item write (with repeats, the last one wins)."""
+        bound = _bind_positional(names, operands, kw)
+        target = node.args[0] if node.args else None
+        if receiver is not None:  # a.put(ind, v): the method's receiver is the array
+            target = receiver
+            bound = _bind_positional(names[1:], operands, kw)
+            if bound is not None:
+                bound["a"] = self.env.get(receiver.id)
+        if bound is None or not isinstance(target, gast.Name) or target.id not in self.local_names:
+            return None
+        array, values = bound.get("a"), bound.get("v")
+        if array is None or values is None or (fn is np.put and "ind" not in bound) or \
+                (fn is np.place and "mask" not in bound):
+            return None  # refused as a call that writes into its argument
+        shape = self.call_static(np.shape, (array,), node)
+        size = self.call_static(np.size, (values,), node)
+        if fn is np.put:
+            mode = bound.get("mode") or self.const("raise", node)
+            where = self.call_static(writes.put_positions, (shape, bound["ind"], mode, size), node)
+        elif fn is np.place:
+            where = self.call_static(writes.place_positions, (shape, bound["mask"], size), node)
+        elif fn is np.putmask:  # values.flat[i % n] for the element at flat position i
+            if "mask" not in bound:
+                return None
+            found = self.call_static(writes.putmask_positions, (shape, bound["mask"], size), node)
+            where = self.call_static(operator.getitem, (found, self.const(0, node)), node)
+            taken = self.call_static(operator.getitem, (found, self.const(1, node)), node)
+            flat = self.call_static(np.ravel, (values,), node)
+            written = self.call_static(operator.getitem, (flat, taken), node)
+        elif fn is np.put_along_axis:  # a fancy index; the values broadcast as NumPy's do
+            if "indices" not in bound or "axis" not in bound:
+                return None
+            where = self.call_static(writes.along_axis_positions,
+                                     (shape, bound["indices"], bound["axis"]), node)
+            written = values
+        else:
+            wrap = bound.get("wrap") or self.const(False, node)
+            where = self.call_static(writes.diagonal_positions, (shape, wrap), node)
+        if fn is not np.putmask and fn is not np.put_along_axis:
+            count = self.call_static(writes.position_count, (where,), node)
+            written = self.call_static(np.resize, (values, count), node)
+        new = self.emit("call", [array, where, written, self.loc_const(node)],
+                        attrs={"fn": writes.write_item, "expr": "_zp_write_item", "kw": (),
+                               "star": ()}, node=node, hint=target.id).result
+        self.record_write(target.id, array, new, node)
+        return self.const(None, node)
+
+    def sort_in_place(self, name: str, array: Value, operands, kw, node) -> Value:
+        """`a.sort(axis=-1, kind=None)`: a[...] = np.sort(a, axis, kind), whose rule routes
+        the cotangent through the permutation.  `order=` (structured arrays) is refused."""
+        bound = _bind_positional(("axis", "kind", "order"), operands, kw)
+        if bound is None or "order" in bound:
+            raise self.mutation_error(node, "sort(order=...) sorts a structured array, which "
+                                      "zygote_py does not differentiate",
+                                      "sort a plain array (a.sort(axis=...))")
+        self.emit("call", [array, self.loc_const(node)],
+                  attrs={"fn": writes.check_sortable, "expr": "_zp_check_sortable", "kw": (),
+                         "star": ()}, node=node)
+        args = [array, bound.get("axis") or self.const(-1, node)]
+        if "kind" in bound:
+            args.append(bound["kind"])
+        result = self.call_static(np.sort, args, node)
+        self.whole_write(name, array, result, writes.write_item, node)
+        return self.const(None, node)
 
     def scatter_write(self, name: str, ufunc, array: Value, index: Value, value: Value, node):
         """`np.add.at(a, idx, v)` (or subtract): unbuffered, every repeat of an index adds.
@@ -337,6 +533,86 @@ class WriteLowering:
         combine = operator.add if ufunc is np.add else operator.sub
         total = self.call_static(combine, (array, scattered), node)
         self.whole_write(name, array, total, writes.write_item_augmented, node)
+
+    # -- calls of functions that write into the arrays they are passed ---------------------
+    def argument_writing_call(self, fn, operands, star, kw, node):
+        """`r = f(u, dt)` where f, a Python function, writes into the array of some
+        parameters (the compiler says which: `self.argument_writes`): lowered as
+        `(r, u2) = ArgumentWrites(f, ...)(u, dt)`, u2 the same array as u after f wrote
+        into it, recorded as a write into u (its names, views and aliases follow it).  None
+        when fn is not such a function."""
+        if self.argument_writes is None or not isinstance(fn, types.FunctionType) or \
+                resolve(fn, registry).kind != FUNCTION or is_library_function(fn):
+            return None  # (library code, zygote_py's own helpers: as before, refused where
+            # its pullback is compiled if it writes into an argument)
+        written = tuple(self.argument_writes(fn))
+        if not written:
+            return None
+        name = getattr(fn, "__name__", "the function")
+        if self.untracked_depth:  # as a write written out here (record_write) is refused
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it, inside `with zp.no_grad():`, "
+                "where the written array's derivatives would be dropped",
+                "call it outside the no_grad block, or pass it a copy (u.copy())")
+        if star or None in kw:
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it, and this call spreads "
+                "*args or **kwargs, so which arrays it writes into is not known here",
+                "pass the arguments one by one")
+        sig = inspect.signature(fn, follow_wrapped=False)
+        npos = len(operands) - len(kw)
+        try:
+            bound = sig.bind(*range(npos), **{k: k for k in kw}).arguments
+        except TypeError:
+            return None  # the call does not fit: refused where it is transformed
+        names = list(sig.parameters)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            raise self.mutation_error(
+                node, f"{name}() writes into arrays passed to it and takes *args or **kwargs, "
+                "whose pullback is only found while running, where the write cannot be "
+                "followed", f"give {name} named parameters only")
+        sources, passed = [], []
+        for index in written:
+            param = sig.parameters[names[index]]
+            if param.name not in bound:
+                raise self.mutation_error(
+                    node, f"{name}() writes into the default value of its parameter "
+                    f"{param.name!r}, an array shared by every call",
+                    f"pass the array explicitly ({name}(..., {param.name}=...))")
+            source = bound[param.name]
+            sources.append(source)
+            passed.append(operands[source] if type(source) is int else operands[npos + kw.index(source)])
+        wrapper = writes.ArgumentWrites(fn, written, sources)
+        self.escape_to_call(fn, operands)  # lower_objects.py
+        call = self.emit("call", operands, attrs={"fn": wrapper, "expr": f"{name}_writing",
+                                                  "kw": kw, "star": ()}, node=node).result
+        parts = self.emit("unpack", [call], nresults=1 + len(written),
+                          attrs={"n": 1 + len(written), "star": None}, node=node).results
+        # the result may be (a view of) any argument; the arrays written are the arguments
+        # themselves (record_write joins each to its own), so a number passed along does
+        # not join them unless the result is used
+        if not isinstance(self.rebinding_index().parents.get(id(node)), gast.Expr):
+            for operand in operands:
+                self.alias_union(parts[0], operand)
+        arg_nodes = list(node.args) + [k.value for k in node.keywords]
+        for source, old, new in zip(sources, passed, parts[1:]):
+            position = source if type(source) is int else npos + kw.index(source)
+            arg = arg_nodes[position] if position < len(arg_nodes) else None
+            label = arg.id if isinstance(arg, gast.Name) else "the argument"
+            new.hint = old.hint or (arg.id if isinstance(arg, gast.Name) else "")
+            self.record_write(label, old, new, node)
+        return parts[0]
+
+    def threaded_result(self, result: Value, names, node) -> Value:
+        """The threaded variant's return value: (result, each written argument's array as
+        the function leaves it)."""
+        finals = []
+        for name in names:
+            value = self.env[written_slot(name)]
+            if value.id in self.stale:
+                self.check_stale(name, value, node)
+            finals.append(value)
+        return self.emit("tuple", [result, *finals], node=node).result
 
     def check_unnamed_value(self, value: Value, array: Value, node) -> None:
         """A value written that may view the array and was made before a write into it,
@@ -502,11 +778,50 @@ class WriteLowering:
 _NOT_CONST = object()
 
 
-def _ufunc_at(fn) -> bool:
-    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter)."""
+def _ufunc_at(fn, ufuncs=None) -> bool:
+    """np.add.at or np.subtract.at (the ufunc.at forms written as a scatter), or ufunc.at
+    of one of ufuncs."""
     owner = getattr(fn, "__self__", None)
-    return (owner is np.add or owner is np.subtract) and getattr(fn, "__name__", "") == "at"
+    ufuncs = ufuncs or (np.add, np.subtract)
+    return any(owner is u for u in ufuncs) and getattr(fn, "__name__", "") == "at"
+
+
+_PRODUCT_AT = (np.multiply, np.divide)  # ufunc.at with a rule (rules/ufunc_methods.py: ufunc_at)
 _SEQUENCE_OPERATORS = {operator.add, operator.mul, operator.concat}
+# NumPy's in-place functions written as item writes (positions_write): their parameters,
+# with "a" the array written and "v" the values ("val", "vals" in NumPy's own names)
+_IN_PLACE_SIGNATURES = {id(np.put): ("a", "ind", "v", "mode"),
+                        id(np.place): ("a", "mask", "v"),
+                        id(np.putmask): ("a", "mask", "v"),
+                        id(np.put_along_axis): ("a", "indices", "v", "axis"),
+                        id(np.fill_diagonal): ("a", "v", "wrap")}
+_KEYWORD_NAMES = {"arr": "a", "vals": "v", "val": "v", "values": "v"}
+_NDARRAY_SORT = np.ndarray.sort
+# the position of `out` among the arguments of ndarray methods that take one (NumPy's own
+# order, the same in NumPy 1.26 and 2.x, whose method signatures are not always readable)
+_METHOD_OUT = {"sum": 2, "mean": 2, "prod": 2, "cumsum": 2, "cumprod": 2, "std": 2, "var": 2,
+               "max": 1, "min": 1, "argmax": 1, "argmin": 1, "ptp": 1, "all": 1, "any": 1,
+               "clip": 2, "round": 1, "dot": 1, "trace": 4, "take": 2, "choose": 1,
+               "compress": 2}
+
+
+def _identity(fn):
+    return id(fn)
+
+
+def _bind_positional(names, operands, kw) -> dict | None:
+    """name -> operand for a call of a NumPy function with these parameters (NumPy's
+    keyword names mapped by _KEYWORD_NAMES); None when it does not fit."""
+    npos = len(operands) - len(kw)
+    if npos > len(names):
+        return None
+    bound = dict(zip(names, operands[:npos]))
+    for key, value in zip(kw, operands[npos:]):
+        key = _KEYWORD_NAMES.get(key, key)
+        if key not in names or key in bound:
+            return None
+        bound[key] = value
+    return bound
 
 
 def _makes_container(value: Value) -> bool:

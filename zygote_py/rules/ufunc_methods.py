@@ -21,7 +21,8 @@ import numpy as np
 
 from zygote_py.errors import NoDerivativeRule
 from zygote_py.rules.reductions import _norm_axes, _prod_cotangent
-from zygote_py.rules.registry import qualified_name, vjp_method
+from zygote_py.rules.registry import qualified_name, vjp, vjp_method
+from zygote_py.runtime import unbroadcast
 from zygote_py.rules.scans import _cumprod_cotangent, _revcumsum
 from zygote_py.rules.shapes import like_input
 
@@ -120,3 +121,80 @@ def ufunc_accumulate(g, y, self, array, axis=0, dtype=None, out=None):
 @vjp_method(np.ufunc, "outer", diff=("A", "B"), unsupported=("out", "where"))
 def ufunc_outer(g, y, self, A, B, out=None, where=None, **kwargs):
     return _outer_cotangents(self, g, y, A, B)
+
+
+# -- ufunc.at as a value: `np.multiply.at(a, idx, b)` is lowered to a[...] = ufunc_at(...) ----
+def ufunc_at(ufunc, a, index, b):
+    """A copy of a with `ufunc.at(copy, index, b)` applied: NumPy's unbuffered in-place
+    method (every repeat of an index applies again) as a value.  Lowering writes
+    `np.multiply.at(a, idx, b)` as `a[...] = ufunc_at(np.multiply, a, idx, b)`
+    (frontend/lower_writes.py); np.add.at and np.subtract.at are written as scatters."""
+    out = np.array(a, copy=True)
+    ufunc.at(out, index, b)
+    return out
+
+
+_AT_UFUNCS = (np.multiply, np.divide)
+
+
+def _at_targets(a, index, b):
+    """(flat position written, value applied) of each application, in NumPy's order."""
+    a = np.asarray(a)
+    positions = np.arange(a.size).reshape(a.shape)[index]
+    values = np.broadcast_to(b, np.shape(positions))
+    return np.ravel(positions), np.ravel(values), np.shape(positions)
+
+
+def _exclusive_products(targets, values):
+    """For each application, the product of the other values applied to the same element
+    (exact with zeros: prefix and suffix products within each group, no division)."""
+    n = len(targets)
+    dtype = np.result_type(values, np.float64)
+    out = np.ones(n, dtype=dtype)
+    if n == 0:
+        return out
+    order = np.argsort(targets, kind="stable")
+    grouped, v = targets[order], values[order].astype(dtype)
+    first = np.ones(n, dtype=bool)
+    first[1:] = grouped[1:] != grouped[:-1]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = first[1:]
+    index = np.arange(n)
+    rank = index - np.maximum.accumulate(np.where(first, index, 0))
+    rank_from_end = np.minimum.accumulate(np.where(last, index, n - 1)[::-1])[::-1] - index
+    before, after = np.ones(n, dtype=dtype), np.ones(n, dtype=dtype)
+    for r in range(1, int(rank.max()) + 1):  # one step per repeat of the most repeated element
+        here = np.nonzero(rank == r)[0]
+        before[here] = before[here - 1] * v[here - 1]
+    for r in range(1, int(rank_from_end.max()) + 1):
+        here = np.nonzero(rank_from_end == r)[0]
+        after[here] = after[here + 1] * v[here + 1]
+    out[order] = before * after
+    return out
+
+
+def _ufunc_at_cotangents(ufunc, g, y, a, index, b):
+    if ufunc not in _AT_UFUNCS or np.iscomplexobj(a) or np.iscomplexobj(b) or \
+            np.iscomplexobj(g):  # (lowering only makes it for multiply and divide)
+        raise NoDerivativeRule(f"no derivative rule for numpy.{ufunc.__name__}.at on these "
+                               "values (real multiply and divide have one)",
+                               hint="write it with real arrays, or register a rule with "
+                               "@zp.adjoint")
+    a_arr = np.asarray(a)
+    targets, values, shape = _at_targets(a_arr, index, b)
+    g = np.broadcast_to(np.asarray(g, dtype=np.result_type(g, np.float64)), a_arr.shape)
+    flat_g = np.ravel(g)
+    factor = np.ones(a_arr.size, dtype=flat_g.dtype)
+    ufunc.at(factor, targets, values)  # the product (or quotient) each element got
+    ga = g * factor.reshape(a_arr.shape)
+    if ufunc is np.multiply:
+        gv = flat_g[targets] * np.ravel(a_arr)[targets] * _exclusive_products(targets, values)
+    else:  # y = a / (b1 b2 ...): d y / d b_j = -y / b_j
+        gv = -flat_g[targets] * np.ravel(y)[targets] / values
+    gb = unbroadcast(np.reshape(gv, shape), b)
+    return like_input(np.asarray(ga), a), gb
+
+
+@vjp(ufunc_at, diff=("a", "b"), name="numpy.ufunc.at")
+def ufunc_at_rule(g, y, ufunc, a, index, b):
+    return _ufunc_at_cotangents(ufunc, g, y, a, index, b)

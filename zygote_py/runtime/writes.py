@@ -435,6 +435,147 @@ def check_distinct_arguments(values, written, loc=None) -> None:
                             "pass a copy (x.copy()) so that the write changes one array only")
 
 
+# -- functions that write into the arrays they are passed (docs/mutation.md) ---------------
+class ArgumentWrites:
+    """A call of fn, a Python function that writes into some of its parameters' arrays,
+    made where the caller can see the write: calling this returns `(fn's result, the
+    objects passed for those parameters...)`, the same objects the caller passed, now
+    written.  The caller binds them as new values of its arrays (a write, to its alias
+    tracking and its adjoint); the reverse transform calls the pullback of fn's
+    *threaded* variant, whose IR returns the same tuple (frontend/lower.py), so the
+    cotangents of the arrays after the call flow back through fn's own writes.
+
+    params are the written parameters' indices in fn's signature, sources where the
+    call passes each (a position among the positional arguments, or a keyword name)."""
+
+    __slots__ = ("__name__", "fn", "params", "sources")
+    _zp_writes = True  # generated code writes out pending expressions before the call
+
+    def __init__(self, fn, params: tuple, sources: tuple):
+        self.fn = fn
+        self.params = tuple(params)
+        self.sources = tuple(sources)
+        self.__name__ = getattr(fn, "__name__", "function")
+
+    def __call__(self, *args, **kwargs):
+        result = self.fn(*args, **kwargs)
+        return (result, *[args[s] if type(s) is int else kwargs[s] for s in self.sources])
+
+    def __eq__(self, other):
+        return type(other) is ArgumentWrites and other.fn is self.fn and \
+            other.params == self.params and other.sources == self.sources
+
+    def __hash__(self):
+        return hash((id(self.fn), self.params, self.sources))
+
+    def __repr__(self):
+        return f"ArgumentWrites({self.__name__}, params={self.params}, sources={self.sources})"
+
+
+def log_written_arguments(*values_and_log) -> None:
+    """Before a call that writes into arrays it is passed (the values; the write log comes
+    last): note them as written by this function too (its backward ends by putting back
+    what the forward left in them)."""
+    *values, log = values_and_log
+    for value in values:
+        if type(value) is _ndarray:
+            log[id(value)] = value
+
+
+def snapshot_except(log, kept) -> list:
+    """snapshot in the threaded pullback of a function that writes into its arguments
+    (kept): the arrays sharing memory with them are left out, so they stay as its backward
+    leaves them (as they were when it was called), which its caller's backward goes on
+    reading; the caller puts back their final state at its end."""
+    arrays = [a for a in kept if type(a) is _ndarray]
+    return [(x, x.copy()) for x in log.values()
+            if not any(np.may_share_memory(x, a) for a in arrays)]
+
+
+# -- NumPy's in-place functions, as item writes (frontend/lower_writes.py: in_place_call) ------
+# Each returns the index (a tuple of integer arrays, in the order NumPy writes) of the
+# elements the function writes; it runs the real function on a probe array first, so an
+# argument NumPy refuses is refused with NumPy's own error.  No derivative flows through them.
+def put_positions(shape, ind, mode, values_size):
+    """The elements `np.put(a, ind, v, mode)` writes (a of this shape), in NumPy's order
+    (none when v is empty, as in NumPy)."""
+    size = int(np.prod(shape))
+    probe = np.zeros(size, dtype=bool)
+    np.put(probe, ind, True, mode=mode)  # NumPy's checks (an index out of bounds, a mode)
+    flat = np.asarray(ind, dtype=np.intp).ravel()
+    if int(values_size) == 0:
+        flat = flat[:0]
+    if mode == "wrap":
+        flat = np.mod(flat, size)
+    elif mode == "clip":
+        flat = np.clip(flat, 0, size - 1)
+    else:
+        flat = np.where(flat < 0, flat + size, flat)
+    return np.unravel_index(flat, shape)
+
+
+def place_positions(shape, mask, values_size):
+    """The elements `np.place(a, mask, vals)` writes, in order (the True entries of mask)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.place(probe, mask, np.ones(max(int(values_size), 0), dtype=bool))  # NumPy's checks
+    return np.nonzero(np.reshape(np.asarray(mask, dtype=bool), shape))
+
+
+def diagonal_positions(shape, wrap=False):
+    """The elements `np.fill_diagonal(a, val, wrap)` writes, in order."""
+    probe = np.zeros(shape, dtype=bool)
+    np.fill_diagonal(probe, True, wrap=wrap)  # NumPy's checks (equal dimensions, ndim >= 2)
+    return np.nonzero(probe)
+
+
+def along_axis_positions(shape, indices, axis):
+    """The index `np.put_along_axis(a, indices, values, axis)` assigns through (a fancy
+    index: with repeats the last write wins, as there)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.put_along_axis(probe, indices, True, axis)  # NumPy's checks
+    flat = np.arange(int(np.prod(shape))).reshape(shape)
+    if axis is None:
+        flat, axis = flat.ravel(), 0
+    return np.unravel_index(np.take_along_axis(flat, np.asarray(indices), axis), shape)
+
+
+def putmask_positions(shape, mask, values_size):
+    """The elements `np.putmask(a, mask, values)` writes (the True entries of mask, in
+    order) and, for each, the flat position in a: values are taken at that position
+    modulo their count (`values.flat[i % n]`)."""
+    probe = np.zeros(shape, dtype=bool)
+    np.putmask(probe, mask, np.ones(max(int(values_size), 1), dtype=bool))  # NumPy's checks
+    where = np.nonzero(np.broadcast_to(np.asarray(mask, dtype=bool), shape))
+    if int(values_size) == 0:  # nothing is written, as in NumPy
+        where = tuple(w[:0] for w in where)
+    flat = np.ravel_multi_index(where, shape) if len(shape) else np.zeros(0, dtype=np.intp)
+    return where, np.mod(flat, max(int(values_size), 1))
+
+
+def check_sortable(a, loc=None) -> None:
+    """`a.sort()` is followed for NumPy arrays: a list (or another object) sorted in place
+    is refused, never sorted behind the gradient's back."""
+    if type(a) is not _ndarray:
+        kind = type(a).__name__
+        raise MutationError(f"{kind}.sort() sorts a {kind} in place, which zygote_py follows "
+                            "for NumPy arrays only", loc,
+                            "sort a copy (xs = sorted(xs)), or sort a NumPy array")
+
+
+def refuse_array_out(receiver, name, loc=None) -> None:
+    """`x.name(..., out)` or `x.name(out=y)` with an output array, on a NumPy array or
+    number: it would write into that array behind the gradient's back."""
+    if isinstance(receiver, (_ndarray, np.generic)):
+        raise MutationError(f"ndarray.{name}() is given an output array (its out argument), "
+                            "which it would write into in place", loc,
+                            "use the returned value instead")
+
+
+def position_count(index) -> int:
+    """How many elements an index from the functions above selects."""
+    return int(np.size(index[0]))
+
+
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final):

@@ -160,7 +160,7 @@ class ForwardTransform:
                 self.v(op.operands[2]) if len(op.operands) > 2 else self.ir.const(None)))
             return
         if fn is writes.check_unaliased or fn is writes.check_distinct_arguments or \
-                fn is built_objects.must_run_back:
+                fn is writes.refuse_array_out or fn is built_objects.must_run_back:
             self.copy(op)  # checks and queries (gradient code asks whether a back must run)
             return
         if fn is writes.view_writeback:  # another name after a write: a number keeps its

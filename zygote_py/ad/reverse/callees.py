@@ -19,6 +19,7 @@ import inspect
 from dataclasses import dataclass
 
 from ...errors import SourceLoc, UnsupportedSyntax
+from ...kinds import COMPLEX, HOLDS_COMPLEX, ITEMS
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class CalleeRef:
     active: tuple[bool, ...]
     implicit: bool = False
     kinds: tuple = ()
+    # the parameters fn writes into, for a call that sees the writes: the pullback of the
+    # threaded variant, returning (result, those arrays) (runtime/writes.py: ArgumentWrites)
+    threads: tuple = ()
 
     @property
     def expr(self) -> str:
@@ -60,3 +64,14 @@ def bind_parameters(fn, op, loc: SourceLoc | None) -> list[list[int]]:
         else:
             out.append([value])
     return out
+
+
+def callee_kind(builder, op, idx) -> object:
+    """What the caller knows of the argument bound to one parameter (the operands idx of
+    op), as the callee's pullback is compiled knowing it (kinds.scalar_kinds' values)."""
+    array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
+    if any(op.operands[i].id in builder.maybe_complex for i in idx):
+        return COMPLEX if array else HOLDS_COMPLEX
+    if array:
+        return False
+    return ITEMS if len(idx) == 1 and op.operands[idx[0]].id in builder.sequences else None

@@ -39,7 +39,7 @@ from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
 from .adjoint import AdjointBuilder, adjoint_of
-from .callees import CalleeRef, bind_parameters
+from .callees import CalleeRef, bind_parameters, callee_kind
 from .control import guarded
 from .objects import adjoint_object_call, effect_guarded
 
@@ -246,15 +246,6 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         builder.accumulate(bound[name], value)
 
 
-def _callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
-    array = bool(idx) and all(op.operands[i].id in builder.arrays for i in idx)
-    if any(op.operands[i].id in builder.maybe_complex for i in idx):
-        return COMPLEX if array else HOLDS_COMPLEX
-    if array:
-        return False
-    return ITEMS if len(idx) == 1 and op.operands[idx[0]].id in builder.sequences else None
-
-
 def _bound_values(bound: dict) -> list[Value]:
     """The IR values bound to a rule's parameters (inside *args tuples too)."""
     out = []
@@ -305,7 +296,7 @@ def user_call(builder: AdjointBuilder, op: Op) -> None:
     active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
     # per callee parameter: a known array or number (False), a list or tuple of them
     # (ITEMS) or not (None), and whether it may receive complex values (COMPLEX, HOLDS_COMPLEX)
-    kinds = tuple(_callee_kind(builder, op, idx) for idx in mapping)
+    kinds = tuple(callee_kind(builder, op, idx) for idx in mapping)
     callee = CalleeRef(fn, active, builder.reads.implicit, kinds)  # compiled by the driver, afterwards
     if callee not in builder.callees:
         builder.callees.append(callee)

@@ -67,8 +67,13 @@ class ReverseTransform:
     data mean: constants by default, parameters in the implicit variant (../implicit.py)."""
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
-                 reads: ConstantReads | None = None, returns=None, callee: bool = False):
+                 reads: ConstantReads | None = None, returns=None, callee: bool = False,
+                 threads: tuple = ()):
         self.fn = fn
+        # the threaded variant of a function that writes into these parameters' arrays: its
+        # back always runs (given None too), undoes the writes and leaves those arrays as
+        # they were at the call (runtime/writes.py: snapshot_except)
+        self.threads = tuple(threads)
         self.active = active
         self.active_cells = tuple(active_cells)
         self.guards: list[tuple] = []  # what the result depends on beyond the lowered IR's guards
@@ -104,11 +109,11 @@ class ReverseTransform:
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
         result = fn.body.ops[-1].operands[0]
-        if builder.effectful:  # writes or builds objects: its back may be run with no cotangent
+        if builder.effectful or self.threads:  # its back may be run with no cotangent
             builder.maybe_none.add(builder.backward.args[0].id)
         if result.id in builder.varied:
             builder.set_bar(result, builder.backward.args[0])
-        if result.id in builder.varied or builder.effectful:
+        if result.id in builder.varied or builder.effectful or self.threads:
             builder.adjoint_block(fn.body)
         outputs = []
         for param, active in zip(fn.params, self.active):
@@ -134,8 +139,13 @@ class ReverseTransform:
         log = builder.plan.write_log
         if log is not None:  # the backward undid the writes: put back what the forward left
             with builder.ir.at(builder.backward, 0), builder.ir.at_loc(None):
-                final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
-                                     hint="_zp_final")
+                if self.threads:  # the written arguments stay as they were at the call
+                    kept = builder.emit("tuple", [fn.params[i] for i in self.threads]).result
+                    final = builder.call(runtime_writes.snapshot_except, log, kept,
+                                         expr="_zp_snapshot_except", hint="_zp_final")
+                else:
+                    final = builder.call(runtime_writes.snapshot, log, expr="_zp_snapshot",
+                                         hint="_zp_final")
             with builder.ir.at_loc(None):
                 builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
         builder.emit("return", [packed], 0)

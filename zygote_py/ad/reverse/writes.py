@@ -18,8 +18,10 @@ cotangent goes to new, and an in-place write is undone the same way.
 
 from __future__ import annotations
 
+from ...errors import MutationError
 from ...ir.core import Function, Op
 from ...runtime import writes
+from .callees import CalleeRef, bind_parameters, callee_kind
 
 # AdjointBuilder (adjoint.py, which imports this module) appears only in annotations,
 # strings under `from __future__ import annotations`: no import, no circle
@@ -29,11 +31,13 @@ WHOLE_WRITES = (writes.augmented_write,)
 
 
 def is_write(op: Op) -> bool:
-    """A write into an array, or the note that another array changed with it."""
+    """A write into an array, the note that another array changed with it, or a call of a
+    function that writes into arrays it is passed."""
     if op.opcode != "call":
         return False
     fn = op.attrs["fn"]
-    return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES) or fn is writes.view_writeback
+    return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES) or fn is writes.view_writeback \
+        or type(fn) is writes.ArgumentWrites
 
 
 def _undoes(op: Op) -> bool:
@@ -63,6 +67,8 @@ def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
     fn = op.attrs["fn"]
     if fn is writes.view_writeback:
         _adjoint_writeback(builder, op)
+    elif type(fn) is writes.ArgumentWrites:
+        _adjoint_argument_writes(builder, op)
     elif any(fn is w for w in ITEM_WRITES):
         _adjoint_item_write(builder, op)
     else:
@@ -124,3 +130,46 @@ def _adjoint_writeback(builder: AdjointBuilder, op: Op) -> None:
                             expr="_zp_writeback_rest_cotangent")
         builder.maybe_none.add(rest.id)
         builder.accumulate(other, rest)
+
+
+def _adjoint_argument_writes(builder: AdjointBuilder, op: Op) -> None:
+    """`(r, u2) = ArgumentWrites(f, ...)(u, ...)`: the forward calls the pullback of f's
+    threaded variant, which returns the same tuple; its back takes the cotangent of the
+    tuple (r's and the written arrays' after the call), undoes f's writes and gives the
+    cotangents of the arguments as they were at the call.  It runs even when no cotangent
+    reaches the call (an earlier op's adjoint may read the arrays f wrote); the arrays are
+    logged as written here, so the backward's end puts back what the forward left."""
+    wrapper = op.attrs["fn"]
+    fn = wrapper.fn
+    if builder.reads.calls_through_dispatch(fn):
+        # a closure in a zp.params gradient: its captured parameters' cotangents are collected
+        # through run-time dispatch, whose pullbacks cannot return the written arrays
+        raise MutationError(
+            f"{wrapper.__name__}() writes into an array passed to it and is a closure; in a "
+            "zp.params gradient its captured values are differentiated through run-time "
+            "dispatch, which cannot follow the write", op.loc,
+            "define it at module level and pass what it captures as arguments")
+    mapping = bind_parameters(fn, op, builder.current_loc)
+    npos = len(op.operands) - len(op.attrs.get("kw", ()))
+    passed = [op.operands[s] if type(s) is int else op.operands[npos + op.attrs["kw"].index(s)]
+              for s in wrapper.sources]
+    builder.plan.save_before(op, writes.log_written_arguments, passed, "_zp_logged")
+    active = tuple(any(builder.varied_operand(op.operands[i]) for i in idx) for idx in mapping)
+    kinds = tuple(callee_kind(builder, op, idx) for idx in mapping)
+    callee = CalleeRef(fn, active, builder.reads.implicit, kinds, wrapper.params)
+    if callee not in builder.callees:
+        builder.callees.append(callee)
+    back = builder.plan.call_with_back(op, "call_pb",
+                                       dict(op.attrs, fn=fn, callee=callee, pb_expr=callee.expr))
+    g = builder.bar(op.result)
+    if g is None:
+        g = builder.const(None)
+        builder.maybe_none.add(g.id)
+    call = builder.emit("call_back", [builder.fetch(back), g], len(mapping))
+    for param_index, result in enumerate(call.results):
+        if not active[param_index]:
+            continue
+        builder.maybe_none.add(result.id)
+        for operand_index in mapping[param_index]:
+            if builder.varied_operand(op.operands[operand_index]):
+                builder.accumulate(op.operands[operand_index], result)
