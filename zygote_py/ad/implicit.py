@@ -123,6 +123,10 @@ class ImplicitParamReads(ConstantReads):
 
 @adjoint_of("global")
 def adjoint_global(builder: AdjointBuilder, op: Op) -> None:
-    """A global holding a parameter (a root only in implicit variants): hand its
-    cotangent to the Params being filled."""
+    """A global holding a parameter (a root in implicit variants): hand its cotangent to
+    the Params being filled.  In an explicit variant a global object is varied only
+    because something may write into it (reverse/objects.py): its own cotangent goes
+    nowhere, a global is not an input there."""
+    if not builder.reads.implicit:
+        return
     deposit(builder, builder.fetch(op.result), builder.bar(op.result))

@@ -458,7 +458,14 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
     if builder.reads.adjoint_read(builder, op):  # module.W in an implicit variant: a root
         return
     array = obj.id in builder.arrays  # otherwise its type decides, at run time
-    if not builder.varied_operand(obj) or array and attribute_is_nondifferentiable(name):
+    if array and attribute_is_nondifferentiable(name):
+        return
+    if not builder.varied_operand(obj):
+        if not array and builder.bar(op.result) is not None:
+            # an object that came in inactive but was written in this call since: the
+            # derivative goes to its ledger slot (ad/reverse/objects.py: object_reads)
+            builder.call(dispatch.attribute_cotangent, builder.fetch(obj), builder.const(name),
+                         builder.bar(op.result), expr="_zp_attribute_cotangent")
         return
     rule = registry.attr_rule(np.ndarray, name) if array else None
     if rule is not None:
