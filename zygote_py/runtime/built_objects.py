@@ -144,6 +144,8 @@ def set_attribute(obj, name, value, loc):
                                        or id(obj) not in ledger.tracked):
         raise ZygoteError(f"an attribute (.{name}) is written while the backward pass runs "
                           "(a property getter that writes?)", loc, "make getters read only")
+    if id(obj) not in ledger.tracked:
+        _refuse_shared(obj, name, loc)
     setter = type(obj).__setattr__
     if setter is not object.__setattr__:
         params = getattr(type(obj), "__dataclass_params__", None)
@@ -166,8 +168,17 @@ def set_attribute(obj, name, value, loc):
 def adopt(ledger: ObjectLedger, obj, name, loc) -> None:
     """obj, from outside the call, is written for the first time: from now on it is tracked
     as a built object is (its reads deposit into its slots, its writes are undone by the
-    backward), until the backward undoes this first write (`release`).  Only instances
-    of ordinary classes: a class, module or function holds state many callers share."""
+    backward), until the backward undoes this first write (`released_cotangent`)."""
+    _refuse_shared(obj, name, loc)
+    ledger.tracked[id(obj)] = obj
+    ledger.versions[id(obj)] = 0
+    ledger.built[id(obj)] = 0
+    ledger.adopted[id(obj)] = 0
+
+
+def _refuse_shared(obj, name, loc) -> None:
+    """Only instances of ordinary classes are adopted: a class, module or function holds
+    state that compiled code and other callers share (and the compiler may have read)."""
     if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType,
                         types.BuiltinFunctionType)):
         raise MutationError(
@@ -175,10 +186,6 @@ def adopt(ledger: ObjectLedger, obj, name, loc) -> None:
             f"({getattr(obj, '__qualname__', getattr(obj, '__name__', '?'))}), whose attributes "
             "other code shares; zygote_py differentiates writes into instances only", loc,
             "keep the state on an instance (self.name = ...), or return the new value")
-    ledger.tracked[id(obj)] = obj
-    ledger.versions[id(obj)] = 0
-    ledger.built[id(obj)] = 0
-    ledger.adopted[id(obj)] = 0
 
 
 def object_set_attribute(obj, name, value, loc):
