@@ -289,3 +289,38 @@ def test_forward_mode_refuses_clearly():
 
     with pytest.raises(zp.ZygoteError, match="not followed|forward mode|jvp"):
         zp.jvp(f, (Cell(1.0, 2.0), 0.5), (None, 1.0))
+
+
+STANDALONE_SOURCE = '''
+class Cell:
+    def __init__(self, w, state):
+        self.w = w
+        self.state = state
+
+
+def f(o, x):
+    o.state = o.state * x
+    return o.state
+
+
+CELL = Cell(1.0, 2.0)
+'''
+
+
+def test_a_standalone_module_refuses_the_write_clearly(tmp_path, monkeypatch):
+    import importlib.util
+
+    from zygote_py.cli.main import main
+
+    (tmp_path / "stateful.py").write_text(STANDALONE_SOURCE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "stateful_grad.py"
+    assert main(["grad", "stateful.py:f", "--args", "py:CELL,0.5", "-o", str(out)]) == 0
+    spec = importlib.util.spec_from_file_location("stateful_grad", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import stateful
+
+    with pytest.raises(ValueError, match="not supported in a standalone module"):
+        module.grad_f(stateful.Cell(1.0, 2.0), 0.5)
