@@ -108,6 +108,9 @@ class ImplicitParamReads(ConstantReads):
                 "pass the parameters through its args= and take an explicit gradient "
                 "(zp.gradient(loss, params...))")
 
+    def runs_calls_plainly(self) -> bool:
+        return False  # every call of user code is differentiated: it may read a parameter
+
     def adjoint_read(self, builder: AdjointBuilder, op: Op) -> bool:
         if not is_module_data_read(op):
             return False

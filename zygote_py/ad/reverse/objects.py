@@ -108,8 +108,8 @@ def check_underived_calls(fn: Function, varied: set[int], plain: set[int], plan)
             continue
         if op.opcode == "call":
             callee = op.attrs.get("fn")
-            if getattr(callee, "__module__", None) in _RUNTIME_MODULES:
-                continue
+            if (getattr(callee, "__module__", None) or "").startswith("zygote_py."):
+                continue  # the compiler's own helpers (intrinsics such as `or`)
             try:
                 kind = resolve(callee, registry).kind
             except TypeError:
@@ -128,38 +128,26 @@ def check_underived_calls(fn: Function, varied: set[int], plain: set[int], plan)
 
 def written_objects(fn: Function, varied: set[int], plain: set[int]) -> list[int]:
     """ids of the values, not known to be arrays or numbers, that may be objects whose
-    attributes this function writes, or a call it makes writes, with derivatives: the object
-    of an attribute write, and the objects passed to (or called as methods of) user code
-    with a varied operand.  Such a value is made varied (a root), whether or not it was an
-    active input: a later read of its attributes may read a value written with a
-    derivative, and only a read the activity analysis marks gets adjoint code (whose
-    derivative, for an object written in the call, goes to its ledger slot)."""
+    attributes are written with derivatives here: the object of an attribute write, and
+    the receiver of a method called with a varied operand (`acc.add(x)`).  Such a value
+    is made varied (a root) whether or not it was an active input, so that the calls it
+    is passed to afterwards are differentiated.  (An object passed to a function as an
+    argument is not: where that call ran without derivatives and the object was written,
+    `check_underived_result` refuses; its attribute reads are differentiated anyway,
+    object_reads.)"""
     out: set[int] = set()
+
+    def add(value) -> None:
+        made = value.defining_op
+        if value.id not in plain and value.id not in varied and \
+                (made is None or made.opcode not in ("const", "closure")):
+            out.add(value.id)
+
     for op in fn.walk():
         if op.opcode == "call" and _is(op.attrs.get("fn"), _WRITES):
-            made = op.operands[0].defining_op
-            if op.operands[0].id not in varied and (made is None or made.opcode != "const"):
-                out.add(op.operands[0].id)
-            continue
-        if op.opcode not in ("call", "method", "callv"):
-            continue
-        if not any(v.id in varied for v in op.operands):
-            continue
-        if op.opcode == "call":
-            fn_ = op.attrs.get("fn")
-            if getattr(fn_, "__module__", None) in _RUNTIME_MODULES:
-                continue
-            try:
-                kind = resolve(fn_, registry).kind
-            except TypeError:
-                kind = None
-            if kind not in (FUNCTION, METHOD, RECEIVER, CALLABLE, CUSTOM, CONSTRUCT):
-                continue
-        for value in op.operands:
-            made = value.defining_op
-            if value.id not in plain and value.id not in varied and \
-                    (made is None or made.opcode not in ("const", "closure")):
-                out.add(value.id)
+            add(op.operands[0])
+        elif op.opcode == "method" and any(v.id in varied for v in op.operands[1:]):
+            add(op.operands[0])
     return sorted(out)
 
 

@@ -110,7 +110,7 @@ class ReverseTransform:
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
-        if not reads.implicit:  # (an implicit variant differentiates every call of user code)
+        if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)
 
     def run(self) -> AdjointProgram:
