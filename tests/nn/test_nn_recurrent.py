@@ -176,3 +176,32 @@ def test_implicit_and_structural_gradients_agree_for_a_sequence_model():
     assert len(pairs) == len(ps) == 8  # the LSTM's init (h, c) included
     for path, arr, g in pairs:
         np.testing.assert_allclose(gs[arr], g, rtol=1e-12, atol=1e-15, err_msg=path)
+
+
+def test_fluxs_canonical_loop_a_recur_inside_a_chain_stepped_per_time_with_params():
+    """Flux's model zoo form: `loss = sum(mse(m(x), y) for (x, y) in zip(xs, ys))`."""
+    m = nn.Chain(nn.Dense(2, 4, rng=0), nn.RNN(4, 3, rng=1), nn.Dense(3, 1, rng=2))
+    _random_init(m[1])
+    xs = [RNG.standard_normal((5, 2)) for _ in range(4)]
+    ys = [RNG.standard_normal((5, 1)) for _ in range(4)]
+
+    def loss():
+        m[1].reset()
+        return sum(nn.mse(m(x), y) for x, y in zip(xs, ys))
+
+    ps = zp.params(m)
+    assert len(ps) == 8  # two Dense (weight, bias), the cell's Wi, Wh, b, the init
+    gs = zp.gradient(loss, ps)
+    for array in (m[1].init, m[0].weight, m[1].cell.Wh):
+        before = array.copy()
+        fd = numerical_gradient(lambda a: _with_values(array, a, loss), (before,))[0]
+        np.testing.assert_allclose(gs[array], fd, rtol=1e-6, atol=1e-8)
+
+
+def _with_values(array, values, f):
+    saved = array.copy()
+    array[...] = values
+    try:
+        return f()
+    finally:
+        array[...] = saved

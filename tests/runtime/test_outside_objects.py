@@ -324,3 +324,59 @@ def test_a_standalone_module_refuses_the_write_clearly(tmp_path, monkeypatch):
 
     with pytest.raises(ValueError, match="not supported in a standalone module"):
         module.grad_f(stateful.Cell(1.0, 2.0), 0.5)
+
+
+class Knots:
+    def __init__(self):
+        self.xp = np.array([0.0, 1.0, 2.0])
+        self.fp = np.array([0.0, 3.0, 1.0])
+        self.k = np.array([1, 2])
+
+
+KNOTS = Knots()
+
+
+def test_an_unwritten_global_object_feeds_a_rule_argument_without_a_derivative():
+    """Attribute reads of objects are differentiated in case they were written; an index or
+    knot read from an object nothing wrote still reaches a rule that has no derivative
+    for it (decided while running)."""
+    def f(x):
+        return np.interp(x, KNOTS.xp, KNOTS.fp) + np.sum(np.take(KNOTS.fp, KNOTS.k)) * x
+
+    (g,) = zp.gradient(f, 0.5)
+    close(g, central(f, 0.5))
+
+
+def test_a_rule_argument_without_a_derivative_read_from_a_written_object_is_refused():
+    def g(x):
+        GLOBAL_HOLDER.inner.q = GLOBAL_HOLDER.inner.q * x  # written with a derivative
+        return np.quantile(KNOTS.fp * x, GLOBAL_HOLDER.inner.q)
+
+    global GLOBAL_HOLDER
+    GLOBAL_HOLDER = Holder(Accumulator())
+    GLOBAL_HOLDER.inner.q = 0.3
+    with pytest.raises(zp.NoDerivativeRule, match="'q'"):
+        zp.gradient(g, 1.5)
+
+
+GLOBAL_HOLDER = None
+
+
+def test_a_spliced_rules_underived_argument_from_an_object_checks_while_running():
+    stats = pytest.importorskip("scipy.stats")
+
+    def unwritten(p):
+        return np.sum(stats.binom.cdf(KNOTS.k, 6, p)) * 2.0
+
+    (g,) = zp.gradient(unwritten, 0.3)
+    close(g, central(unwritten, 0.3))
+
+    def written(p):
+        KNOTS_COPY.k = KNOTS_COPY.k * p
+        return np.sum(stats.binom.cdf(KNOTS_COPY.k, 6, p))
+
+    with pytest.raises(zp.NoDerivativeRule, match="'k'"):
+        zp.gradient(written, 0.3)
+
+
+KNOTS_COPY = Knots()

@@ -46,7 +46,13 @@ import inspect
 import types
 
 from .. import context
-from ..errors import MutationError, SourceUnavailable, UnsupportedSyntax, ZygoteError
+from ..errors import (
+    MutationError,
+    NoDerivativeRule,
+    SourceUnavailable,
+    UnsupportedSyntax,
+    ZygoteError,
+)
 from ..tree import accumulate, is_active
 
 _ABSENT = object()  # an attribute that did not exist before a write
@@ -306,6 +312,19 @@ def check_underived_result(y, what, loc):
         "its result would miss that derivative", loc,
         "pass the object (or the value) to it as an argument, or read the attribute in the "
         "differentiated code itself")
+
+
+def check_underived_argument(value, rule, name, loc):
+    """In the backward, at a call of a rule with no derivative for its argument `name`,
+    given a value read from an object that was not an input (`np.interp(x, cfg.xp, fp)`
+    with a global cfg): refused when an object from outside was written with derivatives
+    before the call (the value may carry one, which the rule would drop)."""
+    ledger = context.current().objects
+    if ledger is not None and ledger.adopted and _could_carry(value):
+        raise NoDerivativeRule(
+            f"the rule for {rule} has no derivative with respect to its argument {name!r}, "
+            "which may depend on the inputs through an object written in this call", loc,
+            "wrap that argument in zp.stop_gradient(...), or register a rule with @zp.adjoint")
 
 
 def _could_carry(y) -> bool:

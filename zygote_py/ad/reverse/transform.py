@@ -96,6 +96,7 @@ class ReverseTransform:
         # objects written here, or by the user code they are passed to, with derivatives: their
         # later attribute reads must be differentiated even when they were not active inputs
         roots = roots + varying
+        strongly = set(varied)  # varied because of the inputs themselves
         written = [i for i in object_reads(fn, set(levels)) if i not in varied] + \
             written_objects(fn, varied, set(levels))
         while written:  # a newly varied object may make more calls' operands varied
@@ -107,6 +108,9 @@ class ReverseTransform:
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # varied only because an object may have been written in the call (a read of cfg.k
+        # of a global cfg): rules without a derivative for them check while running
+        self.builder.weakly_varied = varied - strongly
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
