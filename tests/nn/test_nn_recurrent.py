@@ -194,7 +194,7 @@ def test_fluxs_canonical_loop_a_recur_inside_a_chain_stepped_per_time_with_param
     gs = zp.gradient(loss, ps)
     for array in (m[1].init, m[0].weight, m[1].cell.Wh):
         before = array.copy()
-        fd = numerical_gradient(lambda a: _with_values(array, a, loss), (before,))[0]
+        fd = numerical_gradient(lambda a, p=array: _with_values(p, a, loss), (before,))[0]
         np.testing.assert_allclose(gs[array], fd, rtol=1e-6, atol=1e-8)
 
 
@@ -205,3 +205,24 @@ def _with_values(array, values, f):
         return f()
     finally:
         array[...] = saved
+
+
+GLOBAL_RNN = nn.RNN(2, 3, rng=8)
+
+
+def test_a_global_recur_stepped_inside_a_gradient_with_respect_to_the_inputs_only():
+    """The model is not an input (a global, no zp.params): the derivative still follows
+    the state written on it from step to step."""
+    GLOBAL_RNN.init = np.array([0.3, -0.2, 0.1])
+    xs = XS[:4, 0]
+
+    def f(xs):
+        GLOBAL_RNN.reset()
+        total = 0.0
+        for x in xs:
+            total = total + np.sum(GLOBAL_RNN(x) ** 2)
+        return total
+
+    (g,) = zp.gradient(f, xs)
+    fd = numerical_gradient(f, (xs,))[0]
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

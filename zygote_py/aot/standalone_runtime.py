@@ -412,8 +412,7 @@ def take_attribute(obj, name, old, new):
 
 
 def released_cotangent(obj):
-    """No object from outside is written here (built_objects.released_cotangent)."""
-    return None
+    """No object from outside is written here (built_objects.released_cotangent): None."""
 
 
 def check_underived_result(y, what, loc):

@@ -328,10 +328,7 @@ def check_underived_argument(value, rule, name, loc):
 
 
 def _could_carry(y) -> bool:
-    try:
-        return is_active(y)
-    except Exception:  # an object the structure registry cannot walk: it may hold one
-        return True
+    return is_active(y)
 
 
 def must_run_back(back, g) -> bool:

@@ -144,9 +144,8 @@ def written_objects(fn: Function, varied: set[int], plain: set[int]) -> list[int
             out.add(value.id)
 
     for op in fn.walk():
-        if op.opcode == "call" and _is(op.attrs.get("fn"), _WRITES):
-            add(op.operands[0])
-        elif op.opcode == "method" and any(v.id in varied for v in op.operands[1:]):
+        writes = op.opcode == "call" and _is(op.attrs.get("fn"), _WRITES)
+        if writes or op.opcode == "method" and any(v.id in varied for v in op.operands[1:]):
             add(op.operands[0])
     return sorted(out)
 
