@@ -415,6 +415,11 @@ def released_cotangent(obj):
     """No object from outside is written here (built_objects.released_cotangent): None."""
 
 
+def check_underived_argument(value, rule, name, loc):
+    """No object from outside is written here, so the value carries no derivative
+    (built_objects.check_underived_argument)."""
+
+
 def check_underived_result(y, what, loc):
     """No object from outside is written here, so nothing can be missed
     (built_objects.check_underived_result)."""
