@@ -244,7 +244,7 @@ def deposit(obj, name, g) -> bool:
     if g is not None:
         if name == "__dict__":  # a derivative through obj.__dict__[...] would bypass the slots
             raise ZygoteError(f"a derivative flows through {type(obj).__name__}.__dict__ of an "
-                              "object built in this call", None,
+                              "object built or written in this call", None,
                               "read the attribute itself (obj.name), or getattr is not needed")
         slots = ledger.cotangents.setdefault(id(obj), {})
         slots[name] = accumulate(slots.get(name), g)
