@@ -380,3 +380,12 @@ def test_a_spliced_rules_underived_argument_from_an_object_checks_while_running(
 
 
 KNOTS_COPY = Knots()
+
+
+def test_a_derivative_through_the_dict_of_a_written_object_is_refused():
+    def f(o, x):
+        o.state = x * 2.0
+        return o.__dict__["state"]
+
+    with pytest.raises(zp.ZygoteError, match="__dict__"):
+        zp.gradient(f, Cell(1.0, 1.0), 1.0)
