@@ -2,12 +2,14 @@
 
     python examples/char_lstm.py [--quick]
 
-Model: `nn.Chain(nn.Embedding, nn.LSTM, nn.Dense)`.  A batch is a set of
-random windows of the text, time-major: inputs (time, batch) of character
-indices, targets the same windows shifted by one character.  The LSTM loop
-over time is ordinary Python inside `Recur.__call__`, differentiated as
-written.  The script prints the loss falling (and by what factor), then
-samples text from the trained model one character at a time with `Recur.step`.
+Model: `nn.Chain(nn.Embedding, nn.Recurrence(nn.LSTM), nn.Dense)`.  A batch is a
+set of random windows of the text, time-major: inputs (time, batch) of character
+indices, targets the same windows shifted by one character.  The LSTM is Flux's
+`Recur`: one step per call, its hidden state on the object (`recur.state`), and
+`Recurrence` runs it over the whole window; the gradient follows the state
+through every step back to the learned initial state `recur.init`.  The script
+prints the loss falling (and by what factor), then samples text from the trained
+model one character at a time, calling the Recur once per character.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ TEXT = (
 def build(vocab, hidden, rng):
     return nn.Chain(
         nn.Embedding(vocab, 16, rng=rng),
-        nn.LSTM(16, hidden, rng=rng),
+        nn.Recurrence(nn.LSTM(16, hidden, rng=rng)),
         nn.Dense(hidden, vocab, rng=rng),
     )
 
@@ -48,15 +50,16 @@ def batch(codes, seq_len, batch_size, rng):
 
 def sample(model, chars, prompt, length, rng):
     """Generates text after `prompt`, one character at a time (no gradient needed)."""
-    embed, recur, dense = model.layers
+    embed, over_time, dense = model.layers
+    recur = over_time.recur
     recur.reset()
     index = {c: i for i, c in enumerate(chars)}
     out = list(prompt)
     for c in prompt[:-1]:
-        recur.step(embed(np.array([index[c]])))
+        recur(embed(np.array([index[c]])))
     code = index[prompt[-1]]
     for _ in range(length):
-        logits = dense(recur.step(embed(np.array([code]))))[0]
+        logits = dense(recur(embed(np.array([code]))))[0]
         p = nn.softmax(logits / 0.5)  # temperature 0.5: mostly the likeliest character
         code = int(rng.choice(len(chars), p=p))
         out.append(chars[code])
@@ -81,7 +84,7 @@ def main(argv=None):
     history, start = [], time.perf_counter()
     for step in range(1, steps + 1):
         x, y = batch(codes, seq_len, batch_size, rng)
-        model[1].reset()   # independent windows: start each from the zero state
+        model[1].reset()   # independent windows: start each from the learned initial state
         value, (grads, _, _) = zp.withgradient(loss, model, x, y)
         opt.update(model, grads)
         history.append(float(value))

@@ -605,3 +605,27 @@ def test_adding_grads_of_different_parameter_sets_takes_the_union():
     np.testing.assert_allclose(total[c], 2 * c)
     assert total[c] is not g2[c]  # its own array: changing it leaves g2 alone
     np.testing.assert_allclose((total / 2.0)[c], c)
+
+
+def test_data_attributes_are_not_parameters_but_add_to_a_tied_one():
+    """`_zp_data` names attributes that hold data (nn.Recur's state): zp.params and
+    nn.leaf_gradients skip them, except that a gradient found through one that is also a
+    parameter (the state right after reset() is the init array) is added to it."""
+    class Stateful:
+        _zp_data = ("state",)
+
+        def __init__(self):
+            self.w = np.array([1.0, 2.0])
+            self.init = np.array([0.5, -0.5])
+            self.state = np.array([3.0, 4.0])
+
+    s = Stateful()
+    assert len(zp.params(s)) == 2
+    s.state = s.init
+    pairs = zp.leaf_gradients(s, {"w": np.ones(2), "init": np.full(2, 2.0),
+                                  "state": np.full(2, 5.0)})
+    assert [p for p, _, _ in pairs] == ["w", "init"]
+    np.testing.assert_array_equal(pairs[1][2], np.full(2, 7.0))
+    s.state = np.zeros(2)  # not tied: its gradient is data's, left out
+    pairs = zp.leaf_gradients(s, {"init": np.full(2, 2.0), "state": np.full(2, 5.0)})
+    np.testing.assert_array_equal(pairs[1][2], np.full(2, 2.0))

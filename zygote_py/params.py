@@ -226,12 +226,18 @@ def leaf_gradients(model, grads=None) -> list[tuple[str, np.ndarray, object]]:
     return [tuple(entry) for entry in out]
 
 
-def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
+def _pair(obj, g, path, arrays: dict, seen: set, out: list, data: bool = False) -> None:
+    """Walk obj (with g, its structural gradient) for float arrays into out.  data: obj is
+    held by a data attribute (see _data_attributes): its arrays are not parameters, but one
+    that is also a parameter (a Recur's state right after reset() is its init) adds the
+    gradient found there to the parameter's."""
     if _is_param_array(obj):
         if g is not None and not isinstance(g, (_ndarray, numbers.Number)):
             g = None
         where = arrays.get(id(obj))
         if where is None:
+            if data:
+                return
             arrays[id(obj)] = len(out)
             out.append([path, obj, g])
         elif g is not None:  # a tied array: its gradients add up
@@ -239,9 +245,12 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
             entry[2] = g if entry[2] is None else entry[2] + g
         return
     kind = tree.kind_of(obj)
-    if kind in (tree.LEAF, tree.SCALAR, tree.ARRAY) or id(obj) in seen:
+    mark = ("data", id(obj)) if data else id(obj)  # walked once as data, once as parameters
+    if kind in (tree.LEAF, tree.SCALAR, tree.ARRAY) or mark in seen:
         return
-    seen.add(id(obj))
+    seen.add(mark)
+    skipped = _data_attributes(obj)
+    later = []
     for i, (key, item) in enumerate(tree.children(obj)):
         if kind == tree.DICT:
             where = f"{path}[{key!r}]"
@@ -249,7 +258,19 @@ def _pair(obj, g, path, arrays: dict, seen: set, out: list) -> None:
             where = f"{path}[{key}]"
         else:
             where = f"{path}.{key}" if path else key
-        _pair(item, _gradient_part(g, obj, key, i), where, arrays, seen, out)
+        if key in skipped:
+            later.append((item, _gradient_part(g, obj, key, i), where))
+            continue
+        _pair(item, _gradient_part(g, obj, key, i), where, arrays, seen, out, data)
+    for item, part, where in later:  # after the parameters they may be tied to
+        _pair(item, part, where, arrays, seen, out, True)
+
+
+def _data_attributes(obj) -> tuple:
+    """The attributes obj's class declares as data, not parameters (`_zp_data = ("state",)`,
+    as nn.Recur does for its hidden state: Flux's `trainable` leaves it out the same way)."""
+    names = getattr(type(obj), "_zp_data", ())
+    return names if isinstance(names, tuple) else ()
 
 
 def _gradient_part(g, obj, key, index):

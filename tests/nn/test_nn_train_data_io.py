@@ -87,13 +87,15 @@ def test_train_stops_on_a_non_finite_loss():
 def test_save_and_load_round_trip(tmp_path):
     def build(seed):
         return nn.Chain(nn.Dense(3, 4, nn.relu, rng=seed), nn.LayerNorm(4),
-                        nn.LSTM(4, 2, rng=seed), nn.Dense(2, 1, rng=seed))
+                        nn.Recurrence(nn.LSTM(4, 2, rng=seed)), nn.Dense(2, 1, rng=seed))
 
     a, b = build(0), build(1)
     path = tmp_path / "model.npz"
     nn.save(a, path)
     names = sorted(np.load(path).files)
-    assert "layers[0].weight" in names and "layers[2].cell.Wh" in names and len(names) == 9
+    # the LSTM's initial state (h, c) is saved, its running state is not (data, not parameters)
+    assert "layers[0].weight" in names and "layers[2].recur.cell.Wh" in names and len(names) == 11
+    assert "layers[2].recur.init[0]" in names and not any(".state" in n for n in names)
     ps = zp.params(b)
     before = [id(p) for p in ps]
     nn.load(b, path)
@@ -101,7 +103,8 @@ def test_save_and_load_round_trip(tmp_path):
     np.testing.assert_array_equal(a(xs), b(xs))
     assert [id(p) for p in zp.params(b)] == before  # loaded in place
     with pytest.raises(ValueError, match="shape"):
-        nn.load(nn.Chain(nn.Dense(3, 5), nn.LayerNorm(5), nn.LSTM(5, 2), nn.Dense(2, 1)), path)
+        nn.load(nn.Chain(nn.Dense(3, 5), nn.LayerNorm(5), nn.Recurrence(nn.LSTM(5, 2)),
+                         nn.Dense(2, 1)), path)
     with pytest.raises(ValueError, match="missing"):
         nn.load(nn.Chain(nn.Dense(3, 4)), path)
     state = nn.state_dict(a)

@@ -108,6 +108,9 @@ class ImplicitParamReads(ConstantReads):
                 "pass the parameters through its args= and take an explicit gradient "
                 "(zp.gradient(loss, params...))")
 
+    def runs_calls_plainly(self) -> bool:
+        return False  # every call of user code is differentiated: it may read a parameter
+
     def adjoint_read(self, builder: AdjointBuilder, op: Op) -> bool:
         if not is_module_data_read(op):
             return False
@@ -123,6 +126,10 @@ class ImplicitParamReads(ConstantReads):
 
 @adjoint_of("global")
 def adjoint_global(builder: AdjointBuilder, op: Op) -> None:
-    """A global holding a parameter (a root only in implicit variants): hand its
-    cotangent to the Params being filled."""
+    """A global holding a parameter (a root in implicit variants): hand its cotangent to
+    the Params being filled.  In an explicit variant a global object is varied only
+    because something may write into it (reverse/objects.py): its own cotangent goes
+    nowhere, a global is not an input there."""
+    if not builder.reads.implicit:
+        return
     deposit(builder, builder.fetch(op.result), builder.bar(op.result))

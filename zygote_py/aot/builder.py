@@ -70,7 +70,10 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               built_objects.is_tracked: sr.is_tracked, built_objects.deposit_whole: sr.deposit_whole,
               built_objects.set_attribute: sr.set_attribute,
               built_objects.object_set_attribute: sr.set_attribute,
-              built_objects.take_attribute: sr.take_attribute}
+              built_objects.take_attribute: sr.take_attribute,
+              built_objects.released_cotangent: sr.released_cotangent,
+              built_objects.check_underived_result: sr.check_underived_result,
+              built_objects.check_underived_argument: sr.check_underived_argument}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",

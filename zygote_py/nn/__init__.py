@@ -24,14 +24,14 @@ from .layers import Chain, Dense, Dropout, Embedding, LayerNorm, testmode, train
 from .losses import (binarycrossentropy, crossentropy, huber, logitbinarycrossentropy,
                      logitcrossentropy, mae, mse)
 from .optimisers import Adam, AdamW, Descent, Momentum, Nesterov, Optimiser, RMSProp
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, Recur, RNNCell
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, Recur, Recurrence, RNNCell
 from .training import EarlyStopping, train
 from .tree import leaf_gradients, named_arrays
 
 __all__ = [
     "GRU", "LSTM", "RNN", "Adam", "AdamW", "Chain", "DataLoader", "Dense", "Descent", "Dropout",
     "EarlyStopping", "Embedding", "GRUCell", "LSTMCell", "LayerNorm", "Momentum", "Nesterov",
-    "Optimiser", "RMSProp", "RNNCell", "Recur", "binarycrossentropy", "crossentropy", "elu",
+    "Optimiser", "RMSProp", "RNNCell", "Recur", "Recurrence", "binarycrossentropy", "crossentropy", "elu",
     "gelu", "glorot_normal", "glorot_uniform", "huber", "identity", "kaiming_normal",
     "kaiming_uniform", "leaf_gradients", "leaky_relu", "load", "load_state_dict",
     "logitbinarycrossentropy", "logitcrossentropy", "logsigmoid", "logsoftmax", "mae", "mse",

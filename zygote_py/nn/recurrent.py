@@ -1,38 +1,28 @@
-"""Recurrent cells (RNNCell, LSTMCell, GRUCell) and Recur, the stateful wrapper.
+"""Recurrent cells (RNNCell, LSTMCell, GRUCell), Recur (Flux's stateful wrapper, one time
+step per call) and Recurrence (a whole sequence per call, for a Chain).
 
 A cell is a pure function of (state, input): `cell(h, x) -> (h_new, y)`, with
 x of shape (in,) or (batch, in).  `cell.initial_state(x)` is the zero state for
 an input like x (for the LSTM a tuple (h, c)).  Gate weights are packed along
 the last axis, input weights (in, k*out), recurrent weights (out, k*out).
 
-`Recur(cell)` runs a cell over a whole sequence: `r(xs)` with xs a list of
-steps or an array (time, batch, in) returns the stacked outputs (time, batch,
-out).  It keeps the final state and starts the next call from it (so a long
-sequence can be fed in chunks, with truncated backpropagation between chunks)
-until `r.reset()`.
-
-Why a whole sequence per call and not one step as in Flux: zygote_py refuses
-attribute writes inside a differentiated function (`self.state = h` is a
-`MutationError`), so the state that links time steps is a local variable of
-the loop in `__call__`, which the compiler differentiates exactly.  The state
-kept between calls is stored by a helper registered as non-differentiable,
-which is precisely truncated backpropagation.  `r.step(x)` advances one step
-for generation or inference and refuses to be differentiated (it would
-silently cut the gradient through time).
+`Recur(cell)` is Flux's: `y = m(x)` is one step, the hidden state lives on the
+object (`m.state`), `m.reset()` sets it to `m.init`, a parameter.  Training over
+a sequence is a loop of steps inside the loss; the gradient follows `m.state`
+through the steps (an attribute written inside the differentiated call, see
+docs/mutation.md) back to `m.init`.  `m.sequence(xs)` runs a whole sequence and
+stacks the outputs; `Recurrence(m)` does that as a layer of a Chain.
+`nn.RNN`, `nn.LSTM` and `nn.GRU` make a Recur of their cell.
 """
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
-from ..errors import ZygoteError
-from ..rules.registry import nondifferentiable, register_custom
 from . import activations as _act
 from . import init as _init
 
-__all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell", "Recur"]
+__all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell", "Recur", "Recurrence"]
 
 
 def _zeros_like_state(x, n):
@@ -119,79 +109,63 @@ class GRUCell:
         return f"GRUCell({self.Wi.shape[0]} => {self.Wh.shape[0]})"
 
 
-# The state a Recur carries between calls, keyed by the Recur.  It lives outside the
-# object so that neither zp.params(model) nor a structural gradient mistakes it for a
-# parameter (both walk attributes and slots).
-_STATES = weakref.WeakKeyDictionary()
-
-
-def _start_state(recur, cell, x0):
-    state = _STATES.get(recur)
-    return cell.initial_state(x0) if state is None else state
-
-
-def _keep_state(recur, state):
-    _STATES[recur] = state
-
-
-def _clear_state(recur):
-    _STATES.pop(recur, None)
-
-
-def _no_gradient_through_step(recur):
-    return recur
-
-
-def _step_rule(recur):
-    raise ZygoteError("Recur.step(x) cannot be differentiated: the state it carries between "
-                      "calls is cut from the gradient", hint="call the Recur on the whole "
-                      "sequence instead: ys = r(xs), with xs a list of steps or a (time, ...) array")
-
-
-# The carried state is data, not part of the graph: reading and storing it are
-# not differentiated (truncated backpropagation between calls).
-nondifferentiable(_start_state)
-nondifferentiable(_keep_state)
-nondifferentiable(_clear_state)
-register_custom(_no_gradient_through_step, _step_rule)
-
-
 class Recur:
-    """Runs `cell` over sequences, carrying its state from call to call until reset()."""
+    """Flux's stateful wrapper: `y = m(x)` runs one time step of `cell` from `m.state` and
+    stores the new state in `m.state`; `m.reset()` sets it back to `m.init`.
 
-    def __init__(self, cell):
+    `init` (default: the cell's zero state for one example, shape (out,), a tuple (h, c)
+    for the LSTM; it broadcasts over a batch) is a parameter like the cell's weights:
+    `zp.params(m)` holds it, and the gradient of a loss that calls `m.reset()` reaches it.
+    `m.state` is ordinary data on the object: a gradient call that steps the model leaves
+    it where the last step put it, as a plain call would, and the gradient follows it
+    through every step of the call back to its value when the call started (to `m.init`
+    after a reset: right after `reset()` the state *is* the init array)."""
+
+    _zp_data = ("state",)  # zp.params and nn.leaf_gradients leave it out (data, not a parameter)
+
+    def __init__(self, cell, init=None):
         self.cell = cell
-
-    @property
-    def state(self):
-        """The state after the last call (None: the cell's zero state is next)."""
-        return _STATES.get(self)
+        self.init = cell.initial_state(np.zeros(cell.Wi.shape[0])) if init is None else init
+        self.state = self.init
 
     def reset(self):
-        """Forgets the carried state (callable inside a loss, too)."""
-        _clear_state(self)
+        """Starts the next step from `init` again (callable inside a loss, too)."""
+        self.state = self.init
         return self
 
-    def __call__(self, xs):
-        cell = self.cell
-        h = _start_state(self, cell, xs[0])
+    def __call__(self, x):
+        state, y = self.cell(self.state, x)
+        self.state = state
+        return y
+
+    def sequence(self, xs):
+        """Runs every step of xs (a list of steps, or an array whose first axis is time) from
+        the current state, and returns the outputs stacked along a new first axis."""
         ys = []
         for x in xs:
-            h, y = cell(h, x)
-            ys.append(y)
-        _keep_state(self, h)
+            ys.append(self(x))
         return np.stack(ys)
-
-    def step(self, x):
-        """One time step (for generation); not differentiable."""
-        # the guard's result is used, so the compiler cannot leave it out as inactive
-        cell = _no_gradient_through_step(self).cell
-        h, y = cell(_start_state(self, cell, x), x)
-        _keep_state(self, h)
-        return y
 
     def __repr__(self):
         return f"Recur({self.cell!r})"
+
+
+class Recurrence:
+    """A whole sequence per call, for a Chain: `Recurrence(r)(xs)` is `r.sequence(xs)`, with
+    xs of shape (time, batch, in) or a list of steps; `reset()` resets r."""
+
+    def __init__(self, recur):
+        self.recur = recur
+
+    def reset(self):
+        self.recur.reset()
+        return self
+
+    def __call__(self, xs):
+        return self.recur.sequence(xs)
+
+    def __repr__(self):
+        return f"Recurrence({self.recur!r})"
 
 
 def RNN(n_in, n_out, **kwargs):

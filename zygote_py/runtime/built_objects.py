@@ -5,11 +5,15 @@ Calling a user class with transformed code (`Layer(w)`) makes the object with
 `__init__`, which has no source, is replayed field by field here).  Such an
 object is *tracked*: it is entered in the `ObjectLedger` of the gradient call
 running now (`Context.objects`, made by api.py for every call), and only a
-tracked object's attributes may be written by transformed code
+tracked object's attributes are written by transformed code with derivatives
 (`set_attribute`, what `obj.name = v` lowers to).  An object from outside the
-call (an argument, a global, one made by code that ran untransformed) is
-refused with MutationError when written: the caller would see the write, and
-its gradient is not implemented yet.
+call (an argument, a global, a closure value, one reached through them, one
+made by code that ran untransformed) is *adopted* at its first write: tracked
+from then on like a built one, so that the caller sees the write and later
+reads see the new value, and released when the backward undoes that first
+write (`released_cotangent`): what its slots hold then are the derivatives of
+its values at call time, which travel, as the object's cotangent, to where it
+came from.  Classes, modules and functions are not written (MutationError).
 
 Derivatives follow Zygote's treatment of mutable structs: the cotangent of a
 tracked object does not travel with the SSA value (its attributes change under
@@ -42,8 +46,14 @@ import inspect
 import types
 
 from .. import context
-from ..errors import MutationError, SourceUnavailable, UnsupportedSyntax, ZygoteError
-from ..tree import accumulate
+from ..errors import (
+    MutationError,
+    NoDerivativeRule,
+    SourceUnavailable,
+    UnsupportedSyntax,
+    ZygoteError,
+)
+from ..tree import accumulate, is_active
 
 _ABSENT = object()  # an attribute that did not exist before a write
 
@@ -57,9 +67,13 @@ class ObjectLedger:
     log          every write, (object, name, value), in order: replayed after a backward;
     versions     id -> number of writes so far (construction ends at `built[id]`);
     forward      for the ledger of a pullback's backward run, the forward's: its objects
-                 may not be written now, and its log is what `replay` writes again."""
+                 may not be written now, and its log is what `replay` writes again;
+    adopted      id -> number of writes not yet undone, for every object from outside the
+                 call (an argument, a global, a closure value, one reached through them)
+                 that transformed code wrote into: tracked from its first write on, and
+                 released when the backward undoes that write (adopt, released_cotangent)."""
 
-    __slots__ = ("built", "cotangents", "forward", "log", "tracked", "versions")
+    __slots__ = ("adopted", "built", "cotangents", "forward", "log", "tracked", "versions")
 
     def __init__(self):
         self.tracked: dict[int, object] = {}
@@ -67,6 +81,7 @@ class ObjectLedger:
         self.log: list = []
         self.versions: dict[int, int] = {}
         self.built: dict[int, int] = {}
+        self.adopted: dict[int, int] = {}
         self.forward: ObjectLedger | None = None
 
     def for_backward(self) -> ObjectLedger:
@@ -74,10 +89,27 @@ class ObjectLedger:
         slots of its own (a pullback may be run more than once); objects a property's
         getter builds while it runs are its own."""
         view = ObjectLedger()
-        view.tracked, view.versions, view.built = \
-            dict(self.tracked), dict(self.versions), dict(self.built)
+        view.tracked, view.versions, view.built, view.adopted = \
+            dict(self.tracked), dict(self.versions), dict(self.built), dict(self.adopted)
         view.forward = self
+        self.check_unchanged()
         return view
+
+    def check_unchanged(self) -> None:
+        """Before a pullback's backward runs: the objects from outside that the forward wrote
+        still hold what it wrote (the backward undoes those writes one by one and `replay`
+        writes them again, which would lose a change made in between)."""
+        final = {}
+        for obj, name, value in self.log:
+            if id(obj) in self.adopted:
+                final[(id(obj), name)] = (obj, value)
+        for (_, name), (obj, value) in final.items():
+            if _stored(obj, name) is not value:
+                raise ZygoteError(
+                    f"{type(obj).__name__}.{name} was changed after the forward pass that wrote "
+                    "it, before its pullback ran", None,
+                    "run the pullback before using the object again, or take the gradient "
+                    "with zp.gradient in one call")
 
     def replay(self) -> None:
         """Write every logged value of the forward pass again, in order: its final state."""
@@ -111,16 +143,15 @@ def set_attribute(obj, name, value, loc):
     Returns the attribute's previous value (or a marker that it had none), which the
     backward puts back."""
     ledger = context.current().objects
-    if ledger is None or id(obj) not in ledger.tracked:
-        raise MutationError(
-            f"assigning to .{name} writes into an object that was not built inside this "
-            f"differentiated call (a {type(obj).__name__} passed in, read from a global, or made "
-            "by code that ran without derivatives)", loc,
-            "build the object inside the differentiated function (its class called with the "
-            "inputs), or return the new value instead of storing it")
-    if ledger.forward is not None and id(obj) in ledger.forward.tracked:
+    if ledger is None:
+        raise ZygoteError("an attribute is written by differentiated code outside a gradient "
+                          "call", loc, "call the function through zp.gradient / zp.pullback")
+    if ledger.forward is not None and (id(obj) in ledger.forward.tracked
+                                       or id(obj) not in ledger.tracked):
         raise ZygoteError(f"an attribute (.{name}) is written while the backward pass runs "
                           "(a property getter that writes?)", loc, "make getters read only")
+    if id(obj) not in ledger.tracked:
+        _refuse_shared(obj, name, loc)
     setter = type(obj).__setattr__
     if setter is not object.__setattr__:
         params = getattr(type(obj), "__dataclass_params__", None)
@@ -135,14 +166,40 @@ def set_attribute(obj, name, value, loc):
         raise MutationError(f"{type(obj).__name__}.{name} is a property or descriptor with a "
                             "setter; writing through it is not differentiated", loc,
                             "write the attribute the setter writes directly")
+    if id(obj) not in ledger.tracked:
+        adopt(ledger, obj, name, loc)
     return _write(ledger, obj, name, value)
+
+
+def adopt(ledger: ObjectLedger, obj, name, loc) -> None:
+    """obj, from outside the call, is written for the first time: from now on it is tracked
+    as a built object is (its reads deposit into its slots, its writes are undone by the
+    backward), until the backward undoes this first write (`released_cotangent`)."""
+    _refuse_shared(obj, name, loc)
+    ledger.tracked[id(obj)] = obj
+    ledger.versions[id(obj)] = 0
+    ledger.built[id(obj)] = 0
+    ledger.adopted[id(obj)] = 0
+
+
+def _refuse_shared(obj, name, loc) -> None:
+    """Only instances of ordinary classes are adopted: a class, module or function holds
+    state that compiled code and other callers share (and the compiler may have read)."""
+    if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.MethodType,
+                        types.BuiltinFunctionType)):
+        raise MutationError(
+            f"assigning to .{name} writes into a {type(obj).__name__} "
+            f"({getattr(obj, '__qualname__', getattr(obj, '__name__', '?'))}), whose attributes "
+            "other code shares; zygote_py differentiates writes into instances only", loc,
+            "keep the state on an instance (self.name = ...), or return the new value")
 
 
 def object_set_attribute(obj, name, value, loc):
     """`object.__setattr__(obj, name, value)` (what a frozen class's __init__ writes with)."""
     ledger = context.current().objects
-    if ledger is None or id(obj) not in ledger.tracked:
-        return set_attribute(obj, name, value, loc)  # refused with the same message
+    if ledger is None or id(obj) not in ledger.tracked or ledger.forward is not None \
+            and id(obj) in ledger.forward.tracked:
+        return set_attribute(obj, name, value, loc)  # adopted, or refused, there
     return _write(ledger, obj, name, value)
 
 
@@ -151,6 +208,8 @@ def _write(ledger: ObjectLedger, obj, name, value):
     object.__setattr__(obj, name, value)
     ledger.log.append((obj, name, value))
     ledger.versions[id(obj)] += 1
+    if id(obj) in ledger.adopted:
+        ledger.adopted[id(obj)] += 1
     return old
 
 
@@ -185,7 +244,7 @@ def deposit(obj, name, g) -> bool:
     if g is not None:
         if name == "__dict__":  # a derivative through obj.__dict__[...] would bypass the slots
             raise ZygoteError(f"a derivative flows through {type(obj).__name__}.__dict__ of an "
-                              "object built in this call", None,
+                              "object built or written in this call", None,
                               "read the attribute itself (obj.name), or getattr is not needed")
         slots = ledger.cotangents.setdefault(id(obj), {})
         slots[name] = accumulate(slots.get(name), g)
@@ -200,8 +259,11 @@ def take_attribute(obj, name, old, new):
     ledger = context.current().objects
     slots = ledger.cotangents.get(id(obj)) if ledger is not None else None
     g = slots.pop(name, None) if slots else None
-    if g is not None and _stored(obj, name) is not new:
+    adopted = ledger is not None and id(obj) in ledger.adopted
+    if (g is not None or adopted) and _stored(obj, name) is not new:
         raise _unseen_write(obj, name)
+    if adopted:
+        ledger.adopted[id(obj)] -= 1
     if old is _ABSENT:
         try:
             object.__delattr__(obj, name)
@@ -210,6 +272,63 @@ def take_attribute(obj, name, old, new):
     else:
         object.__setattr__(obj, name, old)
     return g
+
+
+def released_cotangent(obj):
+    """After the adjoint of a write into obj (take_attribute): when obj came from outside
+    the call and this was its first write, obj is released, and what its slots gathered
+    -- the reads of attributes at their values from before that write, which are the values
+    obj had when it came in -- is returned as obj's cotangent, {name: g}, to travel to
+    wherever obj came from (an argument, a global, an attribute of another object).  The
+    reads before the first write run their adjoints later, with obj no longer tracked, so
+    their cotangents take that same way.  None for any other write."""
+    ledger = context.current().objects
+    key = id(obj)
+    if ledger is None or ledger.adopted.get(key, 1) != 0:
+        return None
+    del ledger.adopted[key]
+    ledger.tracked.pop(key, None)
+    left = ledger.cotangents.pop(key, None)
+    if not left:
+        return None
+    if "__dict__" in left:
+        raise ZygoteError(f"a derivative flows through {type(obj).__name__}.__dict__ of an "
+                          "object written in this call", None, "read the attribute itself")
+    out = {name: g for name, g in left.items() if g is not None}
+    return out or None
+
+
+def check_underived_result(y, what, loc):
+    """After a call that ran without derivatives (no operand of it was active, so it ran as
+    plain Python): refused when an object from outside was written with derivatives in this
+    gradient call and the result could carry one -- the call may have read such an object
+    (`def readout(): return model.state`), and its derivative would be lost."""
+    ledger = context.current().objects
+    if ledger is None or not ledger.adopted or not _could_carry(y):
+        return y
+    raise MutationError(
+        f"{what} ran without derivatives (none of its arguments carries one), but an object "
+        "from outside this call was written with a derivative before it, which it may read; "
+        "its result would miss that derivative", loc,
+        "pass the object (or the value) to it as an argument, or read the attribute in the "
+        "differentiated code itself")
+
+
+def check_underived_argument(value, rule, name, loc):
+    """In the backward, at a call of a rule with no derivative for its argument `name`,
+    given a value read from an object that was not an input (`np.interp(x, cfg.xp, fp)`
+    with a global cfg): refused when an object from outside was written with derivatives
+    before the call (the value may carry one, which the rule would drop)."""
+    ledger = context.current().objects
+    if ledger is not None and ledger.adopted and _could_carry(value):
+        raise NoDerivativeRule(
+            f"the rule for {rule} has no derivative with respect to its argument {name!r}, "
+            "which may depend on the inputs through an object written in this call", loc,
+            "wrap that argument in zp.stop_gradient(...), or register a rule with @zp.adjoint")
+
+
+def _could_carry(y) -> bool:
+    return is_active(y)
 
 
 def must_run_back(back, g) -> bool:

@@ -176,7 +176,7 @@ class ForwardTransform:
             return
         if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
             raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
-                                   else "objects built and written inside the function", op.loc)
+                                   else "attribute writes into objects", op.loc)
         res = resolve(fn, registry)
         if res.kind == NONDIFF:
             self.copy(op)

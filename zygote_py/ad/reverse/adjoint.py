@@ -82,6 +82,7 @@ class AdjointBuilder:
         # operand is, an operator or a NumPy function means its registered rule
         self.plain = plain
         self.sequences = sequences  # lists and tuples of arrays or numbers
+        self.weakly_varied: set[int] = set()  # see transform.py (objects written in the call)
         self.reads = reads  # what reads of module data mean (reads.py: plain or implicit)
         self.backward = Block(["dy"])
         self.ir = IRBuilder()  # where backward ops go: the current scope's block, at its end

@@ -36,6 +36,8 @@ class ForwardPlan:
         self.trip_counts: dict[int, Value] = {}  # id(loop op) -> its trip count
         # id(write op) -> [(save function, operands, saved value)]: run just before the write
         self.saves: dict[int, list[tuple]] = {}
+        # id(op) -> [(check function, operands)]: called with op's result just after op
+        self.checks: dict[int, list[tuple]] = {}
         self.write_log: Value | None = None  # the arrays the forward wrote (made at entry)
         self.callee = False  # compiled for calls from differentiated code (see op())
 
@@ -47,6 +49,11 @@ class ForwardPlan:
         saved = Value(hint, op)
         self.saves.setdefault(id(op), []).append((fn, list(operands), saved))
         return saved
+
+    def check_after(self, op: Op, fn, operands) -> None:
+        """Just after op, the forward calls fn(op's result, *operands) (a run-time check
+        whose result is not used; operands are constants)."""
+        self.checks.setdefault(id(op), []).append((fn, list(operands)))
 
     def call_with_back(self, op: Op, opcode: str, attrs: dict) -> Value:
         """op, in the forward, becomes `opcode` with attrs and also returns a back function."""
@@ -154,6 +161,11 @@ class _ForwardBuilder:
         new = Op(op.opcode, operands, 0, attrs, regions, op.loc)
         self.results(new, op, count)
         out.append(new)
+        for fn, constants in self.plan.checks.get(id(op), ()):
+            values = [out.append(Op("const", (), 1, {"value": c})).result for c in constants]
+            out.append(Op("call", [new.results[0], *values], 1,
+                          {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()},
+                          (), op.loc))
 
 
 def _may_write_an_argument(op: Op) -> bool:

@@ -34,7 +34,7 @@ from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, 
 from ...rules import registry
 from ...runtime import dispatch
 from ...runtime import helpers as runtime
-from ...runtime.built_objects import is_dataclass_init
+from ...runtime.built_objects import check_underived_argument, is_dataclass_init
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
@@ -186,7 +186,14 @@ def refuse_active_nondiff(builder: AdjointBuilder, rule, op: Op, bound: dict,
         value = bound.get(name)
         items = value.values() if isinstance(value, dict) else \
             value if isinstance(value, tuple) else (value,)
-        if any(isinstance(item, Value) and builder.varied_operand(item) for item in items):
+        varied = [item for item in items if isinstance(item, Value) and builder.varied_operand(item)]
+        if varied and all(item.id in builder.weakly_varied for item in varied):
+            for item in varied:  # may carry a derivative only through an object written here
+                builder.call(check_underived_argument, builder.fetch(item),
+                             builder.const(rule.qualname), builder.const(name),
+                             builder.const(op.loc), expr="_zp_check_underived_argument")
+            continue
+        if varied:
             raise NoDerivativeRule(
                 f"the rule for {rule.qualname} has no derivative with respect to its argument "
                 f"{name!r}, which depends on the inputs here", op.loc,
@@ -449,7 +456,14 @@ def adjoint_getattr(builder: AdjointBuilder, op: Op) -> None:
     if builder.reads.adjoint_read(builder, op):  # module.W in an implicit variant: a root
         return
     array = obj.id in builder.arrays  # otherwise its type decides, at run time
-    if not builder.varied_operand(obj) or array and attribute_is_nondifferentiable(name):
+    if array and attribute_is_nondifferentiable(name):
+        return
+    if not builder.varied_operand(obj):
+        if not array and builder.bar(op.result) is not None:
+            # an object that came in inactive but was written in this call since: the
+            # derivative goes to its ledger slot (ad/reverse/objects.py: object_reads)
+            builder.call(dispatch.attribute_cotangent, builder.fetch(obj), builder.const(name),
+                         builder.bar(op.result), expr="_zp_attribute_cotangent")
         return
     rule = registry.attr_rule(np.ndarray, name) if array else None
     if rule is not None:

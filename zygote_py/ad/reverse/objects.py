@@ -1,4 +1,4 @@
-"""The reverse transform's part for objects built and written inside the call.
+"""The reverse transform's part for objects written inside the call (built there or not).
 
 A write `obj.name = v` (a call of `set_attribute`, see frontend/lower_objects.py)
 has no result a cotangent could reach, yet its adjoint moves derivatives: it
@@ -29,8 +29,10 @@ from ...resolve import (
 )
 from ...rules import registry
 from ...runtime.built_objects import (
+    check_underived_result,
     must_run_back,
     object_set_attribute,
+    released_cotangent,
     set_attribute,
     super_of,
     take_attribute,
@@ -78,12 +80,88 @@ def effectful_ops(fn: Function, varied: set[int], plain: set[int], arrays: set[i
     return out
 
 
+def object_reads(fn: Function, plain: set[int]) -> list[int]:
+    """ids of the results of attribute reads of values that may be objects (not known to be
+    arrays or numbers, not a module or class named in the code): any such object may have
+    been written with a derivative earlier in the gradient call, by this function or by
+    another (runtime/built_objects.py adopts it then), so every such read is differentiated;
+    for an object nothing wrote, its derivative goes the way it always went."""
+    out = []
+    for op in fn.walk():
+        if op.opcode != "getattr" or op.operands[0].id in plain:
+            continue
+        base = op.operands[0].defining_op
+        if base is not None and base.opcode == "const":
+            continue
+        out.append(op.result.id)
+    return out
+
+
+def check_underived_calls(fn: Function, varied: set[int], plain: set[int], plan) -> None:
+    """Calls of user code that no derivative reaches (they run as plain Python) are
+    followed, in the forward, by `check_underived_result`: such a call may read an object
+    from outside that was written with a derivative earlier in the gradient call, which
+    is refused rather than lost (runtime/built_objects.py)."""
+    for op in fn.walk():
+        if op.opcode not in ("call", "method", "callv") or len(op.results) != 1 \
+                or op.results[0].id in varied:
+            continue
+        if op.opcode == "call":
+            callee = op.attrs.get("fn")
+            if (getattr(callee, "__module__", None) or "").startswith("zygote_py."):
+                continue  # the compiler's own helpers (intrinsics such as `or`)
+            try:
+                kind = resolve(callee, registry).kind
+            except TypeError:
+                kind = None
+            if kind not in (FUNCTION, METHOD, RECEIVER, CALLABLE):
+                continue
+            what = f"{getattr(callee, '__qualname__', type(callee).__name__)}(...)"
+        elif op.opcode == "method":
+            if op.operands[0].id in plain:
+                continue
+            what = f".{op.attrs['name']}(...)"
+        else:
+            what = "the call"
+        plan.check_after(op, check_underived_result, [what, op.loc])
+
+
+def written_objects(fn: Function, varied: set[int], plain: set[int]) -> list[int]:
+    """ids of the values, not known to be arrays or numbers, that may be objects whose
+    attributes are written with derivatives here: the object of an attribute write, and
+    the receiver of a method called with a varied operand (`acc.add(x)`).  Such a value
+    is made varied (a root) whether or not it was an active input, so that the calls it
+    is passed to afterwards are differentiated.  (An object passed to a function as an
+    argument is not: where that call ran without derivatives and the object was written,
+    `check_underived_result` refuses; its attribute reads are differentiated anyway,
+    object_reads.)"""
+    out: set[int] = set()
+
+    def add(value) -> None:
+        made = value.defining_op
+        if value.id not in plain and value.id not in varied and \
+                (made is None or made.opcode not in ("const", "closure")):
+            out.add(value.id)
+
+    for op in fn.walk():
+        writes = op.opcode == "call" and _is(op.attrs.get("fn"), _WRITES)
+        if writes or op.opcode == "method" and any(v.id in varied for v in op.operands[1:]):
+            add(op.operands[0])
+    return sorted(out)
+
+
+_RUNTIME_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects",
+                    "zygote_py.runtime.containers")
+
+
 def _effectful_leaf(op: Op, varied, arrays, opaque) -> bool:
     code = op.opcode
     if code == "call":
         fn = op.attrs["fn"]
         if _is(fn, _WRITES):
-            return op.operands[0].id in varied or op.operands[2].id in varied
+            # always: its adjoint puts the old value back and closes the attribute's slot
+            # (the reads after it are not the reads before it), whatever is active
+            return True
         if fn is super_of:
             return False
         if getattr(fn, "__module__", None) == "zygote_py.runtime.writes":
@@ -113,6 +191,13 @@ def adjoint_object_call(builder, op: Op) -> bool:
         builder.maybe_none.add(g.id)
         if value.id in builder.varied:
             builder.accumulate(value, g)
+        # an object from outside the call is released at the adjoint of its first write:
+        # the derivatives of its values at call time go the way the object came
+        if obj.id in builder.varied:
+            held = builder.call(released_cotangent, builder.fetch(obj),
+                                expr="_zp_released_cotangent", hint=(obj.hint or "obj") + "_bar")
+            builder.maybe_none.add(held.id)
+            builder.accumulate(obj, held)
         return True
     if fn is super_of:  # super(cls, self): its cotangent is self's
         g = builder.bar(op.result)

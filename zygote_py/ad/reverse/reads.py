@@ -39,6 +39,11 @@ class ConstantReads:
     def check_rule_call(self, rule, op) -> None:
         """Refuse a call of a registered rule this variant cannot differentiate (none here)."""
 
+    def runs_calls_plainly(self) -> bool:
+        """Whether a call of user code with no varied operand runs as plain Python in this
+        variant (then objects.check_underived_calls guards its result)."""
+        return True
+
     def adjoint_read(self, builder, op) -> bool:
         """Emit the adjoint of a getattr that reads module data; False when it is not one."""
         return False

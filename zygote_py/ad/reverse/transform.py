@@ -27,7 +27,7 @@ from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
 from .augment import augment
-from .objects import effectful_ops
+from .objects import check_underived_calls, effectful_ops, object_reads, written_objects
 from .reads import ConstantReads
 
 
@@ -98,13 +98,29 @@ class ReverseTransform:
         if varying:  # np.sign(z) of a complex z does vary: a cotangent must reach its refusal
             varied = varied_values(fn, active, extra_roots=roots + varying,
                                    implicit=reads.implicit, arrays=arrays)
+        # objects written here, or by the user code they are passed to, with derivatives: their
+        # later attribute reads must be differentiated even when they were not active inputs
+        roots = roots + varying
+        strongly = set(varied)  # varied because of the inputs themselves
+        written = [i for i in object_reads(fn, set(levels)) if i not in varied] + \
+            written_objects(fn, varied, set(levels))
+        while written:  # a newly varied object may make more calls' operands varied
+            roots = roots + written
+            varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
+                                   arrays=arrays)
+            written = written_objects(fn, varied, set(levels))
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # varied only because an object may have been written in the call (a read of cfg.k
+        # of a global cfg): rules without a derivative for them check while running
+        self.builder.weakly_varied = varied - strongly
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
+        if reads.runs_calls_plainly():
+            check_underived_calls(fn, varied, set(levels), self.builder.plan)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
