@@ -72,13 +72,29 @@ def _is_sequence(x) -> bool:
 # -- arithmetic ----------------------------------------------------------------------------
 
 
+def fit_to(d, y):
+    """The tangent d of one operand of `a + b` (or `a - b`), broadcast up to y's shape.
+
+    When only one operand has a tangent, that tangent has the operand's shape, which the
+    other operand's broadcasting may have made larger: `np.sum(x + B)` with a vector x and
+    a matrix B counts each of x's tangents once per row of B, so the tangent of `x + B`
+    must be B's shape.  (Two tangents broadcast against each other when added.)"""
+    if isinstance(y, np.ndarray) and np.shape(d) != y.shape:
+        return np.broadcast_to(d, y.shape)
+    return d
+
+
 def jvp_add(da, db, y, a, b):
     if _is_sequence(a) or _is_sequence(b):  # concatenation
         if da is None and db is None:
             return None
         out = list(dense_items(da, a)) + list(dense_items(db, b))
         return out if type(y) is list else tuple(out)
-    return add_terms(da, db)
+    if da is None:
+        return None if db is None else fit_to(db, y)
+    if db is None:
+        return fit_to(da, y)
+    return da + db
 
 
 def dense_items(dx, seq):
@@ -86,7 +102,11 @@ def dense_items(dx, seq):
 
 
 def jvp_sub(da, db, y, a, b):
-    return add_terms(da, None if db is None else -db)
+    if da is None:
+        return None if db is None else fit_to(-db, y)
+    if db is None:
+        return fit_to(da, y)
+    return da - db
 
 
 def jvp_mul(da, db, y, a, b):
@@ -181,8 +201,14 @@ def _diagonal(rule):
                 hint="use reverse mode for complex values")
         return vjp_fn(dx, y, *args, **kwargs)
 
+    jvp_elementwise.gives_tangent = True
     jvp_elementwise.__name__ = f"jvp_{getattr(rule.primal, '__name__', 'elementwise')}"
     jvp_elementwise.__qualname__ = jvp_elementwise.__name__
+    # the forward transform splices this reverse rule's body as the jvp expression where
+    # the call's tangent is certainly not None (ad/forward/inline.py); only where complex
+    # values are right as written (a math function refuses them itself)
+    if complex_ok or getattr(rule.primal, "__module__", None) == "math" or rule.primal in _MATH_MODULE:
+        jvp_elementwise.diagonal_body = vjp_fn
     return jvp_elementwise
 
 
@@ -231,6 +257,7 @@ def _linear(primal):
             args, kwargs = bound.args[1:], bound.kwargs
         return primal(dense(dx, x), *args, **kwargs)
 
+    jvp_linear.gives_tangent = True
     jvp_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_linear
 
@@ -288,6 +315,7 @@ def _method_linear(name):
             args, kwargs = bound.args[1:], bound.kwargs
         return getattr(np.asarray(dense(dself, obj)), name)(*args, **kwargs)
 
+    jvp_method.gives_tangent = True
     jvp_method.__name__ = f"jvp_ndarray_{name}"
     return jvp_method
 
@@ -308,6 +336,7 @@ def _attr_linear(name):
             return None
         return getattr(np.asarray(dense(dself, self)), name)
 
+    jvp_attr.gives_tangent = True
     jvp_attr.__name__ = f"jvp_ndarray_{name}"
     return jvp_attr
 
@@ -336,6 +365,7 @@ def _jointly_linear(primal, rule):
                 bound.arguments[name] = dense(d, bound.arguments[name])
         return primal(*bound.args, **bound.kwargs)
 
+    jvp_jointly_linear.gives_tangent = True
     jvp_jointly_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_jointly_linear
 
@@ -356,6 +386,7 @@ def _bilinear(primal):
         return add_terms(None if da is None else primal(da, b, *args, **kwargs),
                          None if db is None else primal(a, db, *args, **kwargs))
 
+    jvp_bilinear.gives_tangent = True
     jvp_bilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'bilinear')}"
     return jvp_bilinear
 
@@ -380,6 +411,54 @@ def jvp_einsum(d_subscripts, d_operands, y, subscripts, *operands, **kwargs):
             ops[i] = d
             terms.append(np.einsum(subscripts, *ops, **kwargs))
     return add_terms(*terms)
+
+
+def jvp_amax(da, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """The transpose of the reverse rule (rules/reductions.py: ties share the cotangent
+    evenly): the mean of the tangents of the extremal elements along the axis."""
+    if da is None:
+        return None
+    if out is not None or where is not None or not isinstance(a, np.ndarray) or \
+            not isinstance(da, np.ndarray):  # lists, out=, where=: the reverse rule's transpose
+        dy = _amax_derived(da, y, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                           where=where)
+        return dy if dy is not None else np.zeros(np.shape(y))  # a tangent when given one
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    hit = np.equal(a, yk)
+    count = np.sum(hit, axis=axis, keepdims=keepdims, dtype=np.result_type(y, float))
+    if initial is not None:
+        count = np.maximum(count, 1)
+    return np.sum(np.where(hit, da, 0.0), axis=axis, keepdims=keepdims) / count
+
+
+def jvp_ndarray_max(dself, y, self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return jvp_amax(dself, y, self, axis, out, keepdims, initial, where)
+
+
+def _amax_derived(*args, **kwargs):
+    from .jvp_derived import derived_jvp
+    return derived_jvp(registry.function_rule(np.max))(*args, **kwargs)
+
+
+for _primal in (np.max, np.amax, np.min, np.amin):
+    if registry.function_rule(_primal) is not None:
+        jvp(_primal)(jvp_amax)
+for _name in ("max", "min"):
+    if registry.method_rule(np.ndarray, _name) is not None:
+        jvp((np.ndarray, _name))(jvp_ndarray_max)
+
+
+def gives_tangent(fn):
+    """Mark a forward rule that returns a tangent (never None) whenever one of its tangents
+    is not None: the forward transform then knows its result's tangent is there
+    (ad/forward/inline.py) and writes the rules after it as expressions."""
+    fn.gives_tangent = True
+    return fn
+
+
+for _fn in (jvp_add, jvp_sub, jvp_mul, jvp_truediv, jvp_neg, jvp_pos, jvp_matmul, jvp_dot,
+            jvp_amax, jvp_ndarray_max):
+    gives_tangent(_fn)
 
 
 def _einsum_derived(*args, **kwargs):
