@@ -332,6 +332,42 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
         raise ZygoteError("forward-mode code ran outside zp.jvp, so it has no compiler for "
                           f"{getattr(fn, '__name__', fn)!r}", loc,
                           "call generated forward code through zp.jvp")
+    if not kwargs and not tkwargs and len(targs) <= len(args) and _all_positional(fn, len(args)):
+        # every parameter given by position: the arguments are the values, no binding
+        values = args
+        tangents = tuple(targs) + (None,) * (len(args) - len(targs))
+    else:
+        values, tangents = _bind(fn, args, kwargs, targs, tkwargs)
+    active = tuple(has_tangent(t) for t in tangents)
+    cells = ()
+    if isinstance(cells_dot, CellTangents):
+        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
+    if not any(active) and not cells:
+        return fn(*args, **kwargs), None
+    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
+    extra = [t for t, a in zip(tangents, active) if a]
+    if cells:
+        extra.append(cells_dot)
+    return compiled(*values, *extra)
+
+
+_CO_VARIADIC = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+def _all_positional(fn, nargs: int) -> bool:
+    """Whether calling the plain function fn with nargs positional arguments (and no
+    keywords) binds them to its parameters in order and leaves none to a default: then
+    the compiled forward function takes exactly those arguments."""
+    if type(fn) is not types.FunctionType:
+        return False
+    code = fn.__code__
+    return code.co_argcount == nargs and not code.co_flags & _CO_VARIADIC and \
+        not code.co_kwonlyargcount and not fn.__dict__  # no __wrapped__ or __signature__
+
+
+def _bind(fn, args, kwargs, targs, tkwargs):
+    """(the values of fn's parameters, their tangents) for fn(*args, **kwargs), defaults
+    filled in, a *args parameter as its tuple and **kwargs as its dict."""
     sig = inspect.signature(fn)
     try:
         bound = sig.bind(*args, **kwargs)
@@ -346,17 +382,7 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
         if param.kind is param.VAR_POSITIONAL:
             t = tuple(t) if t is not None else None
         tangents.append(t)
-    active = tuple(has_tangent(t) for t in tangents)
-    cells = ()
-    if isinstance(cells_dot, CellTangents):
-        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
-    if not any(active) and not cells:
-        return fn(*args, **kwargs), None
-    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
-    extra = [t for t, a in zip(tangents, active) if a]
-    if cells:
-        extra.append(cells_dot)
-    return compiled(*values, *extra)
+    return values, tangents
 
 
 def _spread(args, tangents, spec):
