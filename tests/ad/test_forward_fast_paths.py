@@ -278,3 +278,65 @@ def test_a_wrapped_function_is_bound_by_its_signature():
 
     y, dy = zp.jvp(wrapper, (X,), (V,))
     np.testing.assert_allclose(dy, central(wrapper, (X,), (V,)), rtol=1e-6)
+
+
+# -- forward over gradient code: calls decided while running, by the operands' types -------
+
+
+def fd_hessian(f, x, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    cols = []
+    for j in range(x.size):
+        e = np.zeros(x.size)
+        e[j] = eps
+        cols.append((zp.gradient(f, x + e)[0] - zp.gradient(f, x - e)[0]) / (2 * eps))
+    return np.stack(cols, axis=-1)
+
+
+XS = rng.standard_normal((8, 3))
+
+
+def packed_mlp(theta):
+    W1 = np.reshape(theta[:12], (3, 4))
+    b1 = theta[12:16]
+    W2 = np.reshape(theta[16:20], (4, 1))
+    out = np.tanh(XS @ W1 + b1) @ W2
+    return np.mean((out - 1.0) ** 2) + np.max(theta) ** 2
+
+
+def recurrence(x):
+    for _ in range(6):
+        x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
+    return x
+
+
+def test_hessians_through_gradient_code():
+    theta = 0.5 * rng.standard_normal(20)
+    np.testing.assert_allclose(zp.hessian(packed_mlp, theta), fd_hessian(packed_mlp, theta),
+                               rtol=1e-5, atol=1e-7)
+    h = zp.hessian(recurrence, 0.7)
+    fd = (zp.gradient(recurrence, 0.7 + 1e-5)[0] - zp.gradient(recurrence, 0.7 - 1e-5)[0]) / 2e-5
+    np.testing.assert_allclose(h, fd, rtol=1e-5)
+    np.testing.assert_allclose(zp.hessian(recurrence, X), fd_hessian(recurrence, X),
+                               rtol=1e-5, atol=1e-8)
+
+
+class Dual:
+    """An object with operators of its own: an operator call on it is its method's."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, other):
+        return Dual(self.v * np.sin(other))
+
+    def total(self):
+        return np.sum(self.v)
+
+
+def test_an_object_operand_is_still_decided_by_its_own_operator():
+    def f(x):
+        items = [Dual(x), 2.0]
+        return (items[0] * x).total()
+
+    assert_jvp(f, (X,), (V,))

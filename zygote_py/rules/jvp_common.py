@@ -349,16 +349,36 @@ for (_cls, _name), _rule in list(registry._ATTR_RULES.items()):
 # -- more linear and bilinear functions ------------------------------------------------------------
 
 
+def _positions(rule):
+    """(the indices of rule.diff's parameters, the number of leading positional
+    parameters), or None where a differentiable parameter is not among those."""
+    names = []
+    for p in rule.params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(p.name)
+    if any(name not in names for name in rule.diff):
+        return None
+    return tuple(names.index(name) for name in rule.diff), len(names)
+
+
 def _jointly_linear(primal, rule):
     """jvp of a function linear in all its differentiable arguments together (each given
     as a value; zeros where their tangent is zero)."""
     params = inspect.Signature(list(rule.params))
+    positions = _positions(rule)
 
     def jvp_jointly_linear(*rest, **kwargs):
         n = len(rule.diff)
         dxs, (_, *args) = rest[:n], rest[n:]
         if all(d is None for d in dxs):
             return None
+        if not kwargs and positions is not None and len(args) <= positions[1]:
+            # all by position (gradient code calls its helpers so): no binding
+            for i, d in zip(positions[0], dxs):
+                if i < len(args):
+                    args[i] = dense(d, args[i])
+            return primal(*args)
         bound = params.bind(*args, **kwargs)
         for name, d in zip(rule.diff, dxs):
             if name in bound.arguments:
@@ -448,17 +468,19 @@ for _name in ("max", "min"):
         jvp((np.ndarray, _name))(jvp_ndarray_max)
 
 
-def gives_tangent(fn):
+def gives_tangent(fn, positions=True):
     """Mark a forward rule that returns a tangent (never None) whenever one of its tangents
-    is not None: the forward transform then knows its result's tangent is there
-    (ad/forward/inline.py) and writes the rules after it as expressions."""
-    fn.gives_tangent = True
+    (or one at the given positions) is not None: the forward transform then knows its
+    result's tangent is there (ad/forward/inline.py) and writes the rules after it as
+    expressions."""
+    fn.gives_tangent = positions
     return fn
 
 
 for _fn in (jvp_add, jvp_sub, jvp_mul, jvp_truediv, jvp_neg, jvp_pos, jvp_matmul, jvp_dot,
             jvp_amax, jvp_ndarray_max):
     gives_tangent(_fn)
+gives_tangent(jvp_getitem, (0,))  # the indexed value's tangent: da[b] (an index's: maybe none)
 
 
 def _einsum_derived(*args, **kwargs):

@@ -250,7 +250,7 @@ class ForwardTransform:
         tangent = self.emit("call", operands, attrs={"fn": rule.jvp, "expr": f"_zp_{name}",
                                                      "kw": kw, "star": ()}).result
         self.set_tangent(op.result, tangent)
-        if getattr(rule.jvp, "gives_tangent", False) and any(map(self.inline.is_dense, dxs)):
+        if _gives_tangent(rule.jvp, dxs, self.inline.is_dense):
             self.inline.mark(tangent)
         return True
 
@@ -310,7 +310,7 @@ class ForwardTransform:
                 tangent = self.ir.call(rule.jvp, self.t(obj), new.result, self.v(obj),
                                        expr="_zp_" + getattr(rule.jvp, "__name__", "jvp").lstrip("_"))
                 self.set_tangent(op.result, tangent)
-                if getattr(rule.jvp, "gives_tangent", False) and self.inline.is_dense(self.t(obj)):
+                if _gives_tangent(rule.jvp, [self.t(obj)], self.inline.is_dense):
                     self.inline.mark(tangent)
                 return
         pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
@@ -530,6 +530,16 @@ class ForwardTransform:
             self.tmap[op.results[k].id] = new.results[len(op.results) + j]
             if k in dense:
                 self.inline.mark(new.results[len(op.results) + j])
+
+
+def _gives_tangent(jvp_fn, dxs, is_dense) -> bool:
+    """Whether the forward rule certainly returns a tangent (not None) given these tangents:
+    a rule marked `gives_tangent` (rules/jvp_common.py) does when any of its tangents, or
+    any at the positions it names, is certainly there."""
+    gives = getattr(jvp_fn, "gives_tangent", False)
+    if gives is True:
+        return any(map(is_dense, dxs))
+    return any(is_dense(dxs[i]) for i in gives or () if i < len(dxs))
 
 
 _PLAIN_CONSTANTS = (int, float, bool, str, type(None), tuple, slice)
