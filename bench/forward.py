@@ -142,7 +142,8 @@ def make_hessian(system, problem):
         import torch
         from torch.func import hessian
 
-        torch.set_num_threads(1)
+        if os.environ.get("BENCH_THREADS"):
+            torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
         f = _restated(_TorchNumpy(torch), problem,
                       {k: torch.tensor(v, dtype=torch.float64) for k, v in consts.items()})
         xt = torch.tensor(x, dtype=torch.float64)
@@ -231,11 +232,9 @@ def hessian_table(opts) -> str:
     for problem in PROBLEMS:
         ref = np.ravel(reference_hessian(problem))
         for system in opts.systems:
-            env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                       MKL_NUM_THREADS="1", BENCH_THREADS="1", JAX_PLATFORMS="cpu",
-                       XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+            env = dict(os.environ, JAX_PLATFORMS="cpu")
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", system, "--problem",
-                   problem, "--budget", str(opts.budget)]
+                   problem, "--budget", str(opts.budget), "--threads", str(opts.threads)]
             try:
                 out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
                                      timeout=opts.timeout).stdout
@@ -291,10 +290,15 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=300.0, help="per Hessian worker process")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--problem", help=argparse.SUPPRESS)
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads and CPUs for every process (0: the libraries' defaults)")
     opts = p.parse_args(argv)
-    if opts.worker:
-        import worker as gradient_worker  # noqa: F401 - pins this process to BENCH_THREADS CPUs
+    if opts.threads:  # before NumPy loads (see worker.pin_threads and docs/performance.md)
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BENCH_THREADS"):
+            os.environ[name] = str(opts.threads)
+    import worker as gradient_worker  # noqa: F401 - pins this process to BENCH_THREADS CPUs
 
+    if opts.worker:
         print(MARKER + json.dumps(worker(opts.worker, opts.problem, opts.budget)), flush=True)
         return
     opts.workloads = [w for w in opts.workloads.split(",") if w]

@@ -147,7 +147,11 @@ def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
 
 
 _PLAIN_TYPES = frozenset({float, int, np.float64, np.float32, np.ndarray})
-_PLAIN_RULES: dict = {}  # callee -> (its rule, the positions of its differentiable params), or ()
+# callee -> (its rule, the positions of its differentiable parameters, the number of its
+# positional parameters), or () for a callee without such a rule.  A cache that never
+# changes a result: an entry is derived from the registry and rebuilt when the callee's
+# rule is re-registered (a new Rule object); two threads filling it store equal entries.
+_PLAIN_RULES: dict = {}
 
 
 def _plain_rule(f, args, tangents, spec):
@@ -161,12 +165,12 @@ def _plain_rule(f, args, tangents, spec):
         entry = _PLAIN_RULES.get(f)
     except TypeError:  # an unhashable callee
         return None
-    if entry is None:
-        entry = _PLAIN_RULES[f] = _plain_entry(f)
+    if entry is None or (entry and registry.function_rule(f) is not entry[0]):
+        entry = _PLAIN_RULES[f] = _plain_entry(f)  # first seen, or its rule re-registered
     if not entry or any(s is not None for s in spec) or len(args) > entry[2]:
         return None
     rule, positions, _ = entry
-    if registry.custom_rule(f) is not None or registry.function_rule(f) is not rule or \
+    if registry.custom_rule(f) is not None or \
             f in _HANDLERS or (f in NUMPY_HANDOFF and (not args or type(args[0]) is not np.ndarray)):
         return None
     for i, (a, t) in enumerate(zip(args, tangents)):
@@ -425,8 +429,9 @@ def _all_positional(fn, nargs: int) -> bool:
     if type(fn) is not types.FunctionType:
         return False
     code = fn.__code__
+    attrs = fn.__dict__  # inspect.signature follows __wrapped__ and obeys __signature__
     return code.co_argcount == nargs and not code.co_flags & _CO_VARIADIC and \
-        not code.co_kwonlyargcount and not fn.__dict__  # no __wrapped__ or __signature__
+        not code.co_kwonlyargcount and "__wrapped__" not in attrs and "__signature__" not in attrs
 
 
 def _bind(fn, args, kwargs, targs, tkwargs):

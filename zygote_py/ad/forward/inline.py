@@ -42,6 +42,9 @@ def shareable(fn) -> bool:
         getattr(fn, "__module__", None) == "math"
 
 
+# the lowered body of each jvp_inline function and reverse rule spliced, per function object,
+# for the whole process (as splice.py's _RULE_IR: a function's body never changes, the IR is
+# only copied, and two threads filling it store equal IR)
 _BODIES: dict = {}
 
 
