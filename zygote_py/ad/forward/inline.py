@@ -194,7 +194,7 @@ class Inliner:
         npos = len(op.operands) - len(kw)
         if npos > 2 or any(k not in allowed for k in kw):
             return NOT_INLINED
-        result = self.tr.emit("call", [dxs[0]] + list(new.operands[1:]), attrs=dict(new.attrs)).result
+        result = self.tr.emit("call", [dxs[0]] + list(new.operands[1:]), attrs=dict(op.attrs)).result
         self.mark(result)
         return result
 
