@@ -276,7 +276,7 @@ def test_a_wrapped_function_is_bound_by_its_signature():
     def wrapper(x, scale=2.0):
         return with_default(x, scale) + x
 
-    y, dy = zp.jvp(wrapper, (X,), (V,))
+    _, dy = zp.jvp(wrapper, (X,), (V,))
     np.testing.assert_allclose(dy, central(wrapper, (X,), (V,)), rtol=1e-6)
 
 

@@ -144,7 +144,7 @@ class Inliner:
         self.mark(result)
         return result
 
-    def tangent(self, rule, op, new, dxs) -> Value | object:  # noqa: C901 (a dispatch table)
+    def tangent(self, rule, op, new, dxs) -> Value | object:
         """The tangent of new (the copy of op, a call of rule's primal) spliced, or
         NOT_INLINED.  dxs: the tangents of rule.diff's parameters (None: zero)."""
         if not all(d is None or self.is_dense(d) for d in dxs):
