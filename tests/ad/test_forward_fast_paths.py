@@ -342,3 +342,9 @@ def test_an_object_operand_is_still_decided_by_its_own_operator():
     expected = np.sum(V * np.sin(X) + (X + 1.0) * np.cos(X) * V)
     np.testing.assert_allclose(dy, expected)
     np.testing.assert_allclose(y, np.sum((X + 1.0) * np.sin(X)))
+
+
+def test_a_broadcast_lone_tangent_is_a_writable_array():
+    _, dy = zp.jvp(lambda x, b: x + b, (X, B), (V, None))
+    assert dy.shape == B.shape and dy.flags.writeable
+    np.testing.assert_allclose(dy, np.broadcast_to(V, B.shape))

@@ -80,7 +80,9 @@ def fit_to(d, y):
     a matrix B counts each of x's tangents once per row of B, so the tangent of `x + B`
     must be B's shape.  (Two tangents broadcast against each other when added.)"""
     if isinstance(y, np.ndarray) and np.shape(d) != y.shape:
-        return np.broadcast_to(d, y.shape)
+        # a copy, not a read-only broadcast view: the tangent may reach the user, or a
+        # helper of gradient code that adds into its accumulator in place
+        return np.broadcast_to(d, y.shape).copy()
     return d
 
 
