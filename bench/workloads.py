@@ -142,6 +142,41 @@ def transformer_loss(Wq, Wk, Wv, Wo, W1, b1, W2, b2, g1, c1, g2, c2):
     return np.mean(x**2)
 
 
+# The Hessian problems of bench/forward.py (not gradient workloads: run.py never runs them).
+hess_x = None  # (32, 6) inputs of hessian_mlp100
+hess_y = None  # (32, 3) its targets
+
+
+def hessian_mlp100(theta):
+    # a 6-10-3 tanh MLP (no output bias), its 100 parameters in one flat vector
+    W1 = np.reshape(theta[:60], (6, 10))
+    b1 = theta[60:70]
+    W2 = np.reshape(theta[70:100], (10, 3))
+    out = np.tanh(hess_x @ W1 + b1) @ W2
+    return np.mean((out - hess_y) ** 2)
+
+
+def hessian_recurrence50(x):
+    # W1's body, 50 steps, on a float
+    for _ in range(50):
+        x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
+    return x
+
+
+def make_hessian_data(name):
+    """(the point, the constants) of a Hessian problem; sets the globals it reads."""
+    global hess_x, hess_y
+    rng = np.random.default_rng(SEED)
+    if name == "mlp100":
+        theta = 0.5 * rng.standard_normal(100)
+        hess_x, hess_y = rng.standard_normal((32, 6)), rng.standard_normal((32, 3))
+        return theta, {"X": hess_x, "Y": hess_y}
+    return 0.7, {}
+
+
+HESSIAN_FUNCTIONS = {"mlp100": hessian_mlp100, "recurrence50": hessian_recurrence50}
+
+
 FUNCTIONS = {
     "scalar_loop": scalar_loop,
     "mlp": mlp_loss,

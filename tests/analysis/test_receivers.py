@@ -9,6 +9,8 @@ import zygote_py as zp
 from zygote_py.analysis.receivers import array_values, assumed_array_params, receiver_facts
 from zygote_py.compiler import COMPILER
 from zygote_py.kinds import ATTRS, COMPLEX, HOLDS_COMPLEX, ITEMS, scalar_kinds
+from zygote_py.rules import indexing, linalg, shapes
+from zygote_py.runtime import helpers
 
 
 class Box:
@@ -251,3 +253,24 @@ def test_array_attributes_of_an_object_argument_are_known():
     # the same code with an object in W: compiled apart, W's operators decided by W
     odd = Layer(Box(1.0))
     assert "_zp_call(" in zp.grad_source(through_layer, args=(odd, x))
+
+
+def gradient_helper_calls(g, x, w, idx_source):
+    one = helpers.check_scalar(g, None)
+    n = helpers.reduced_size(x)
+    b = helpers.unbroadcast(g, x)
+    e = helpers.expand_reduced(g, x)
+    s = helpers.accum(b, e)
+    like = shapes.like_input(s, x)
+    ga = linalg.matmul_cotangent_a(g, x, w)
+    gi = indexing._index_cotangent(g, x, 0)
+    unknown = helpers.unbroadcast(g, idx_source)  # idx_source: an object
+    return one, n, b, e, s, like, ga, gi, unknown
+
+
+def test_gradient_code_helpers_give_arrays_when_their_operands_are():
+    # forward mode over gradient code (zp.hessian) splices the rules on these results
+    fn = COMPILER.lowered_ir(gradient_helper_calls)
+    known = array_values(fn, scalar_kinds((np.ones(2), np.ones(2), np.ones((2, 2)), object())))
+    returned = fn.body.ops[-1].operands[0].defining_op.operands
+    assert [v.id in known for v in returned] == [True] * 8 + [False]

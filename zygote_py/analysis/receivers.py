@@ -22,6 +22,7 @@ body does not keep it, until nothing changes).
 from __future__ import annotations
 
 import builtins
+import functools
 import numbers
 import operator
 import types
@@ -36,7 +37,7 @@ from ..resolve import FUNCTION, OPERATOR_METHODS, is_array_or_number, is_plain_o
 from ..rules import registry
 from ..rules.untracked import untracked
 
-from ..runtime import writes
+from ..runtime import helpers, writes
 
 # results of these operators on arrays and numbers are arrays or numbers (comparisons:
 # bool arrays or bools, such as the mask in np.max(x, where=x > 0))
@@ -326,6 +327,19 @@ def _iteration_targets(op: Op, layout: LoopLayout, is_sequence, level: dict) -> 
                 level[target.id] = ARRAY
 
 
+@functools.cache
+def _gradient_helpers() -> dict:
+    """Helpers that generated gradient code calls -> the operand positions whose being
+    arrays or numbers makes the result one (forward mode over gradient code, zp.hessian,
+    then splices the rules on their results instead of deciding them while running)."""
+    from ..rules import indexing, linalg, shapes
+
+    return {helpers.check_scalar: (), helpers.reduced_size: (), helpers.unbroadcast: (0, 1),
+            helpers.expand_reduced: (0, 1), helpers.accum: (0, 1), shapes.like_input: (0, 1),
+            linalg.matmul_cotangent_a: (0, 1, 2), linalg.matmul_cotangent_b: (0, 1, 2),
+            indexing._index_cotangent: (0, 1)}
+
+
 def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
     code = op.opcode
     if code == "const":
@@ -334,6 +348,13 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
         fn = op.attrs["fn"]
         if fn is builtins.len:
             return True
+        try:
+            positions = _gradient_helpers().get(fn)  # a table built once (rules import late)
+        except TypeError:  # an unhashable callee
+            positions = None
+        if positions is not None:
+            return not op.attrs.get("star") and not op.attrs.get("kw") and \
+                all(i < len(op.operands) and is_known(op.operands[i]) for i in positions)
         if fn is untracked:  # x itself (inside `with zp.no_grad():`)
             return is_known(op.operands[0])
 

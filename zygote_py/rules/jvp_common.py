@@ -72,13 +72,31 @@ def _is_sequence(x) -> bool:
 # -- arithmetic ----------------------------------------------------------------------------
 
 
+def fit_to(d, y):
+    """The tangent d of one operand of `a + b` (or `a - b`), broadcast up to y's shape.
+
+    When only one operand has a tangent, that tangent has the operand's shape, which the
+    other operand's broadcasting may have made larger: `np.sum(x + B)` with a vector x and
+    a matrix B counts each of x's tangents once per row of B, so the tangent of `x + B`
+    must be B's shape.  (Two tangents broadcast against each other when added.)"""
+    if isinstance(y, np.ndarray) and np.shape(d) != y.shape:
+        # a copy, not a read-only broadcast view: the tangent may reach the user, or a
+        # helper of gradient code that adds into its accumulator in place
+        return np.broadcast_to(d, y.shape).copy()
+    return d
+
+
 def jvp_add(da, db, y, a, b):
     if _is_sequence(a) or _is_sequence(b):  # concatenation
         if da is None and db is None:
             return None
         out = list(dense_items(da, a)) + list(dense_items(db, b))
         return out if type(y) is list else tuple(out)
-    return add_terms(da, db)
+    if da is None:
+        return None if db is None else fit_to(db, y)
+    if db is None:
+        return fit_to(da, y)
+    return da + db
 
 
 def dense_items(dx, seq):
@@ -86,7 +104,11 @@ def dense_items(dx, seq):
 
 
 def jvp_sub(da, db, y, a, b):
-    return add_terms(da, None if db is None else -db)
+    if da is None:
+        return None if db is None else fit_to(-db, y)
+    if db is None:
+        return fit_to(da, y)
+    return da - db
 
 
 def jvp_mul(da, db, y, a, b):
@@ -181,8 +203,14 @@ def _diagonal(rule):
                 hint="use reverse mode for complex values")
         return vjp_fn(dx, y, *args, **kwargs)
 
+    jvp_elementwise.gives_tangent = True
     jvp_elementwise.__name__ = f"jvp_{getattr(rule.primal, '__name__', 'elementwise')}"
     jvp_elementwise.__qualname__ = jvp_elementwise.__name__
+    # the forward transform splices this reverse rule's body as the jvp expression where
+    # the call's tangent is certainly not None (ad/forward/inline.py); only where complex
+    # values are right as written (a math function refuses them itself)
+    if complex_ok or getattr(rule.primal, "__module__", None) == "math" or rule.primal in _MATH_MODULE:
+        jvp_elementwise.diagonal_body = vjp_fn
     return jvp_elementwise
 
 
@@ -231,6 +259,7 @@ def _linear(primal):
             args, kwargs = bound.args[1:], bound.kwargs
         return primal(dense(dx, x), *args, **kwargs)
 
+    jvp_linear.gives_tangent = True
     jvp_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_linear
 
@@ -288,6 +317,7 @@ def _method_linear(name):
             args, kwargs = bound.args[1:], bound.kwargs
         return getattr(np.asarray(dense(dself, obj)), name)(*args, **kwargs)
 
+    jvp_method.gives_tangent = True
     jvp_method.__name__ = f"jvp_ndarray_{name}"
     return jvp_method
 
@@ -308,6 +338,7 @@ def _attr_linear(name):
             return None
         return getattr(np.asarray(dense(dself, self)), name)
 
+    jvp_attr.gives_tangent = True
     jvp_attr.__name__ = f"jvp_ndarray_{name}"
     return jvp_attr
 
@@ -320,22 +351,43 @@ for (_cls, _name), _rule in list(registry._ATTR_RULES.items()):
 # -- more linear and bilinear functions ------------------------------------------------------------
 
 
+def _positions(rule):
+    """(the indices of rule.diff's parameters, the number of leading positional
+    parameters), or None where a differentiable parameter is not among those."""
+    names = []
+    for p in rule.params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(p.name)
+    if any(name not in names for name in rule.diff):
+        return None
+    return tuple(names.index(name) for name in rule.diff), len(names)
+
+
 def _jointly_linear(primal, rule):
     """jvp of a function linear in all its differentiable arguments together (each given
     as a value; zeros where their tangent is zero)."""
     params = inspect.Signature(list(rule.params))
+    positions = _positions(rule)
 
     def jvp_jointly_linear(*rest, **kwargs):
         n = len(rule.diff)
         dxs, (_, *args) = rest[:n], rest[n:]
         if all(d is None for d in dxs):
             return None
+        if not kwargs and positions is not None and len(args) <= positions[1]:
+            # all by position (gradient code calls its helpers so): no binding
+            for i, d in zip(positions[0], dxs):
+                if i < len(args):
+                    args[i] = dense(d, args[i])
+            return primal(*args)
         bound = params.bind(*args, **kwargs)
         for name, d in zip(rule.diff, dxs):
             if name in bound.arguments:
                 bound.arguments[name] = dense(d, bound.arguments[name])
         return primal(*bound.args, **bound.kwargs)
 
+    jvp_jointly_linear.gives_tangent = True
     jvp_jointly_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_jointly_linear
 
@@ -356,6 +408,7 @@ def _bilinear(primal):
         return add_terms(None if da is None else primal(da, b, *args, **kwargs),
                          None if db is None else primal(a, db, *args, **kwargs))
 
+    jvp_bilinear.gives_tangent = True
     jvp_bilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'bilinear')}"
     return jvp_bilinear
 
@@ -380,6 +433,56 @@ def jvp_einsum(d_subscripts, d_operands, y, subscripts, *operands, **kwargs):
             ops[i] = d
             terms.append(np.einsum(subscripts, *ops, **kwargs))
     return add_terms(*terms)
+
+
+def jvp_amax(da, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """The transpose of the reverse rule (rules/reductions.py: ties share the cotangent
+    evenly): the mean of the tangents of the extremal elements along the axis."""
+    if da is None:
+        return None
+    if out is not None or where is not None or not isinstance(a, np.ndarray) or \
+            not isinstance(da, np.ndarray):  # lists, out=, where=: the reverse rule's transpose
+        dy = _amax_derived(da, y, a, axis=axis, out=out, keepdims=keepdims, initial=initial,
+                           where=where)
+        return dy if dy is not None else np.zeros(np.shape(y))  # a tangent when given one
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    hit = np.equal(a, yk)
+    count = np.sum(hit, axis=axis, keepdims=keepdims, dtype=np.result_type(y, float))
+    if initial is not None:
+        count = np.maximum(count, 1)
+    return np.sum(np.where(hit, da, 0.0), axis=axis, keepdims=keepdims) / count
+
+
+def jvp_ndarray_max(dself, y, self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return jvp_amax(dself, y, self, axis, out, keepdims, initial, where)
+
+
+def _amax_derived(*args, **kwargs):
+    from .jvp_derived import derived_jvp
+    return derived_jvp(registry.function_rule(np.max))(*args, **kwargs)
+
+
+for _primal in (np.max, np.amax, np.min, np.amin):
+    if registry.function_rule(_primal) is not None:
+        jvp(_primal)(jvp_amax)
+for _name in ("max", "min"):
+    if registry.method_rule(np.ndarray, _name) is not None:
+        jvp((np.ndarray, _name))(jvp_ndarray_max)
+
+
+def gives_tangent(fn, positions=True):
+    """Mark a forward rule that returns a tangent (never None) whenever one of its tangents
+    (or one at the given positions) is not None: the forward transform then knows its
+    result's tangent is there (ad/forward/inline.py) and writes the rules after it as
+    expressions."""
+    fn.gives_tangent = positions
+    return fn
+
+
+for _fn in (jvp_add, jvp_sub, jvp_mul, jvp_truediv, jvp_neg, jvp_pos, jvp_matmul, jvp_dot,
+            jvp_amax, jvp_ndarray_max):
+    gives_tangent(_fn)
+gives_tangent(jvp_getitem, (0,))  # the indexed value's tangent: da[b] (an index's: maybe none)
 
 
 def _einsum_derived(*args, **kwargs):

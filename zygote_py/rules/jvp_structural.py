@@ -11,7 +11,7 @@ import numpy as np
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
 from . import registry
-from .jvp_common import _jointly_linear, add_terms, inspect
+from .jvp_common import _jointly_linear, _positions, add_terms, inspect
 from .registry import jvp
 
 # -- dict views: lists of the values' tangents (a loop over them draws from the list) ----------
@@ -157,11 +157,17 @@ def _multilinear(primal, rule):
     """jvp of a function linear in each differentiable argument separately (a product):
     one term per argument with a tangent, the others at their values."""
     params = inspect.Signature(list(rule.params))
+    positions = _positions(rule)
 
     def jvp_multilinear(*rest, **kwargs):
         n = len(rule.diff)
         dxs, (_, *args) = rest[:n], rest[n:]
         terms = []
+        if not kwargs and positions is not None and len(args) <= positions[1]:
+            for i, d in zip(positions[0], dxs):  # all by position: no binding
+                if d is not None and i < len(args):
+                    terms.append(primal(*args[:i], d, *args[i + 1:]))
+            return add_terms(*terms)
         for name, d in zip(rule.diff, dxs):
             if d is None:
                 continue
@@ -171,6 +177,7 @@ def _multilinear(primal, rule):
                 terms.append(primal(*bound.args, **bound.kwargs))
         return add_terms(*terms)
 
+    jvp_multilinear.gives_tangent = True  # a term for every tangent given
     jvp_multilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'multilinear')}"
     return jvp_multilinear
 

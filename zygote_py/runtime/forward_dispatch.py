@@ -42,6 +42,7 @@ from ..resolve import (
     FUNCTION,
     METHOD,
     NONDIFF,
+    NUMPY_HANDOFF,
     OPERATOR_METHODS,
     PROPERTY,
     RECEIVER,
@@ -127,8 +128,75 @@ def not_followed(what: str, loc) -> NoDerivativeRule:
 def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
     """`f(*args)` with spec saying how each operand is passed (None positional, '*',
     '**' or a keyword name); returns (value, tangent)."""
+    if f_dot is None:
+        plain = _plain_rule(f, args, tangents, spec)
+        if plain is not None:  # what apply() decides for these operands, without its questions
+            rule, positions = plain
+            y = f(*args)
+            dxs = [tangents[i] if i < len(tangents) else None for i in positions]
+            if all(d is None for d in dxs):
+                return y, None
+            try:
+                return y, rule.jvp(*dxs, y, *args)
+            except ZygoteError as err:
+                if err.loc is None and loc is not None:
+                    raise type(err)(err.message, loc, err.hint) from None
+                raise
     pargs, kwargs, targs, tkwargs = _spread(args, tangents, spec)
     return apply(f, f_dot, pargs, kwargs, targs, tkwargs, loc)
+
+
+_PLAIN_TYPES = frozenset({float, int, np.float64, np.float32, np.ndarray})
+# callee -> (its rule, the positions of its differentiable parameters, the number of its
+# positional parameters), or () for a callee without such a rule.  A cache that never
+# changes a result: an entry is derived from the registry and rebuilt when the callee's
+# rule is re-registered (a new Rule object); two threads filling it store equal entries.
+_PLAIN_RULES: dict = {}
+
+
+def _plain_rule(f, args, tangents, spec):
+    """(rule, positions of rule.diff's parameters) when f has a registered rule and is called
+    by position, its differentiable arguments plain floats and arrays (their tangents None
+    or the same) and the others plain constants, with no custom rule or handler: then what
+    `apply` decides is this rule's forward rule, and the question is answered here in a
+    few lookups.  (Gradient code differentiated forward -- zp.hessian -- calls operators
+    and helpers on values popped from its tapes, which the transform cannot type.)"""
+    try:
+        entry = _PLAIN_RULES.get(f)
+    except TypeError:  # an unhashable callee
+        return None
+    if entry is None or (entry and registry.function_rule(f) is not entry[0]):
+        entry = _PLAIN_RULES[f] = _plain_entry(f)  # first seen, or its rule re-registered
+    if not entry or any(s is not None for s in spec) or len(args) > entry[2]:
+        return None
+    rule, positions, _ = entry
+    if registry.custom_rule(f) is not None or \
+            f in _HANDLERS or (f in NUMPY_HANDOFF and (not args or type(args[0]) is not np.ndarray)):
+        return None
+    for i, (a, t) in enumerate(zip(args, tangents)):
+        if i in positions:
+            if type(a) not in _PLAIN_TYPES or (t is not None and type(t) not in _PLAIN_TYPES):
+                return None
+        elif not is_plain_operand(a):
+            return None
+    return rule, positions
+
+
+def _plain_entry(f):
+    if f is dispatch.call or f is dispatch.call_method:
+        return ()
+    rule = registry.function_rule(f)
+    if rule is None or rule.jvp is None or rule.meta.get("unsupported") or \
+            rule.meta.get("underived"):
+        return ()
+    names = []
+    for p in rule.params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(p.name)
+    if any(name not in names for name in rule.diff):
+        return ()
+    return rule, tuple(names.index(name) for name in rule.diff), len(names)
 
 
 def jvp_method(obj, obj_dot, name: str, args: tuple, tangents: tuple, spec: tuple, loc):
@@ -332,6 +400,43 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
         raise ZygoteError("forward-mode code ran outside zp.jvp, so it has no compiler for "
                           f"{getattr(fn, '__name__', fn)!r}", loc,
                           "call generated forward code through zp.jvp")
+    if not kwargs and not tkwargs and len(targs) <= len(args) and _all_positional(fn, len(args)):
+        # every parameter given by position: the arguments are the values, no binding
+        values = args
+        tangents = tuple(targs) + (None,) * (len(args) - len(targs))
+    else:
+        values, tangents = _bind(fn, args, kwargs, targs, tkwargs)
+    active = tuple(has_tangent(t) for t in tangents)
+    cells = ()
+    if isinstance(cells_dot, CellTangents):
+        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
+    if not any(active) and not cells:
+        return fn(*args, **kwargs), None
+    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
+    extra = [t for t, a in zip(tangents, active) if a]
+    if cells:
+        extra.append(cells_dot)
+    return compiled(*values, *extra)
+
+
+_CO_VARIADIC = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+def _all_positional(fn, nargs: int) -> bool:
+    """Whether calling the plain function fn with nargs positional arguments (and no
+    keywords) binds them to its parameters in order and leaves none to a default: then
+    the compiled forward function takes exactly those arguments."""
+    if type(fn) is not types.FunctionType:
+        return False
+    code = fn.__code__
+    attrs = fn.__dict__  # inspect.signature follows __wrapped__ and obeys __signature__
+    return code.co_argcount == nargs and not code.co_flags & _CO_VARIADIC and \
+        not code.co_kwonlyargcount and "__wrapped__" not in attrs and "__signature__" not in attrs
+
+
+def _bind(fn, args, kwargs, targs, tkwargs):
+    """(the values of fn's parameters, their tangents) for fn(*args, **kwargs), defaults
+    filled in, a *args parameter as its tuple and **kwargs as its dict."""
     sig = inspect.signature(fn)
     try:
         bound = sig.bind(*args, **kwargs)
@@ -346,17 +451,7 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
         if param.kind is param.VAR_POSITIONAL:
             t = tuple(t) if t is not None else None
         tangents.append(t)
-    active = tuple(has_tangent(t) for t in tangents)
-    cells = ()
-    if isinstance(cells_dot, CellTangents):
-        cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
-    if not any(active) and not cells:
-        return fn(*args, **kwargs), None
-    compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
-    extra = [t for t, a in zip(tangents, active) if a]
-    if cells:
-        extra.append(cells_dot)
-    return compiled(*values, *extra)
+    return values, tangents
 
 
 def _spread(args, tangents, spec):

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable, varied_values
 from ...analysis.receivers import ARRAY, value_levels
+from ...analysis.scalars import scalar_values
 from ...errors import InternalError, NoDerivativeRule
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
@@ -41,10 +42,22 @@ from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
 from ...runtime import forward_dispatch as fwd
 from ...runtime import built_objects, writes
+from .inline import NOT_INLINED, Inliner
 
 # the runtime modules of in-place writes and of objects built inside the function, which
 # forward mode does not follow yet (refused at the user's line)
 _MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects")
+
+
+class _Shared:
+    """The copy of a user's call that was not emitted: an equal call's value is used."""
+
+    __slots__ = ("operands", "result", "results")
+
+    def __init__(self, result: Value, operands: list[Value]):
+        self.result = result
+        self.results = [result]
+        self.operands = operands
 
 
 class ForwardTransform:
@@ -58,6 +71,9 @@ class ForwardTransform:
                       if op.opcode == "cell" and op.attrs["name"] in self.active_cells]
         levels = value_levels(fn, kinds, returns)
         self.arrays = {i for i, level in levels.items() if level == ARRAY}
+        scalar_params = [k is True for k in kinds] + [False] * (len(fn.params) - len(kinds))
+        self.scalars = scalar_values(fn, scalar_params)  # certainly plain numbers
+        self.inline = Inliner(self)  # rules spliced as expressions (inline.py)
         self.varied = varied_values(fn, self.active, extra_roots=cell_roots, arrays=self.arrays)
         self.vmap: dict[int, Value] = {}  # primal value id -> its copy
         self.tmap: dict[int, Value] = {}  # primal value id -> its tangent
@@ -75,6 +91,7 @@ class ForwardTransform:
             if active:
                 t = body.add_arg((old.hint or "x") + "_dot")
                 self.tmap[old.id] = t
+                self.inline.mark(t)  # an active argument's tangent is never None
                 tangent_params.append(t)
         if self.active_cells:
             self.cells_dot = body.add_arg("_zp_cells_dot")
@@ -101,11 +118,19 @@ class ForwardTransform:
     def helper(self, fn, *operands, hint="") -> Value:
         return self.ir.call(fn, *operands, expr="_zp_" + fn.__name__, hint=hint)
 
-    def copy(self, op: Op) -> Op:
-        new = self.emit(op.opcode, [self.v(x) for x in op.operands], len(op.results), dict(op.attrs),
+    def copy(self, op: Op) -> Op | _Shared:
+        operands = [self.v(x) for x in op.operands]
+        found, key = self.inline.primal_call(op, operands)
+        if found is not None:  # a spliced rule computed it already (np.cos(x) of sin's tangent)
+            if not found.hint:
+                found.hint = op.result.hint
+            self.vmap[op.result.id] = found
+            return _Shared(found, operands)
+        new = self.emit(op.opcode, operands, len(op.results), dict(op.attrs),
                         hints=[r.hint for r in op.results])
         for old, result in zip(op.results, new.results):
             self.vmap[old.id] = result
+        self.inline.note(key, new.result if new.results else None)
         return new
 
     def set_tangent(self, value: Value, tangent: Value | None) -> None:
@@ -215,12 +240,18 @@ class ForwardTransform:
             self.copy(op)
             return True
         new = self.copy(op)
+        tangent = self.inline.tangent(rule, op, new, dxs)
+        if tangent is not NOT_INLINED:
+            self.set_tangent(op.result, tangent)
+            return True
         operands = [d if d is not None else self.ir.const(None) for d in dxs]
         operands += [new.result] + list(new.operands)
         name = getattr(rule.jvp, "__name__", "jvp").lstrip("_")
         tangent = self.emit("call", operands, attrs={"fn": rule.jvp, "expr": f"_zp_{name}",
                                                      "kw": kw, "star": ()}).result
         self.set_tangent(op.result, tangent)
+        if _gives_tangent(rule.jvp, dxs, self.inline.is_dense):
+            self.inline.mark(tangent)
         return True
 
     def dynamic(self, op: Op, helper, head: Value, head_dot: Value, operands, name=None):
@@ -279,6 +310,8 @@ class ForwardTransform:
                 tangent = self.ir.call(rule.jvp, self.t(obj), new.result, self.v(obj),
                                        expr="_zp_" + getattr(rule.jvp, "__name__", "jvp").lstrip("_"))
                 self.set_tangent(op.result, tangent)
+                if _gives_tangent(rule.jvp, [self.t(obj)], self.inline.is_dense):
+                    self.inline.mark(tangent)
                 return
         pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
                             self.ir.const(op.loc), expr="_zp_jvp_attr")
@@ -359,8 +392,12 @@ class ForwardTransform:
     # -- control flow ----------------------------------------------------------------------
     def region(self, block: Block, new: Block) -> Op:
         """Copy block's ops into new; returns the new terminator (tangents not yet added)."""
-        with self.ir.at(new):
-            self.block(block)
+        self.inline.push()
+        try:
+            with self.ir.at(new):
+                self.block(block)
+        finally:
+            self.inline.pop()
         return new.ops[-1]
 
     def add_yield_tangents(self, term: Op, old_term: Op, slots: list[int]) -> None:
@@ -396,7 +433,10 @@ class ForwardTransform:
         for old, result in zip(op.results, new.results):
             self.vmap[old.id] = result
         for j, k in enumerate(slots):
-            self.tmap[op.results[k].id] = new.results[len(op.results) + j]
+            tangent = new.results[len(op.results) + j]
+            self.tmap[op.results[k].id] = tangent
+            if all(self.inline.is_dense(self.t(region.ops[-1].operands[k])) for region in op.regions):
+                self.inline.mark(tangent)
 
     def op_for(self, op):
         layout = loop_layout(op)
@@ -409,17 +449,23 @@ class ForwardTransform:
                                                     self.t(iterable), self.ir.const(reverse))
         inits = [self.t_or_none(layout.inits[k]) for k in slots]
         body_old = op.regions[0]
-        body = Block([a.hint for a in body_old.args])
-        for old, new in zip(body_old.args, body.args):
-            self.vmap[old.id] = new
-        for k in slots:
-            arg = layout.carried[k]
-            self.tmap[arg.id] = body.add_arg((arg.hint or "v") + "_dot")
-        with self.ir.at(body):
-            for target in layout.targets:
-                if target.id in item_iters:
-                    self.set_tangent(target, self.helper(fwd.next_tangent, item_iters[target.id]))
-        term = self.region(body_old, body)
+
+        def transform_body(dense: set[int]) -> tuple[Block, Op]:
+            body = Block([a.hint for a in body_old.args])
+            for old, new in zip(body_old.args, body.args):
+                self.vmap[old.id] = new
+            for k in slots:
+                arg = layout.carried[k]
+                self.tmap[arg.id] = body.add_arg((arg.hint or "v") + "_dot")
+                if k in dense:
+                    self.inline.mark(self.tmap[arg.id])
+            with self.ir.at(body):
+                for target in layout.targets:
+                    if target.id in item_iters:
+                        self.set_tangent(target, self.helper(fwd.next_tangent, item_iters[target.id]))
+            return body, self.region(body_old, body)
+
+        body, term, dense = self.dense_loop(op, slots, inits, transform_body)
         self.check_dropped(body_old.ops[-1], slots)
         self.add_yield_tangents(term, body_old.ops[-1], slots)
         self.ir.loc = op.loc
@@ -427,23 +473,47 @@ class ForwardTransform:
         hints = [r.hint for r in op.results] + [(layout.results[k].hint or "v") + "_dot" for k in slots]
         new = self.emit("for", operands, len(op.results) + len(slots), dict(op.attrs),
                         regions=[body], hints=hints)
-        self.finish_loop(op, new, slots)
+        self.finish_loop(op, new, slots, dense)
+
+    def dense_loop(self, op: Op, slots: list[int], inits: list[Value], transform_body):
+        """Transform a loop's body (transform_body(dense slots) -> (block, terminator)),
+        taking a carried tangent to be dense (never None) where its initial tangent is, and
+        again without the slots whose yielded tangent turns out not to be."""
+        dense = {k for k, init in zip(slots, inits) if self.inline.is_dense(init)}
+        term_old = op.regions[-1].ops[-1]
+        while True:
+            saved_loc = self.ir.loc
+            body, term = transform_body(dense)
+            self.ir.loc = saved_loc
+            kept = {k for k in dense if self.inline.is_dense(self.t(term_old.operands[k]))}
+            if kept == dense:
+                return body, term, dense
+            dense = kept
 
     def op_while(self, op):
         layout = loop_layout(op)
         slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
         inits = [self.t_or_none(layout.inits[k]) for k in slots]
         cond_old, body_old = op.regions
-        cond = Block([a.hint for a in cond_old.args])
-        body = Block([a.hint for a in body_old.args])
-        for block_old, block_new in ((cond_old, cond), (body_old, body)):
-            for old, new in zip(block_old.args, block_new.args):
-                self.vmap[old.id] = new
-            for k in slots:
-                arg = block_old.args[k]
-                self.tmap[arg.id] = block_new.add_arg((arg.hint or "v") + "_dot")
-        self.region(cond_old, cond)
-        term = self.region(body_old, body)
+        blocks = {}
+
+        def transform_body(dense: set[int]) -> tuple[Block, Op]:
+            cond = Block([a.hint for a in cond_old.args])
+            body = Block([a.hint for a in body_old.args])
+            for block_old, block_new in ((cond_old, cond), (body_old, body)):
+                for old, new in zip(block_old.args, block_new.args):
+                    self.vmap[old.id] = new
+                for k in slots:
+                    arg = block_old.args[k]
+                    self.tmap[arg.id] = block_new.add_arg((arg.hint or "v") + "_dot")
+                    if k in dense:
+                        self.inline.mark(self.tmap[arg.id])
+            self.region(cond_old, cond)
+            blocks["cond"] = cond
+            return body, self.region(body_old, body)
+
+        body, term, dense = self.dense_loop(op, slots, inits, transform_body)
+        cond = blocks["cond"]
         self.check_dropped(body_old.ops[-1], slots)
         self.add_yield_tangents(term, body_old.ops[-1], slots)
         self.ir.loc = op.loc
@@ -451,13 +521,25 @@ class ForwardTransform:
         new = self.emit("while", [self.v(x) for x in op.operands] + inits,
                         len(op.results) + len(slots), dict(op.attrs), regions=[cond, body],
                         hints=hints)
-        self.finish_loop(op, new, slots)
+        self.finish_loop(op, new, slots, dense)
 
-    def finish_loop(self, op: Op, new: Op, slots: list[int]) -> None:
+    def finish_loop(self, op: Op, new: Op, slots: list[int], dense: set[int]) -> None:
         for old, result in zip(op.results, new.results):
             self.vmap[old.id] = result
         for j, k in enumerate(slots):
             self.tmap[op.results[k].id] = new.results[len(op.results) + j]
+            if k in dense:
+                self.inline.mark(new.results[len(op.results) + j])
+
+
+def _gives_tangent(jvp_fn, dxs, is_dense) -> bool:
+    """Whether the forward rule certainly returns a tangent (not None) given these tangents:
+    a rule marked `gives_tangent` (rules/jvp_common.py) does when any of its tangents, or
+    any at the positions it names, is certainly there."""
+    gives = getattr(jvp_fn, "gives_tangent", False)
+    if gives is True:
+        return any(map(is_dense, dxs))
+    return any(is_dense(dxs[i]) for i in gives or () if i < len(dxs))
 
 
 _PLAIN_CONSTANTS = (int, float, bool, str, type(None), tuple, slice)

@@ -1,0 +1,210 @@
+"""Forward rules written into the generated code as expressions, and the facts that allow it.
+
+The general forward rules (rules/jvp_common.py) are functions that take None
+for a zero tangent and test for it while running.  The transform knows more:
+a tangent it never made is statically zero, and a tangent it *dense*-marks is
+certainly not None while running (a tangent parameter, the result of an
+expression spliced here, a loop slot whose every incoming tangent is dense).
+Where every tangent of a call with a registered rule is one or the other, the
+call's tangent is spliced as plain IR, so codegen folds it into expressions:
+
+  - the arithmetic operators and matmul: one body per pattern of present
+    tangents (rules/jvp_inline.py);
+  - one-input elementwise functions: the reverse rule's own body with the
+    tangent for the cotangent (`y_dot = x_dot * np.cos(x)`; the Jacobian is
+    diagonal), where the rule is right for complex values as written;
+  - sums and means: the function applied to the tangent.
+
+A spliced function call is shared with an equal call already made in the same
+or an enclosing block (`np.cos(x)` of sin's tangent and the user's own
+`np.cos(x)` run once); two of the user's own calls are never merged.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ...ir.core import Value
+from ...rules import jvp_inline
+from ..splice import rule_ir
+
+NOT_INLINED = object()
+
+# functions whose calls may be shared (pure, and equal operands give equal results)
+_SHARED_OPERATORS = frozenset({operator.add, operator.sub, operator.mul, operator.truediv,
+                               operator.neg, operator.pos, operator.pow, operator.matmul})
+
+
+def shareable(fn) -> bool:
+    return isinstance(fn, np.ufunc) or fn in _SHARED_OPERATORS or \
+        getattr(fn, "__module__", None) == "math"
+
+
+# the lowered body of each jvp_inline function and reverse rule spliced, per function object,
+# for the whole process (as splice.py's _RULE_IR: a function's body never changes, the IR is
+# only copied, and two threads filling it store equal IR)
+_BODIES: dict = {}
+
+
+def _body(fn):
+    """fn's lowered IR if it is straight-line calls and constants (cached), else None."""
+    if fn in _BODIES:
+        return _BODIES[fn]
+    ir = rule_ir(fn)
+    ops = ir.body.ops
+    ok = ops and ops[-1].opcode == "return" and all(
+        op.opcode == "const" or op.opcode == "call" and not op.regions and len(op.results) == 1
+        for op in ops[:-1])
+    _BODIES[fn] = ir if ok else None
+    return _BODIES[fn]
+
+
+class Inliner:
+    """Splices the forward rules above for one ForwardTransform (`tr`)."""
+
+    def __init__(self, tr):
+        self.tr = tr
+        self.dense: set[int] = set()  # ids of tangent values certainly not None
+        self.scopes: list[dict] = [{}]  # shared calls, per enclosing block
+
+    # -- facts -------------------------------------------------------------------------
+    def is_dense(self, tangent: Value | None) -> bool:
+        return tangent is not None and tangent.id in self.dense
+
+    def mark(self, tangent: Value | None) -> None:
+        if tangent is not None:
+            self.dense.add(tangent.id)
+
+    def is_number(self, value: Value) -> bool:
+        """A number (never an array) while running: a literal, or a known scalar."""
+        op = value.defining_op
+        if op is not None and op.opcode == "const":
+            return type(op.attrs["value"]) in (int, float, bool)
+        return value.id in self.tr.scalars
+
+    # -- shared calls ------------------------------------------------------------------
+    def push(self) -> None:
+        self.scopes.append({})
+
+    def pop(self) -> None:
+        self.scopes.pop()
+
+    def _lookup(self, key):
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        return None
+
+    def call(self, attrs: dict, operands: list[Value]) -> Value:
+        """A call made by a spliced rule: shared with an equal call seen before."""
+        fn = attrs["fn"]
+        key = None
+        if not attrs.get("kw") and not attrs.get("star") and shareable(fn):
+            key = (fn, tuple(v.id for v in operands))
+            found = self._lookup(key)
+            if found is not None:
+                return found[0]
+        result = self.tr.emit("call", operands, attrs=dict(attrs)).result
+        if key is not None:
+            self.scopes[-1][key] = (result, "spliced")
+        return result
+
+    def primal_call(self, op, operands: list[Value]):
+        """(the value a spliced rule already computed for the copy of the user's call op
+        on operands, or None; the key under which to note the copy, or None)."""
+        attrs = op.attrs
+        if op.opcode != "call" or len(op.results) != 1 or attrs.get("kw") or attrs.get("star") \
+                or not shareable(attrs["fn"]):
+            return None, None
+        if not all(v.id in self.tr.arrays or self.is_number(v) for v in op.operands):
+            return None, None  # an operand that may be an object with operators of its own
+        key = (attrs["fn"], tuple(v.id for v in operands))
+        found = self._lookup(key)
+        if found is not None and found[1] == "spliced":
+            return found[0], None
+        return None, key
+
+    def note(self, key, value: Value) -> None:
+        if key is not None and self._lookup(key) is None:
+            self.scopes[-1][key] = (value, "user")
+
+    # -- splicing ----------------------------------------------------------------------
+    def splice(self, fn, values: list[Value]) -> Value:
+        """fn's body (straight-line) with its parameters bound to values."""
+        ir = _body(fn)
+        vmap = {p.id: v for p, v in zip(ir.params, values)}
+        for op in ir.body.ops[:-1]:
+            if op.opcode == "const":
+                vmap[op.result.id] = self.tr.ir.const(op.attrs["value"])
+            else:
+                vmap[op.result.id] = self.call(op.attrs, [vmap[v.id] for v in op.operands])
+        result = vmap[ir.body.ops[-1].operands[0].id]
+        self.mark(result)
+        return result
+
+    def tangent(self, rule, op, new, dxs) -> Value | object:
+        """The tangent of new (the copy of op, a call of rule's primal) spliced, or
+        NOT_INLINED.  dxs: the tangents of rule.diff's parameters (None: zero)."""
+        if not all(d is None or self.is_dense(d) for d in dxs):
+            return NOT_INLINED
+        if op.attrs.get("kw") or op.attrs.get("star"):
+            return self._linear(rule, op, new, dxs)
+        primal = rule.primal
+        operands = list(new.operands)
+        try:
+            bodies = jvp_inline.BINARY.get(primal)
+            unary = jvp_inline.UNARY.get(primal)
+        except TypeError:  # an unhashable primal
+            return NOT_INLINED
+        if bodies is not None and len(operands) == 2 and len(dxs) == 2:
+            return self._binary(primal, bodies, new, op.operands, operands, dxs)
+        if unary is not None and len(operands) == 1:
+            return self.splice(unary, [dxs[0], new.result, operands[0]])
+        if primal in (operator.pow, np.power) and len(operands) == 2 and dxs[1] is None \
+                and _constant(op.operands[1]) in (2, 2.0) and type(_constant(op.operands[1])) in (int, float):
+            return self.splice(jvp_inline.power_of_two, [dxs[0], new.result, *operands])
+        body = getattr(rule.jvp, "diagonal_body", None)
+        if body is not None and len(operands) == 1 and _body(body) is not None \
+                and len(_body(body).params) >= 3 and _uses_only(_body(body), 3):
+            return self.splice(body, [dxs[0], new.result, operands[0]])
+        return self._linear(rule, op, new, dxs)
+
+    def _binary(self, primal, bodies, new, primal_operands, operands, dxs):
+        a, b = operands
+        da, db = dxs
+        if da is not None and db is not None:
+            if a is b and da is db and primal in (operator.mul, np.multiply):
+                return self.splice(jvp_inline.square, [da, db, new.result, a, b])
+            return self.splice(bodies[(True, True)], [da, db, new.result, a, b])
+        present = (da is not None, db is not None)
+        other = primal_operands[1] if da is not None else primal_operands[0]
+        body = bodies.get(present + ("number",)) if self.is_number(other) else None
+        body = body or bodies[present]
+        return self.splice(body, [da if da is not None else db, new.result, a, b])
+
+    def _linear(self, rule, op, new, dxs):
+        """np.sum(x, axis, keepdims=...) -> np.sum(x_dot, axis, keepdims=...)."""
+        allowed = jvp_inline.LINEAR.get(rule.primal) if not isinstance(rule.primal, tuple) else None
+        if allowed is None or op.opcode != "call" or op.attrs.get("star") or len(dxs) != 1 \
+                or dxs[0] is None:
+            return NOT_INLINED
+        kw = op.attrs.get("kw", ())
+        npos = len(op.operands) - len(kw)
+        if npos > 2 or any(k not in allowed for k in kw):
+            return NOT_INLINED
+        result = self.tr.emit("call", [dxs[0]] + list(new.operands[1:]), attrs=dict(op.attrs)).result
+        self.mark(result)
+        return result
+
+
+def _constant(value: Value):
+    op = value.defining_op
+    return op.attrs["value"] if op is not None and op.opcode == "const" else None
+
+
+def _uses_only(ir, n: int) -> bool:
+    """Whether the body reads none of its parameters past the first n."""
+    late = {p.id for p in ir.params[n:]}
+    return not any(v.id in late for op in ir.body.ops for v in op.operands)
