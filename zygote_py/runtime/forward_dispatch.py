@@ -79,6 +79,17 @@ def handler_for(fn):
         return None
 
 
+class CallTangent:
+    """The tangent of a function value whose call forward mode differentiates by the
+    tangent's own `call(fn, args, kwargs, targs, tkwargs, loc) -> (value, tangent)`: the
+    back function of a nested zp.pullback (nested.py)."""
+
+    __slots__ = ()
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        raise NotImplementedError
+
+
 class CellTangents(dict):
     """The tangent of a closure: its captured variables' tangents, by name.  A class of
     its own, so that a user's dict tangent is never taken for one."""
@@ -113,6 +124,12 @@ def writeback_tangent(m, t, m_dot, loc=None):
     if isinstance(m, np.ndarray) and isinstance(t, np.ndarray):
         raise not_followed("writes into arrays", loc)
     return m_dot
+
+
+def flag_function(fn, name: str, value):
+    """`back._zp_effects = True` in pullback code that forward mode differentiates (nested
+    derivatives): a flag on a function the code just made, set directly."""
+    setattr(fn, name, value)
 
 
 def not_followed(what: str, loc) -> NoDerivativeRule:
@@ -164,6 +181,8 @@ def tangent_attr(obj_dot, name: str):
 
 
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
+    if isinstance(f_dot, CallTangent):
+        return f_dot.call(f, args, kwargs, targs, tkwargs, loc)
     if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
         return _back_jvp(f_dot, args, targs, loc)
     if type(f_dot) is _LinearInG or (f_dot is None and _is_runtime_pullback(f)):
