@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-import zygote_py.nested  # noqa: F401  (TEMP until __init__ imports it)
 
 EPS = 1e-6
 

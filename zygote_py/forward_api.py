@@ -21,8 +21,6 @@ import numpy as np
 from . import context
 from .api import gradient as _gradient
 from .api import jacobian as _reverse_jacobian
-from .api import pullback as _pullback
-from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
@@ -224,27 +222,36 @@ def _gradient_forward(args, kwargs, targs, tkwargs, loc):
     plan = call_plan(inner, xs, {})
     entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
     targs_inner = (None,) * plan.skip + xs_dots
-    _, dy = forward_dispatch.python_jvp(entry.fn, inner_dot, plan.args, plan.kwargs,
-                                        targs_inner, {}, loc)
+    try:
+        _, dy = forward_dispatch.python_jvp(entry.fn, inner_dot, plan.args, plan.kwargs,
+                                            targs_inner, {}, loc)
+    except ZygoteError as err:
+        refusal = nested_refusal(err, "gradient")
+        if refusal is None:
+            raise
+        raise type(refusal)(refusal.message, loc, refusal.hint) from None
     grads_dot = dy[1] if dy is not None else None
     if grads_dot is not None and plan.skip:
         grads_dot = tuple(grads_dot)[plan.skip:]
     return value, grads_dot
 
 
-def _refused_inside_jvp(name):
-    def refuse(args, kwargs, targs, tkwargs, loc):
-        if not any(map(forward_dispatch.has_tangent, targs)) and \
-                not any(map(forward_dispatch.has_tangent, tkwargs.values())):
-            return globals()[f"_{name}"](*args, **kwargs), None
-        raise NoDerivativeRule(f"zp.{name} inside a function zp.jvp differentiates is not "
-                               "supported yet (zp.gradient is)", loc)
-    return refuse
+def nested_refusal(err, what: str):
+    """An error raised inside generated gradient code while a nested derivative runs forward
+    mode over it, told as what it is: that code cannot be differentiated again (yet); None
+    for any other error (raised as it is)."""
+    where = getattr(getattr(err, "loc", None), "filename", "") or ""
+    if not isinstance(err, ZygoteError) or not where.startswith("<zygote_py:"):
+        return None
+    return NoDerivativeRule(
+        f"zp.{what} inside a function being differentiated: forward mode over the inner "
+        f"function's gradient code meets something it does not follow ({err.message})", None,
+        "third derivatives (zp.gradient, zp.pullback or zp.jvp nested two deep) are not "
+        "supported yet; see docs/limitations.md")
 
 
 forward_dispatch.register_handler(_gradient, _gradient_forward)
-forward_dispatch.register_handler(_pullback, _refused_inside_jvp("pullback"))
-forward_dispatch.register_handler(_withgradient, _refused_inside_jvp("withgradient"))
+# zp.pullback, zp.withgradient, zp.jvp and zp.jacobian inside: nested.py
 
 
 # -- nested: zp.gradient inside a function zp.gradient differentiates -------------------------
@@ -273,8 +280,14 @@ def _gradient_rule(inner, *xs, **kwargs):
             entry = FORWARD.entry(fn, plan.active(), "grad", cells, plan.scalars())
             tangents = (None,) * plan.skip + tuple(g[i] if i < len(g) else None
                                                    for i in range(len(xs)))
-            _, dy = forward_dispatch.python_jvp(entry.fn, None, plan.args, plan.kwargs, tangents,
-                                                {}, None)
+            try:
+                _, dy = forward_dispatch.python_jvp(entry.fn, None, plan.args, plan.kwargs,
+                                                    tangents, {}, None)
+            except ZygoteError as err:
+                refusal = nested_refusal(err, "gradient")
+                if refusal is None:
+                    raise
+                raise refusal from None
         grads_dot = tuple(dy[1]) if dy is not None and dy[1] is not None else ()
         xs_bars = grads_dot[plan.skip:plan.skip + len(xs)] if grads_dot else (None,) * len(xs)
         cell_bars = grads_dot[-1] if cells and grads_dot else None

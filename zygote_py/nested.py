@@ -32,6 +32,8 @@ code that calls zp.pullback or zp.jvp).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from . import context
@@ -39,8 +41,8 @@ from .api import call_back as _call_back
 from .api import pullback as _pullback
 from .api import withgradient as _withgradient
 from .callables import call_plan
-from .errors import NoDerivativeRule
-from .forward_api import _is_data, dense_tangent
+from .errors import NoDerivativeRule, ZygoteError
+from .forward_api import _is_data, dense_tangent, nested_refusal
 from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
@@ -77,6 +79,9 @@ class Inner:
         self.fn = fn
         self.own_cells = plan.skip == 0  # f's cells are the compiled function's cells
         self.cells = active_cells(fn)
+        if self.cells and not self.own_cells:  # their cotangent would be taken for f's receiver's
+            self.refuse("of a bound method or callable object whose function captures values "
+                        "that carry a derivative")
         self.ledger = ObjectLedger()
         with self.context():
             self.entry = FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
@@ -89,6 +94,18 @@ class Inner:
 
     def context(self):
         return context.using(compiler=FORWARD, collector=None, reals=False, objects=self.ledger)
+
+    @contextlib.contextmanager
+    def told_as_nesting(self):
+        """An error inside the generated pullback code, told as a nesting zygote_py does
+        not follow (third derivatives, say), not as the generated code's own."""
+        try:
+            yield
+        except ZygoteError as err:
+            refusal = nested_refusal(err, self.what)
+            if refusal is None:
+                raise
+            raise refusal from None
 
     def split(self, bars):
         """(the xs' cotangents, the cells' cotangent dict or None) from the program's back."""
@@ -134,14 +151,15 @@ class Inner:
         targs = (None,) * self.plan.skip + tuple(xs_dot)
         for x, t in zip(self.xs, xs_dot):
             fd_check_real(x, t, self.what)
-        with self.context():
+        cells_dot = self.cells_dot(f_dot)
+        with self.context(), self.told_as_nesting():
             (_, back), (y_dot, back_dot) = fd.python_jvp(
-                self.entry.fn, self.cells_dot(f_dot), self.plan.args, {}, targs, {}, None)
+                self.entry.fn, cells_dot, self.plan.args, {}, targs, {}, None)
         return y_dot, back, back_dot
 
     def back_forward(self, back, back_dot, g, g_dot):
         """back(g) of a forward_program run, and its tangent, each split."""
-        with self.context():
+        with self.context(), self.told_as_nesting():
             bars, bars_dot = fd.apply(back, back_dot, (g,), {}, (g_dot,), {}, None)
         return self.split(bars), self.split(bars_dot)
 
