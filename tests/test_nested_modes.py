@@ -268,3 +268,30 @@ def test_jacobian_of_a_jacobian_is_the_second_derivative_tensor():
     for k in range(3):
         np.testing.assert_allclose(hess[k], zp.hessian(lambda z, k=k: mixing(z)[k], x),
                                    rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("inner", ["gradient", "pullback"])
+@pytest.mark.parametrize("outer_mode", ["gradient", "jvp"])
+def test_inner_function_calling_a_closure_over_the_outer_variable(inner, outer_mode):
+    # the inner gradient code calls g, decided while running; g's captured x must get
+    # its outer derivative (it was lost when only captured numbers counted)
+    def lifted(x):
+        g = lambda y: np.sin(x * y)  # noqa: E731
+        h = lambda y: g(y)  # noqa: E731
+        if inner == "gradient":
+            return x * zp.gradient(h, 2.0)[0]
+        return x * zp.pullback(h, 2.0)[1](1.0)[0]
+
+    x = 0.4
+    expected = 2 * x * np.cos(2 * x) - 2 * x * x * np.sin(2 * x)  # d/dx [x * x cos(2x)]
+    assert outer(outer_mode, lifted, x) == pytest.approx(expected, rel=1e-10)
+
+
+def test_hessian_through_a_call_decided_while_running():
+    def f(x):
+        scale = lambda y: np.sum(np.sin(x * y))  # noqa: E731
+        return scale(x)  # sum(sin(x^2))
+
+    x = np.array([0.3, -0.7])
+    expected = np.diag(2 * np.cos(x ** 2) - 4 * x ** 2 * np.sin(x ** 2))
+    np.testing.assert_allclose(zp.hessian(f, x), expected, rtol=1e-10, atol=1e-12)

@@ -1,8 +1,8 @@
-"""Nested derivatives: zp.pullback (and its back function) and zp.jvp called inside a
-function that zp.gradient, zp.pullback or zp.jvp differentiates.
+"""Nested derivatives: zp.gradient, zp.withgradient, zp.pullback (and its back function),
+zp.jvp and zp.jacobian called inside a function that zp.gradient, zp.pullback or zp.jvp
+differentiates.
 
-zp.gradient's own nested rules live in forward_api.py; this module adds the rest, on
-one primitive, `Inner`: the inner function f at its arguments xs, with its compiled
+Every nested call is built on one primitive, `Inner`: the inner function f at its arguments xs, with its compiled
 *pullback form* taking f's closure cells that carry derivatives as extra inputs.  Every
 nested quantity is that pullback form run plainly or run by forward mode
 (forward-over-reverse, as zp.hessian does):
@@ -38,6 +38,7 @@ import numpy as np
 
 from . import context
 from .api import call_back as _call_back
+from .api import gradient as _gradient
 from .api import pullback as _pullback
 from .api import withgradient as _withgradient
 from .callables import call_plan
@@ -306,6 +307,42 @@ def _jvp_rule(f, primals, tangents):
     return (y, t), back
 
 
+# -- zp.gradient inside a function being differentiated ---------------------------------
+
+
+def _gradient_rule(f, *xs, **kwargs):
+    """grads = zp.gradient(f, *xs); given grads_bar, xs and f's cells get
+    d/de grad(xs + e grads_bar) (the Hessian times grads_bar, and the mixed derivative
+    for the captured values): the pullback program run forward along grads_bar, its back
+    seeded with 1."""
+    inner = Inner(f, xs, kwargs, "gradient")
+    grads = _gradient(f, *xs)
+
+    def back(grads_bar):
+        n = len(xs)
+        grads_bar = tuple(grads_bar) if isinstance(grads_bar, (tuple, list)) else \
+            (grads_bar,) if grads_bar is not None else (None,) * n
+        if not any(map(fd.has_tangent, grads_bar)):
+            return (None,) * (1 + n)
+        _, _, (xs_bars, cells_bar) = inner.forward(grads_bar, None, 1.0, None)
+        return (cells_bar, *xs_bars)
+
+    return grads, back
+
+
+def _gradient_forward(args, kwargs, targs, tkwargs, loc):
+    """The tangent of zp.gradient(f, *xs) along (xs_dot, f_dot): the pullback program run
+    forward along them, its back seeded with 1."""
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], tuple(targs[1:]) + (None,) * (len(xs) + 1 - len(targs))
+    value = _gradient(f, *xs, **kwargs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        return value, None
+    inner = Inner(f, xs, kwargs, "gradient")
+    _, _, (grads_dot, _) = inner.forward(xs_dot, f_dot, 1.0, None)
+    return value, tuple(grads_dot)
+
+
 # -- zp.withgradient inside a function being differentiated ------------------------------
 
 
@@ -456,6 +493,8 @@ def _register() -> None:
     register_custom(apply_pullback, _apply_pullback_rule)
     register_custom(_jvp, _jvp_rule)
     fd.register_handler(_pullback, _pullback_forward)
+    register_custom(_gradient, _gradient_rule)
+    fd.register_handler(_gradient, _gradient_forward)
     register_custom(_withgradient, _withgradient_rule)
     fd.register_handler(_withgradient, _withgradient_forward)
     register_custom(_jacobian, _jacobian_rule)

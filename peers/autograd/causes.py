@@ -6,6 +6,8 @@ _record.py); this module decides what the failure says about zygote_py:
 - no rule for X               NoDerivativeRule, keyed by the callee it names
 - unsupported syntax          UnsupportedSyntax, keyed by its message
 - zygote_py error             any other ZygoteError subclass (MutationError, NonScalarOutput, ...)
+- third derivatives           zygote_py refused a nested derivative two deep (its message
+                              or hint says so): it nests to order two
 - nested differentiation      zygote_py differentiated code that calls an autograd operator
                               (grad, jacobian, ...): it transformed the shim's source, or a
                               pullback it was running called zygote_py again
@@ -60,6 +62,9 @@ def classify(exception: dict, test_id: str = "", complex_input: bool = False) ->
     if exception.get("check_failure"):
         suffix = " (complex input)" if complex_input else ""
         return "wrong gradient", f"wrong gradient{suffix}: {_test_name(test_id)}"
+    if "nested two deep" in (exception.get("hint") or "") + message or \
+            "third derivatives" in message:
+        return "third derivatives", "third derivatives (refused: zygote_py nests to order two)"
     if _nested(exception):
         return "nested differentiation", "nested differentiation: an autograd operator called inside differentiated code"
     if kind == "NoDerivativeRule":

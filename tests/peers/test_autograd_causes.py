@@ -28,6 +28,10 @@ def exception(kind, message, frames=(), zygote_error=False, check_failure=False)
      ("internal error", "internal error in generated code: ValueError: shapes")),
     (exception("AssertionError", "assert 1.0 == 2.0", [("test_numpy.py", "test_sum", 4)]), False,
      ("test assertion", "test assertion: test_numpy.py::test_sum")),
+    (exception("NoDerivativeRule", "zp.jvp inside a function being differentiated: forward mode "
+               "over the inner function's gradient code meets something it does not follow "
+               "(third derivatives)", zygote_error=True), False,
+     ("third derivatives", "third derivatives (refused: zygote_py nests to order two)")),
     (exception("AttributeError", "no attribute 'foo'", [("shim:autograd/core.py", "make_vjp", 4)]), False,
      ("shim", "shim: AttributeError: no attribute 'foo'")),
 ])

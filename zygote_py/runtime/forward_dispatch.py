@@ -454,6 +454,8 @@ def _dispatched_jvp(f, args, targs, loc):
     if f is dispatch.call:
         callee, operands, spec, call_loc = args
         self_obj, self_dot, operand_dots = None, targs[0], targs[1]
+        if _plain_python_call(callee, operands, spec):
+            return pair, _function_call_jvp(callee, self_dot, operands, operand_dots, loc)
         rule = registry.function_rule(callee) if registry.custom_rule(callee) is None else None
         name = registry.qualified_name(callee)
         fits = rule is not None and not has_tangent(self_dot)
@@ -500,6 +502,63 @@ def _dispatched_jvp(f, args, targs, loc):
                             (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
                             flat, self_obj is not None)
     return pair, (y_dot, back_dot)
+
+
+def _plain_python_call(callee, operands, spec) -> bool:
+    """A call that run-time dispatch answers with `_positional_pullback`: a plain Python
+    function (no rule) taking exactly the operands, positionally."""
+    if not all(how is None for how in spec) or registry.custom_rule(callee) is not None:
+        return False
+    if not isinstance(callee, types.FunctionType) or resolve(callee, registry).kind != FUNCTION:
+        return False
+    return dispatch._plain_positional(callee, len(operands)) and \
+        not dispatch.is_dataclass_init(callee)
+
+
+def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
+    """The tangent of `(y, back)` that run-time dispatch returned for a plain Python
+    function: the callee's compiled pullback (the one dispatch ran, same active operands
+    and cells) run by forward mode, its back's tangent a CallTangent that runs the
+    forward-differentiated back, in dispatch's layout (the cells' cotangent, then one
+    per operand).  This is forward over reverse through a call decided while running."""
+    operands = tuple(operands)
+    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
+    cells = dispatch.active_cells(callee)
+    cells_dot = None
+    if has_tangent(callee_dot):
+        if not isinstance(callee_dot, CellTangents) or \
+                any(has_tangent(v) and k not in cells for k, v in callee_dot.items()):
+            raise NoDerivativeRule("forward mode over a gradient reaches a call of "
+                                   f"{registry.qualified_name(callee)} whose captured values "
+                                   "carry a tangent it cannot follow", loc)
+        cells_dot = CellTangents({k: v for k, v in callee_dot.items() if k in cells})
+    active = tuple(dispatch.carries_derivative(v) for v in operands)
+    program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(operands))
+    (_, inner_back), (y_dot, inner_back_dot) = _python(program, cells_dot, operands, {},
+                                                       operand_dots, {}, loc)
+    return y_dot, _DispatchedBackTangent(inner_back, inner_back_dot, len(operands), bool(cells))
+
+
+class _DispatchedBackTangent(CallTangent):
+    """The tangent of the back that run-time dispatch made for a Python function (see
+    _function_call_jvp): its call runs the callee's back by forward mode."""
+
+    __slots__ = ("back", "back_dot", "n", "cells")
+
+    def __init__(self, back, back_dot, n, cells):
+        self.back, self.back_dot, self.n, self.cells = back, back_dot, n, cells
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if g is None and not has_tangent(g_dot):
+            return value, None
+        _, outs_dot = apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
+        if outs_dot is None:
+            return value, None
+        outs_dot = tuple(outs_dot)
+        return value, (outs_dot[-1] if self.cells else None, *outs_dot[:self.n])
 
 
 def _back_jvp(back_dot: _BackTangent, args, targs, loc):
