@@ -511,8 +511,11 @@ def _plain_python_call(callee, operands, spec) -> bool:
         return False
     if not isinstance(callee, types.FunctionType) or resolve(callee, registry).kind != FUNCTION:
         return False
-    return dispatch._plain_positional(callee, len(operands)) and \
-        not dispatch.is_dataclass_init(callee)
+    code = callee.__code__
+    if code.co_kwonlyargcount or code.co_flags & 0x0C or dispatch.is_dataclass_init(callee):
+        return False  # *args, **kwargs or keyword-only parameters: not handled here
+    missing = code.co_argcount - len(operands)
+    return 0 <= missing <= len(callee.__defaults__ or ())
 
 
 def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
@@ -532,8 +535,13 @@ def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
                                    f"{registry.qualified_name(callee)} whose captured values "
                                    "carry a tangent it cannot follow", loc)
         cells_dot = CellTangents({k: v for k, v in callee_dot.items() if k in cells})
-    active = tuple(dispatch.carries_derivative(v) for v in operands)
-    program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(operands))
+    # the parameters' values as dispatch binds them (defaults filled in), so that this is
+    # the very program dispatch ran, and its back has the same layout
+    values = operands + tuple(callee.__defaults__ or ())[
+        len(callee.__defaults__ or ()) - (callee.__code__.co_argcount - len(operands)):] \
+        if callee.__code__.co_argcount > len(operands) else operands
+    active = tuple(dispatch.carries_derivative(v) for v in values)
+    program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(values))
     (_, inner_back), (y_dot, inner_back_dot) = _python(program, cells_dot, operands, {},
                                                        operand_dots, {}, loc)
     return y_dot, _DispatchedBackTangent(inner_back, inner_back_dot, len(operands), bool(cells))
