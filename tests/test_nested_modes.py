@@ -320,3 +320,14 @@ def test_second_derivatives_through_a_captured_function_with_defaults():
     assert zp.gradient(lambda z: zp.gradient(unary, z)[0], x)[0] == pytest.approx(expected, rel=1e-12)
     assert zp.jvp(lambda z: zp.pullback(unary, z)[1](1.0)[0], (x,), (1.0,))[1] == \
         pytest.approx(expected, rel=1e-12)
+
+
+def test_an_inner_function_with_a_zero_derivative():
+    # np.sign: every tangent of the inner program is zero (None), in each combination
+    x, v = np.array([[0.3, -0.5]]), np.ones((1, 2))
+    _, t = zp.jvp(lambda x, v: zp.jvp(np.sign, (x,), (v,))[1], (x, v), (v, v))
+    np.testing.assert_array_equal(t, np.zeros((1, 2)))
+    y, t = zp.jvp(lambda x, g: zp.pullback(np.sign, x)[1](g)[0], (x, v), (v, v))
+    assert y is None and t is None  # zygote_py's zero cotangent, and its zero tangent
+    bars = zp.pullback(lambda x, g: zp.pullback(np.sign, x)[1](g)[0], x, v)[1](v)
+    assert all(b is None or not np.any(b) for b in bars)

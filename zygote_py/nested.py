@@ -154,8 +154,9 @@ class Inner:
             fd_check_real(x, t, self.what)
         cells_dot = self.cells_dot(f_dot)
         with self.context(), self.told_as_nesting():
-            (_, back), (y_dot, back_dot) = fd.python_jvp(
+            (_, back), pair_dot = fd.python_jvp(
                 self.entry.fn, cells_dot, self.plan.args, {}, targs, {}, None)
+        y_dot, back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
         return y_dot, back, back_dot
 
     def back_forward(self, back, back_dot, g, g_dot):

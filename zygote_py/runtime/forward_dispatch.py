@@ -542,8 +542,8 @@ def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
         if callee.__code__.co_argcount > len(operands) else operands
     active = tuple(dispatch.carries_derivative(v) for v in values)
     program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(values))
-    (_, inner_back), (y_dot, inner_back_dot) = _python(program, cells_dot, operands, {},
-                                                       operand_dots, {}, loc)
+    (_, inner_back), pair_dot = _python(program, cells_dot, operands, {}, operand_dots, {}, loc)
+    y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
     return y_dot, _DispatchedBackTangent(inner_back, inner_back_dot, len(operands), bool(cells))
 
 
