@@ -64,7 +64,8 @@ def build(work: Path, runs: list[dict], source: str = "") -> dict:
     files, causes = [], {}
     totals = defaultdict(int)
     checks_total = defaultdict(int)
-    default = {"checks": 0, "passed": 0, "parts": defaultdict(lambda: [0, 0])}
+    default = {"checks": 0, "passed": 0, "real_checks": 0, "real_passed": 0,
+               "parts": defaultdict(lambda: [0, 0])}
 
     def note(category, cause, test, example, checks=0):
         entry = causes.setdefault(cause, {"category": category, "tests": set(), "checks": 0,
@@ -91,6 +92,9 @@ def build(work: Path, runs: list[dict], source: str = "") -> dict:
             if parts:
                 file_default[1] += 1
                 file_default[0] += all(v == "pass" for v in parts.values())
+                if not c.get("complex"):
+                    default["real_checks"] += 1
+                    default["real_passed"] += all(v == "pass" for v in parts.values())
                 for name, outcome in parts.items():
                     tally = default["parts"][name]
                     tally[0] += outcome == "pass"
@@ -149,6 +153,7 @@ def build(work: Path, runs: list[dict], source: str = "") -> dict:
                    **{k: v for k, v in checks_total.items() if k.startswith("skipped part")}},
         "default_checks": {
             "run": default["checks"], "passed": default["passed"],
+            "real_run": default["real_checks"], "real_passed": default["real_passed"],
             "pass_rate": round(default["passed"] / default["checks"], 4) if default["checks"] else None,
             "parts": {name: {"passed": p, "run": n} for name, (p, n) in
                       sorted(default["parts"].items(), key=lambda kv: (kv[0].count("/"), kv[0]))},
@@ -190,7 +195,8 @@ def to_markdown(summary: dict, top: int = 40) -> str:
     d_rate = f"{100 * d['pass_rate']:.1f}%" if d["pass_rate"] is not None else "n/a"
     default_line = (f"**Default checks (fwd+rev, order 2): {d['passed']} of {d['run']} ({d_rate})** "
                     "pass every part they ask for (autograd's check_grads: forward and reverse "
-                    "mode, and the same checks of the jvp and vjp functions at order 2).")
+                    "mode, and the same checks of the jvp and vjp functions at order 2); "
+                    f"with real arguments, {d.get('real_passed', 0)} of {d.get('real_run', 0)}.")
     parts_rows = ["| part | what it checks | passed / run |", "|---|---|---:|"]
     for name, tally in d["parts"].items():
         parts_rows.append(f"| {name} | {_PART_MEANING.get(name, 'deeper nesting')} "

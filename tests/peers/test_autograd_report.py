@@ -67,6 +67,7 @@ def test_default_checks_count_a_check_passing_every_part(tmp_path):
     summary = report.build(tmp_path, [{"file": "test_b.py", "status": 1, "seconds": 1.0}])
     default = summary["default_checks"]
     assert (default["run"], default["passed"]) == (3, 2)
+    assert (default["real_run"], default["real_passed"]) == (3, 2)  # no complex argument here
     assert default["parts"]["rev/fwd"] == {"passed": 1, "run": 2}
     assert default["parts"]["fwd"] == {"passed": 3, "run": 3}
     assert summary["checks"]["run"] == 2  # the first-order reverse count: t3 has no rev part
