@@ -206,11 +206,18 @@ def nested_refusal(err, what: str):
     where = getattr(getattr(err, "loc", None), "filename", "") or ""
     if not isinstance(err, ZygoteError) or not where.startswith("<zygote_py:"):
         return None
+    third = any(f"reaches zygote_py.{module}." in err.message
+                for module in ("api", "forward_api", "nested"))
+    if third:  # the inner function itself calls zp.gradient, zp.pullback, zp.jvp, ...
+        hint = ("third derivatives (zp.gradient, zp.pullback or zp.jvp nested two deep) are "
+                "not supported yet; see docs/limitations.md")
+    else:
+        hint = ("the inner function's gradient code does something forward mode does not "
+                "follow yet; see docs/limitations.md (forward mode and Hessians)")
     return NoDerivativeRule(
         f"zp.{what} inside a function being differentiated: forward mode over the inner "
         f"function's gradient code meets something it does not follow ({err.message})", None,
-        "third derivatives (zp.gradient, zp.pullback or zp.jvp nested two deep) are not "
-        "supported yet; see docs/limitations.md")
+        hint)
 
 
 def _is_data(value) -> bool:
