@@ -33,7 +33,7 @@ LAYERS = [
     ["forward_compiler"],
     ["params"],
     ["api", "callables", "hooks"],
-    ["forward_api"],
+    ["forward_api", "nested"],
     ["nn", "aot"],
     ["cli", "__init__", "__main__"],
 ]

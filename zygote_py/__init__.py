@@ -16,6 +16,7 @@ from .api import (
     withgradient,
 )
 from .forward_api import hessian, hvp, jacobian, jvp  # noqa: F811  (jacobian: forward or reverse)
+from . import nested as _nested  # noqa: F401  (registers the nested rules of pullback, jvp, ...)
 from .params import Grads, Params, leaf_gradients, params
 from .hooks import checkpointed, hook, no_grad, retain, retained
 from .tree import StructureError, register_structure

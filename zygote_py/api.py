@@ -98,12 +98,19 @@ def pullback(f, *args, wrt=None, has_aux=False, **kwargs):
     y, back_all = _explicit_pullback(call_plan(f, args, kwargs), selected)
 
     def back(dy):
-        return pick(back_all(dy), wrt)
+        return call_back(back_all, wrt, f, args, kwargs, dy)
 
     if has_aux:
         loss, back_loss, aux = _with_aux(y, back_all)
         return loss, lambda dy: pick(back_loss(dy), wrt), aux
     return y, back
+
+
+def call_back(back_all, wrt, f, args, kwargs, dy):
+    """What the back function of zp.pullback(f, *args) computes.  A function of its own so
+    that a back function called inside a function being differentiated has a derivative
+    (a custom rule, zygote_py/nested.py): f and args say what it is the pullback of."""
+    return pick(back_all(dy), wrt)
 
 
 def _explicit_pullback(plan, selected):

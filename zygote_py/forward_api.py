@@ -19,10 +19,7 @@ import types
 import numpy as np
 
 from . import context
-from .api import gradient as _gradient
 from .api import jacobian as _reverse_jacobian
-from .api import pullback as _pullback
-from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
@@ -199,136 +196,31 @@ def hessian(f, x):
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
 
 
-# -- nested: zp.gradient inside a function zp.jvp differentiates -------------------------------
+# -- nested derivatives: zygote_py/nested.py (it uses these two) -----------------------------
 
 
-def _gradient_forward(args, kwargs, targs, tkwargs, loc):
-    """The tangent of zp.gradient(f, *xs) where f's closure or xs carry tangents: forward
-    mode over f's compiled gradient, with the tangents of f's closure cells as inputs.
-    The outer derivative is carried only by the `_dot` values of the forward code and the
-    inner one only by the gradient's own cotangents, so they cannot be confused: for
-    d/dx [x * d/dy (x * y)] this gives 2x."""
-    inner, xs = args[0], tuple(args[1:])
-    value = _gradient(inner, *xs, **kwargs)
-    inner_dot, xs_dots = targs[0], tuple(targs[1:])
-    if not forward_dispatch.has_tangent(inner_dot) and \
-            not any(map(forward_dispatch.has_tangent, xs_dots)):
-        return value, None
-    if kwargs or tkwargs:
-        raise NoDerivativeRule("zp.gradient with keyword arguments inside a function zp.jvp "
-                               "differentiates is not supported yet", loc,
-                               "differentiate a function of the positional arguments only")
-    if inner_dot is not None and not isinstance(inner_dot, forward_dispatch.CellTangents):
-        raise NoDerivativeRule("zp.gradient of a callable object or bound method that carries "
-                               "a tangent, inside zp.jvp, is not supported yet", loc)
-    plan = call_plan(inner, xs, {})
-    entry = FORWARD.entry(plan.fn, plan.active(), "grad", (), plan.scalars())
-    targs_inner = (None,) * plan.skip + xs_dots
-    _, dy = forward_dispatch.python_jvp(entry.fn, inner_dot, plan.args, plan.kwargs,
-                                        targs_inner, {}, loc)
-    grads_dot = dy[1] if dy is not None else None
-    if grads_dot is not None and plan.skip:
-        grads_dot = tuple(grads_dot)[plan.skip:]
-    return value, grads_dot
-
-
-def _refused_inside_jvp(name):
-    def refuse(args, kwargs, targs, tkwargs, loc):
-        if not any(map(forward_dispatch.has_tangent, targs)) and \
-                not any(map(forward_dispatch.has_tangent, tkwargs.values())):
-            return globals()[f"_{name}"](*args, **kwargs), None
-        raise NoDerivativeRule(f"zp.{name} inside a function zp.jvp differentiates is not "
-                               "supported yet (zp.gradient is)", loc)
-    return refuse
-
-
-forward_dispatch.register_handler(_gradient, _gradient_forward)
-forward_dispatch.register_handler(_pullback, _refused_inside_jvp("pullback"))
-forward_dispatch.register_handler(_withgradient, _refused_inside_jvp("withgradient"))
-
-
-# -- nested: zp.gradient inside a function zp.gradient differentiates -------------------------
-
-
-def _gradient_rule(inner, *xs, **kwargs):
-    """zp.gradient's own reverse rule (registered as a custom rule), for zp.gradient inside
-    a function being differentiated.  back(g) must give, for each x, H g (the Hessian is
-    symmetric) and for each number or array captured by inner's closure c the mixed
-    derivative d/dc <grad_x f, g>: both are the tangent of inner's gradient with respect
-    to (xs, c) in the direction xs_dot = g, so one forward pass over the compiled gradient
-    (forward-over-reverse) gives them all.  The cotangent of inner is {cell name: bar},
-    which reverse mode routes to the captured values."""
-    value = _gradient(inner, *xs, **kwargs)
-    _refuse_untracked_inputs(inner, xs, kwargs)
-
-    def back(g):
-        if g is None:
-            return (None,) * (1 + len(xs))
-        g = tuple(g) if isinstance(g, (tuple, list)) else (g,)
-        plan = call_plan(inner, xs, {})
-        fn = plan.fn
-        cells = tuple(sorted(name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
-                             if _holds_data(cell)))
-        with context.using(compiler=FORWARD, collector=None):
-            entry = FORWARD.entry(fn, plan.active(), "grad", cells, plan.scalars())
-            tangents = (None,) * plan.skip + tuple(g[i] if i < len(g) else None
-                                                   for i in range(len(xs)))
-            _, dy = forward_dispatch.python_jvp(entry.fn, None, plan.args, plan.kwargs, tangents,
-                                                {}, None)
-        grads_dot = tuple(dy[1]) if dy is not None and dy[1] is not None else ()
-        xs_bars = grads_dot[plan.skip:plan.skip + len(xs)] if grads_dot else (None,) * len(xs)
-        cell_bars = grads_dot[-1] if cells and grads_dot else None
-        cell_bars = {k: v for k, v in (cell_bars or {}).items() if v is not None} or None
-        return (cell_bars, *xs_bars)
-
-    return value, back
-
-
-def _refuse_untracked_inputs(inner, xs, kwargs) -> None:
-    """What this rule cannot follow the outer derivative through, refused (each would be a
-    silent zero): keyword arguments, a method's or callable object's receiver, default
-    values holding data, and reads of zp.params parameters in a Params gradient."""
-    why = None
-    if kwargs:
-        why = "with keyword arguments (wrt=, has_aux=, or the function's own)"
-    elif context.current().collector is not None:
-        why = "inside a zp.params gradient (the inner function may read the parameters)"
+def nested_refusal(err, what: str):
+    """An error raised inside generated gradient code while a nested derivative runs forward
+    mode over it, told as what it is: that code cannot be differentiated again (yet); None
+    for any other error (raised as it is)."""
+    where = getattr(getattr(err, "loc", None), "filename", "") or ""
+    if not isinstance(err, ZygoteError) or not where.startswith("<zygote_py:"):
+        return None
+    third = any(f"reaches zygote_py.{module}." in err.message
+                for module in ("api", "forward_api", "nested"))
+    if third:  # the inner function itself calls zp.gradient, zp.pullback, zp.jvp, ...
+        hint = ("third derivatives (zp.gradient, zp.pullback or zp.jvp nested two deep) are "
+                "not supported yet; see docs/limitations.md")
     else:
-        plan = call_plan(inner, xs, {})
-        fn = plan.fn
-        defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
-        if plan.skip:
-            why = "of a bound method, callable object or partial (its bound values)"
-        elif any(_is_data(v) for v in defaults):
-            why = "of a function whose default arguments hold numbers or arrays"
-    if why is not None:
-        raise NoDerivativeRule(f"zp.gradient {why} inside a function being differentiated is "
-                               "not supported yet",
-                               hint="pass those values as positional arguments of a plain "
-                                    "function or lambda")
+        hint = ("the inner function's gradient code does something forward mode does not "
+                "follow yet; see docs/limitations.md (forward mode and Hessians)")
+    return NoDerivativeRule(
+        f"zp.{what} inside a function being differentiated: forward mode over the inner "
+        f"function's gradient code meets something it does not follow ({err.message})", None,
+        hint)
 
 
 def _is_data(value) -> bool:
     return not isinstance(value, (types.ModuleType, type, types.FunctionType,
                                   types.BuiltinFunctionType, types.MethodType, str, bytes, bool,
                                   type(None)))
-
-
-def _holds_data(cell) -> bool:
-    """Whether a captured variable may carry a derivative: anything but code, types,
-    modules, strings and flags.  (Only numbers here would be a silent zero for a list of
-    parameters the inner function captures.)"""
-    try:
-        value = cell.cell_contents
-    except ValueError:
-        return False
-    return _is_data(value)
-
-
-def _register_nested_gradient() -> None:
-    from .rules.registry import register_custom
-
-    register_custom(_gradient, _gradient_rule)
-
-
-_register_nested_gradient()

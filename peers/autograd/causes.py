@@ -6,6 +6,8 @@ _record.py); this module decides what the failure says about zygote_py:
 - no rule for X               NoDerivativeRule, keyed by the callee it names
 - unsupported syntax          UnsupportedSyntax, keyed by its message
 - zygote_py error             any other ZygoteError subclass (MutationError, NonScalarOutput, ...)
+- third derivatives           zygote_py refused a nested derivative two deep (forward mode
+                              over gradient code reached zp.gradient, zp.pullback, ...)
 - nested differentiation      zygote_py differentiated code that calls an autograd operator
                               (grad, jacobian, ...): it transformed the shim's source, or a
                               pullback it was running called zygote_py again
@@ -60,6 +62,13 @@ def classify(exception: dict, test_id: str = "", complex_input: bool = False) ->
     if exception.get("check_failure"):
         suffix = " (complex input)" if complex_input else ""
         return "wrong gradient", f"wrong gradient{suffix}: {_test_name(test_id)}"
+    if "inside a function being differentiated: forward mode over the inner" in message:
+        if any(f"reaches zygote_py.{m}." in message for m in ("api", "forward_api", "nested")):
+            return "third derivatives", "third derivatives (refused: zygote_py nests to order two)"
+        inner = message.split("does not follow (", 1)[-1].strip()
+        inner = inner[:-1] if inner.endswith(")") else inner
+        return "nested differentiation", ("forward mode over an inner gradient: "
+                                          + _QUOTED_NUMBERS.sub("N", _first_line(inner, 90)))
     if _nested(exception):
         return "nested differentiation", "nested differentiation: an autograd operator called inside differentiated code"
     if kind == "NoDerivativeRule":

@@ -28,6 +28,16 @@ def exception(kind, message, frames=(), zygote_error=False, check_failure=False)
      ("internal error", "internal error in generated code: ValueError: shapes")),
     (exception("AssertionError", "assert 1.0 == 2.0", [("test_numpy.py", "test_sum", 4)]), False,
      ("test assertion", "test assertion: test_numpy.py::test_sum")),
+    (exception("NoDerivativeRule", "zp.jvp inside a function being differentiated: forward mode "
+               "over the inner function's gradient code meets something it does not follow "
+               "(forward mode over a gradient reaches zygote_py.api.pullback, a call)",
+               zygote_error=True), False,
+     ("third derivatives", "third derivatives (refused: zygote_py nests to order two)")),
+    (exception("NoDerivativeRule", "zp.jvp inside a function being differentiated: forward mode "
+               "over the inner function's gradient code meets something it does not follow "
+               "(starred items inside a literal are not supported)", zygote_error=True), False,
+     ("nested differentiation", "forward mode over an inner gradient: starred items inside a "
+                                "literal are not supported")),
     (exception("AttributeError", "no attribute 'foo'", [("shim:autograd/core.py", "make_vjp", 4)]), False,
      ("shim", "shim: AttributeError: no attribute 'foo'")),
 ])

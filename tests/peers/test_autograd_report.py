@@ -47,3 +47,31 @@ def test_counts_pass_rate_and_causes(tmp_path):
     ]
     text = report.to_markdown(summary)
     assert "1 of 4 pass (25.0%)" in text and "| test_a.py | 1 | 3 | 1 | 0 | 1 / 4 |" in text
+
+
+def test_default_checks_count_a_check_passing_every_part(tmp_path):
+    parts_all = {"fwd": "pass", "rev": "pass", "fwd/fwd": "pass", "fwd/rev": "pass",
+                 "rev/fwd": "pass", "rev/rev": "pass"}
+    write_jsonl(tmp_path / "checks" / "test_b.jsonl", [
+        {"test": "test_b.py::t1", "outcome": "pass", "parts": parts_all},
+        {"test": "test_b.py::t2", "outcome": "pass", "parts": {**parts_all, "rev/fwd": "error"},
+         "part_exceptions": {"rev/fwd": RULE_ERROR}},
+        {"test": "test_b.py::t3", "outcome": "skipped", "parts": {"fwd": "pass", "fwd/fwd": "pass"}},
+    ])
+    write_jsonl(tmp_path / "results" / "test_b.jsonl", [
+        {"test": "test_b.py::t1", "when": "call", "outcome": "passed"},
+        {"test": "test_b.py::t2", "when": "call", "outcome": "failed"},
+        {"test": "test_b.py::t2", "when": "call", "outcome": "exception", "exception": RULE_ERROR},
+        {"test": "test_b.py::t3", "when": "call", "outcome": "passed"},
+    ])
+    summary = report.build(tmp_path, [{"file": "test_b.py", "status": 1, "seconds": 1.0}])
+    default = summary["default_checks"]
+    assert (default["run"], default["passed"]) == (3, 2)
+    assert (default["real_run"], default["real_passed"]) == (3, 2)  # no complex argument here
+    assert default["parts"]["rev/fwd"] == {"passed": 1, "run": 2}
+    assert default["parts"]["fwd"] == {"passed": 3, "run": 3}
+    assert summary["checks"]["run"] == 2  # the first-order reverse count: t3 has no rev part
+    assert [c["cause"] for c in summary["causes"]] == ["[rev/fwd] no rule for numpy.foo"]
+    text = report.to_markdown(summary)
+    assert "Default checks (fwd+rev, order 2): 2 of 3 (66.7%)" in text
+    assert "| test_b.py | 2 | 1 | 0 | 0 | 2 / 2 | 2 / 3 |" in text

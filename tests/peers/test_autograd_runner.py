@@ -52,8 +52,11 @@ def test_run_and_report(tmp_path, capsys):
                           "--files", "test_tiny.py", "test_broken.py", "test_absent.py"])
     assert status == 0
     summary = json.loads((out / "report.json").read_text())
-    assert summary["tests"] == {"passed": 2, "failed": 1, "skipped": 1, "error": 1}
+    assert summary["tests"] == {"passed": 3, "failed": 1, "skipped": 0, "error": 1}
     assert (summary["checks"]["run"], summary["checks"]["passed"]) == (2, 1)
+    default = summary["default_checks"]
+    assert (default["run"], default["passed"]) == (2, 1)  # test_sin's passes every part
+    assert default["parts"]["rev/rev"] == {"passed": 1, "run": 2}
     (wrong, broken) = [(c["cause"], c["tests"]) for c in summary["causes"]]
     assert wrong == ("wrong gradient: test_tiny.py::test_wrong_rule", 1)
     assert broken[0].startswith("collection error: ImportError: cannot import name 'no_such_operator'")

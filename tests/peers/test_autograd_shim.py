@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+import zygote_py as zp
+
 from peers.autograd.shim.autograd import differential_operators as ops
 from peers.autograd.shim.autograd import extend, test_util
 from peers.autograd.shim.autograd.misc import flatten
@@ -79,8 +81,20 @@ def test_check_grads_records_a_passing_check(tmp_path, monkeypatch):
     test_util.check_grads(loss, (0, 1))(A, B, scale=0.5)
     (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert entry["outcome"] == "pass"
-    assert entry["skipped_parts"] == ["fwd", "rev order 2"]
+    assert entry["skipped_parts"] == []
+    assert entry["parts"] == {name: "pass" for name in
+                              ("fwd", "fwd/fwd", "fwd/rev", "rev", "rev/fwd", "rev/rev")}
     assert entry["arg"] == "tuple(f8(2, 3), f8(3,))"
+
+
+def test_order_three_runs_every_path(tmp_path, monkeypatch):
+    log = tmp_path / "checks.jsonl"
+    monkeypatch.setenv("ZP_PEER_CHECKS", str(log))
+    with pytest.raises(zp.NoDerivativeRule, match="third derivatives"):
+        test_util.check_grads(np.tanh, modes=["rev"], order=3)(np.array([0.3, -0.4]))
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["parts"] == {"rev": "pass", "rev/rev": "pass", "rev/rev/rev": "error"}
+    assert "rev/rev/rev" in entry["part_exceptions"]  # third derivatives: refused, not wrong
 
 
 def test_check_grads_catches_a_wrong_rule(tmp_path, monkeypatch):
@@ -124,48 +138,79 @@ def test_complex_convention_accepts_autograds_rule_for_abs_and_rejects_the_uncon
         test_util.check_grads(modulus_unconjugated, modes=["rev"], order=1)(0.6 + 0.3j)
 
 
-def test_forward_only_check_is_skipped():
-    with pytest.raises(pytest.skip.Exception, match="forward mode"):
-        test_util.check_grads(np.sin, modes=["fwd"])(0.3)
-
-
-def test_second_derivatives_skip_the_test():
-    with pytest.raises(pytest.skip.Exception, match="second derivatives"):
-        ops.hessian(loss)
-
-
-def test_combo_check_runs_every_combination_before_raising(tmp_path, monkeypatch):
+def test_forward_only_check_runs_the_forward_parts(tmp_path, monkeypatch):
     log = tmp_path / "checks.jsonl"
     monkeypatch.setenv("ZP_PEER_CHECKS", str(log))
-
-    def shifted(x):
-        return x + 1.0
-
-    extend.defvjp(shifted, lambda ans, x: lambda g: g * 0.0)  # wrong: the derivative is 1
-    with pytest.raises(AssertionError):
-        test_util.combo_check(shifted, (0,), modes=["rev"])([0.5, 1.5, 2.5])
-    outcomes = [json.loads(line)["outcome"] for line in log.read_text().splitlines()]
-    assert outcomes == ["fail", "fail", "fail"]
+    test_util.check_grads(np.sin, modes=["fwd"])(0.3)
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["outcome"] == "skipped"  # no first-order reverse part: not in that count
+    assert entry["parts"] == {"fwd": "pass", "fwd/fwd": "pass"}
 
 
-def test_flatten_round_trips_a_nest():
-    value = {"b": (np.arange(3.0), 2.0), "a": [np.ones((2, 2))]}
-    vector, unflatten = flatten(value)
-    assert vector.shape == (8,)
-    back = unflatten(vector * 2)
-    np.testing.assert_array_equal(back["a"][0], 2 * np.ones((2, 2)))
-    np.testing.assert_array_equal(back["b"][0], 2 * np.arange(3.0))
-    assert float(back["b"][1]) == 4.0
+def test_a_wrong_jvp_fails_the_forward_part(monkeypatch):
+    def off_by_a_bit(f, primals, tangents):
+        y, t = real_jvp(f, primals, tangents)
+        return y, t * 1.001
+
+    real_jvp = test_util.zp.jvp
+    monkeypatch.setattr(test_util.zp, "jvp", off_by_a_bit)
+    with pytest.raises(AssertionError, match=r"\(JVP\) check of sin failed"):
+        test_util.check_jvp(np.sin, np.array([0.5, 1.0]))
 
 
-def test_tensor_jacobian_product_contracts_the_leading_output_dimensions():
-    x = np.array([0.4, -0.9, 1.7, 0.2])
-    tensor = np.array([[1.0, -2.0, 0.5], [0.3, 0.0, 2.0]])
+def test_second_derivative_operators_against_closed_forms():
+    x = np.array([0.3, -0.8])
 
-    def fun(v):
-        return np.sin(np.outer(np.arange(1.0, 7.0), v)).reshape(2, 3, 4)
+    def fun(x):
+        return np.sum(np.sin(x) * x[0])
 
-    got = ops.tensor_jacobian_product(fun)(x, tensor)
-    numeric = np.stack([central_difference(
-        lambda v, j=j: np.tensordot(tensor, fun(v), axes=2)[j], x) for j in range(4)])
-    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+    # H = d2/dx2 of x0 * sum(sin x)
+    H = np.array([[2 * np.cos(x[0]) - x[0] * np.sin(x[0]), np.cos(x[1])],
+                  [np.cos(x[1]), -x[0] * np.sin(x[1])]])
+    v = np.array([1.0, 0.5])
+    np.testing.assert_allclose(ops.hessian(fun)(x), H, rtol=1e-10)
+    np.testing.assert_allclose(ops.make_hvp(fun)(x)[0](v), H @ v, rtol=1e-10)
+    np.testing.assert_allclose(ops.hessian_tensor_product(fun)(x, v), H @ v, rtol=1e-10)
+    d = ops.grad(ops.grad(lambda t: t ** 3 * np.sin(t)))(0.7)
+    assert d == pytest.approx(6 * 0.7 * np.sin(0.7) + 6 * 0.49 * np.cos(0.7)
+                              - 0.343 * np.sin(0.7), rel=1e-10)
+    assert ops.deriv(np.sin)(0.4) == pytest.approx(np.cos(0.4), rel=1e-12)
+    jv = ops.make_jvp(lambda z: np.sin(z) * z, 0)(x)(v)[1]
+    np.testing.assert_allclose(jv, (np.cos(x) * x + np.sin(x)) * v, rtol=1e-12)
+    np.testing.assert_allclose(ops.make_jvp_reversemode(lambda z: np.sin(z) * z)(x)(v), jv,
+                               rtol=1e-10)
+
+
+def test_ggnvp_is_j_transposed_times_hessian_times_j():
+    W = np.array([[0.3, -1.0], [0.5, 0.2], [1.5, 0.4]])
+    x, v = np.array([0.3, -0.8]), np.array([1.0, 0.5])
+
+    def f(z):
+        return np.tanh(W @ z)
+
+    J = (1 - np.tanh(W @ x) ** 2)[:, None] * W
+    # g(y) = 0.5 * sum(y**2): its Hessian is the identity
+    np.testing.assert_allclose(ops.make_ggnvp(f)(x)(v), J.T @ (J @ v), rtol=1e-10)
+
+
+def test_an_operator_called_inside_differentiated_code():
+    def scaled_sin(y, x):
+        return np.sin(x * y)
+
+    def outer(x):
+        return x * ops.grad(scaled_sin)(2.0, x)  # x * x cos(2x)
+
+    x = 0.4
+    expected = 2 * x * np.cos(2 * x) - 2 * x * x * np.sin(2 * x)
+    assert ops.grad(outer)(x) == pytest.approx(expected, rel=1e-10)
+    assert ops.deriv(outer)(x) == pytest.approx(expected, rel=1e-10)
+
+
+def test_an_operator_on_a_closure_over_the_outer_variable():
+    def outer(x):
+        return x * ops.grad(lambda y: np.sin(x * y))(2.0)  # x * x cos(2x)
+
+    x = 0.4
+    expected = 2 * x * np.cos(2 * x) - 2 * x * x * np.sin(2 * x)
+    assert ops.grad(outer)(x) == pytest.approx(expected, rel=1e-10)
+    assert ops.deriv(outer)(x) == pytest.approx(expected, rel=1e-10)

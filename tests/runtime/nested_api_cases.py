@@ -15,3 +15,7 @@ def derivative_of_inner(x):
 
 def pullback_inside(x):
     return zp.pullback(inner, x)[0]
+
+
+def hessian_inside(x):
+    return zp.hessian(inner, x)

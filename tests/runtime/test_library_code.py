@@ -80,15 +80,17 @@ def test_library_functions_are_told_from_user_functions():
     assert not is_library_function(len)  # no Python code at all
 
 
-def test_a_nested_pullback_is_refused_at_the_users_call():
+def test_a_nested_hessian_is_refused_at_the_users_call():
     """Review A1: the error names the user's line and says what is not supported, not a
-    line inside zygote_py.  zp.gradient nested is supported (tests/test_nested.py);
-    zp.pullback nested is not yet."""
+    line inside zygote_py.  zp.gradient and zp.pullback nested are supported
+    (tests/test_nested.py, tests/test_nested_modes.py); zp.hessian nested is not."""
     from runtime import nested_api_cases as cases
 
     assert np.isclose(zp.gradient(cases.derivative_of_inner, 0.3)[0],
                       2 * np.cos(0.3) - 0.3 * np.sin(0.3))
+    assert np.isclose(zp.gradient(cases.pullback_inside, 0.3)[0],
+                      np.cos(0.3) * 0.3 + np.sin(0.3))
     with pytest.raises(zp.NoDerivativeRule, match="nested differentiation") as caught:
-        zp.gradient(cases.pullback_inside, 0.3)
+        zp.gradient(cases.hessian_inside, 0.3)
     assert caught.value.loc.filename.endswith("nested_api_cases.py")
-    assert caught.value.loc.line == 17
+    assert caught.value.loc.line == 21

@@ -80,6 +80,17 @@ def handler_for(fn):
         return None
 
 
+class CallTangent:
+    """The tangent of a function value whose call forward mode differentiates by the
+    tangent's own `call(fn, args, kwargs, targs, tkwargs, loc) -> (value, tangent)`: the
+    back function of a nested zp.pullback (nested.py)."""
+
+    __slots__ = ()
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        raise NotImplementedError
+
+
 class CellTangents(dict):
     """The tangent of a closure: its captured variables' tangents, by name.  A class of
     its own, so that a user's dict tangent is never taken for one."""
@@ -114,6 +125,12 @@ def writeback_tangent(m, t, m_dot, loc=None):
     if isinstance(m, np.ndarray) and isinstance(t, np.ndarray):
         raise not_followed("writes into arrays", loc)
     return m_dot
+
+
+def flag_function(fn, name: str, value):
+    """`back._zp_effects = True` in pullback code that forward mode differentiates (nested
+    derivatives): a flag on a function the code just made, set directly."""
+    setattr(fn, name, value)
 
 
 def not_followed(what: str, loc) -> NoDerivativeRule:
@@ -232,6 +249,8 @@ def tangent_attr(obj_dot, name: str):
 
 
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
+    if isinstance(f_dot, CallTangent):
+        return f_dot.call(f, args, kwargs, targs, tkwargs, loc)
     if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
         return _back_jvp(f_dot, args, targs, loc)
     if type(f_dot) is _LinearInG or (f_dot is None and _is_runtime_pullback(f)):
@@ -530,6 +549,8 @@ def _dispatched_jvp(f, args, targs, loc):
     if f is dispatch.call:
         callee, operands, spec, call_loc = args
         self_obj, self_dot, operand_dots = None, targs[0], targs[1]
+        if _plain_python_call(callee, operands, spec):
+            return pair, _function_call_jvp(callee, self_dot, operands, operand_dots, loc)
         rule = registry.function_rule(callee) if registry.custom_rule(callee) is None else None
         name = registry.qualified_name(callee)
         fits = rule is not None and not has_tangent(self_dot)
@@ -576,6 +597,71 @@ def _dispatched_jvp(f, args, targs, loc):
                             (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
                             flat, self_obj is not None)
     return pair, (y_dot, back_dot)
+
+
+def _plain_python_call(callee, operands, spec) -> bool:
+    """A call that run-time dispatch answers with `_positional_pullback`: a plain Python
+    function (no rule) taking exactly the operands, positionally."""
+    if not all(how is None for how in spec) or registry.custom_rule(callee) is not None:
+        return False
+    if not isinstance(callee, types.FunctionType) or resolve(callee, registry).kind != FUNCTION:
+        return False
+    code = callee.__code__
+    if code.co_kwonlyargcount or code.co_flags & 0x0C or dispatch.is_dataclass_init(callee):
+        return False  # *args, **kwargs or keyword-only parameters: not handled here
+    missing = code.co_argcount - len(operands)
+    return 0 <= missing <= len(callee.__defaults__ or ())
+
+
+def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
+    """The tangent of `(y, back)` that run-time dispatch returned for a plain Python
+    function: the callee's compiled pullback (the one dispatch ran, same active operands
+    and cells) run by forward mode, its back's tangent a CallTangent that runs the
+    forward-differentiated back, in dispatch's layout (the cells' cotangent, then one
+    per operand).  This is forward over reverse through a call decided while running."""
+    operands = tuple(operands)
+    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
+    cells = dispatch.active_cells(callee)
+    cells_dot = None
+    if has_tangent(callee_dot):
+        if not isinstance(callee_dot, CellTangents) or \
+                any(has_tangent(v) and k not in cells for k, v in callee_dot.items()):
+            raise NoDerivativeRule("forward mode over a gradient reaches a call of "
+                                   f"{registry.qualified_name(callee)} whose captured values "
+                                   "carry a tangent it cannot follow", loc)
+        cells_dot = CellTangents({k: v for k, v in callee_dot.items() if k in cells})
+    # the parameters' values as dispatch binds them (defaults filled in), so that this is
+    # the very program dispatch ran, and its back has the same layout
+    values = operands + tuple(callee.__defaults__ or ())[
+        len(callee.__defaults__ or ()) - (callee.__code__.co_argcount - len(operands)):] \
+        if callee.__code__.co_argcount > len(operands) else operands
+    active = tuple(dispatch.carries_derivative(v) for v in values)
+    program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(values))
+    (_, inner_back), pair_dot = _python(program, cells_dot, operands, {}, operand_dots, {}, loc)
+    y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
+    return y_dot, _DispatchedBackTangent(inner_back, inner_back_dot, len(operands), bool(cells))
+
+
+class _DispatchedBackTangent(CallTangent):
+    """The tangent of the back that run-time dispatch made for a Python function (see
+    _function_call_jvp): its call runs the callee's back by forward mode."""
+
+    __slots__ = ("back", "back_dot", "n", "cells")
+
+    def __init__(self, back, back_dot, n, cells):
+        self.back, self.back_dot, self.n, self.cells = back, back_dot, n, cells
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if g is None and not has_tangent(g_dot):
+            return value, None
+        _, outs_dot = apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
+        if outs_dot is None:
+            return value, None
+        outs_dot = tuple(outs_dot)
+        return value, (outs_dot[-1] if self.cells else None, *outs_dot[:self.n])
 
 
 def _back_jvp(back_dot: _BackTangent, args, targs, loc):

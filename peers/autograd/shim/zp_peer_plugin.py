@@ -2,7 +2,8 @@
 
 Writes one JSON line per test phase that failed, was skipped, or passed (the
 call phase) into the file named by ZP_PEER_RESULTS, with the facts about the
-exception that failed it.  It also refuses to run if `autograd` is not the
+exception that failed it.  A check whose first-order reverse part passed but
+another part failed fails its test when the test ends (test_util.DEFERRED).  It also refuses to run if `autograd` is not the
 shim: a real autograd installed earlier on sys.path would make every number
 in the report meaningless.
 """
@@ -12,7 +13,10 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 import autograd
+from autograd import test_util
 from autograd._record import describe_exception
 
 RESULTS_ENV = "ZP_PEER_RESULTS"
@@ -26,6 +30,19 @@ def _write(entry: dict) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(entry, default=str) + "\n")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    test_util.DEFERRED = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_call(item):
+    """Fail the test with its first deferred check failure (see test_util.DEFERRED)."""
+    deferred, test_util.DEFERRED = test_util.DEFERRED or [], []
+    if deferred:
+        raise deferred[0]
 
 
 def pytest_runtest_logreport(report):

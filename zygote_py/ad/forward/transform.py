@@ -199,6 +199,12 @@ class ForwardTransform:
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[0]))
             return
+        if fn is built_objects.set_attribute and _const_is(op.operands[1], "_zp_effects"):
+            # pullback code flags its back function (codegen/generate.py): a flag on a
+            # function made here, not data, set as it is when forward mode runs that code
+            self.vmap[op.results[0].id] = self.helper(
+                fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
+            return
         if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
             raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
                                    else "attribute writes into objects", op.loc)
@@ -543,6 +549,11 @@ def _gives_tangent(jvp_fn, dxs, is_dense) -> bool:
 
 
 _PLAIN_CONSTANTS = (int, float, bool, str, type(None), tuple, slice)
+
+
+def _const_is(value: Value, expected) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode == "const" and op.attrs["value"] == expected
 
 
 def _number_const(value: Value) -> bool:

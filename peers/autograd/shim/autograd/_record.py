@@ -51,6 +51,7 @@ def describe_exception(exc: BaseException) -> dict:
         "zygote_error": any(c.__name__ == "ZygoteError" for c in type(exc).__mro__),
         "check_failure": bool(getattr(exc, "zp_check_failure", False)),
         "message": message[:600],
+        "hint": str(getattr(exc, "hint", None) or "")[:300],
         "frames": frames[-60:],
     }
 

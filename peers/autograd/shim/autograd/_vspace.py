@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import zygote_py as zp
+
 
 def _map(fn, *trees):
     first = trees[0]
@@ -44,6 +46,21 @@ def zeros_where_none(g, like):
         return tuple(out) if isinstance(like, tuple) else out
     if isinstance(like, dict) and isinstance(g, dict) and g.keys() == like.keys():
         return {k: zeros_where_none(g[k], like[k]) for k in like}
+    return g
+
+
+def dense(g, like):
+    """zeros_where_none, written so that zygote_py differentiates through it: the operators
+    and checks that call it run transformed inside a function being differentiated
+    (nested derivatives).  The zeros depend on like's shape only (zp.stop_gradient)."""
+    if g is None:
+        return zeros_where_none(None, zp.stop_gradient(like))
+    if isinstance(like, tuple) and isinstance(g, (tuple, list)) and len(g) == len(like):
+        return tuple([dense(gi, xi) for gi, xi in zip(g, like)])
+    if isinstance(like, list) and isinstance(g, (tuple, list)) and len(g) == len(like):
+        return [dense(gi, xi) for gi, xi in zip(g, like)]
+    if isinstance(like, dict) and isinstance(g, dict) and g.keys() == like.keys():
+        return {k: dense(g[k], like[k]) for k in like}
     return g
 
 

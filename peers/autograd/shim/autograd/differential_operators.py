@@ -2,10 +2,18 @@
 
 `grad`, `value_and_grad`, `elementwise_grad`, `jacobian`, `holomorphic_grad`,
 `grad_and_aux`, `make_vjp`, `tensor_jacobian_product`, `multigrad_dict`,
-`grad_named` and `checkpoint` have a zygote_py equivalent (gradient,
-withgradient, pullback, jacobian).  Forward mode and second derivatives
-(`make_jvp`, `deriv`, `hessian`, `make_hvp`, `hessian_tensor_product`,
-`make_ggnvp`) do not exist in zygote_py yet: they skip the test that uses them.
+`grad_named` and `checkpoint` map to zp.gradient, zp.withgradient,
+zp.pullback and zp.jacobian; `make_jvp` and `deriv` to zp.jvp, `hessian` and
+`make_hvp` to zp.hessian and zp.hvp.  `hessian_tensor_product`, `make_ggnvp`
+and `make_jvp_reversemode` are autograd's own compositions (a gradient of a
+gradient, a pullback of a pullback) on those.
+
+Nesting: an operator called inside a function zygote_py differentiates
+(`grad(grad(f))`, `lambda x: x * grad(g)(x)`) runs transformed, so these bodies
+and wrap_util's binding are written in the Python zygote_py differentiates:
+the zygote_py call is reached directly (it has nested rules of its own, see
+zygote_py/nested.py) and nothing else carries a derivative (the zeros for an
+unused argument depend on shapes only, through zp.stop_gradient).
 """
 
 from __future__ import annotations
@@ -22,12 +30,13 @@ from .wrap_util import bind_argument, unary_to_nary
 
 
 def _ones_like(y):
-    return np.ones_like(y)[()]  # [()] makes a 0-d array a scalar and leaves other arrays alone
+    # [()] makes a 0-d array a scalar and leaves other arrays alone; a seed carries no derivative
+    return np.ones_like(zp.stop_gradient(y))[()]
 
 
 def _first(cotangents, x):
     """The one argument's cotangent, zeros for zygote_py's None (autograd returns zeros)."""
-    return vs.zeros_where_none(cotangents[0], x)
+    return vs.dense(cotangents[0], x)
 
 
 @unary_to_nary
@@ -62,13 +71,101 @@ def jacobian(fun, x):
 @unary_to_nary
 def make_vjp(fun, x):
     y, back = zp.pullback(fun, x)
-    return (lambda g: _first(back(g), x)), y
+
+    def vjp(g):
+        return _first(back(g), x)
+
+    return vjp, y
 
 
 @unary_to_nary
 def grad_and_aux(fun, x):
     (loss, aux), back = zp.pullback(fun, x)
     return _first(back((_ones_like(loss), None)), x), aux
+
+
+@unary_to_nary
+def make_jvp(fun, x):
+    """v -> (fun(x), the derivative of fun at x along v), by zp.jvp (forward mode)."""
+    def jvp(v):
+        return zp.jvp(fun, (x,), (v,))
+
+    return jvp
+
+
+@unary_to_nary
+def deriv(fun, x):
+    return zp.jvp(fun, (x,), (_ones_like(x),))[1]
+
+
+@unary_to_nary
+def hessian(fun, x):
+    """autograd's jacobian(jacobian(fun)); for a scalar fun that is zp.hessian (forward over
+    reverse), otherwise the Jacobian of the Jacobian, nested."""
+    if np.ndim(zp.stop_gradient(fun(x))) == 0:
+        return zp.hessian(fun, x)
+
+    def inner_jacobian(z):
+        return zp.jacobian(fun, z)[0]
+
+    return zp.jacobian(inner_jacobian, x)[0]
+
+
+@unary_to_nary
+def make_hvp(fun, x):
+    """(v -> H v, the gradient at x), as autograd's make_vjp(grad(fun), x); H v by zp.hvp."""
+    def hvp(v):
+        return zp.hvp(fun, x, v)
+
+    return hvp, _first(zp.gradient(fun, x), x)
+
+
+def hessian_tensor_product(fun, argnum=0):
+    """autograd's composition: the gradient of <grad fun, tensor> (a gradient of a gradient)."""
+    fun_grad = grad(fun, argnum)
+
+    def vector_dot_grad(*args, **kwargs):
+        args, vector = args[:-1], args[-1]
+        return np.tensordot(fun_grad(*args, **kwargs), vector, np.ndim(vector))
+
+    return grad(vector_dot_grad, argnum)
+
+
+hessian_vector_product = hessian_tensor_product
+
+
+@unary_to_nary
+def make_jvp_reversemode(fun, x):
+    """autograd's trick: the vjp of the vjp at zero cotangent is the jvp (a pullback of a
+    function that calls a pullback: reverse over reverse)."""
+    y = fun(x)
+
+    def vjp(g):
+        return _first(zp.pullback(fun, x)[1](g), x)
+
+    zero = np.zeros_like(y, dtype=np.result_type(y, float))[()]
+    _, back = zp.pullback(vjp, zero)
+
+    def vjp_vjp(v):
+        return back(v)[0]
+
+    return vjp_vjp
+
+
+def make_ggnvp(f, g=lambda x: 1.0 / 2 * np.sum(x**2, axis=-1), f_argnum=0):
+    """Generalized Gauss-Newton products J^T H_g J v, as autograd composes them: the pullback
+    of f, the Hessian-vector product of g (zp.hvp) and f's jvp (zp.jvp)."""
+    @unary_to_nary
+    def _make_ggnvp(f, x):
+        f_x, f_back = zp.pullback(f, x)
+
+        def ggnvp(v):
+            jv = zp.jvp(f, (x,), (v,))[1]
+            return _first(f_back(zp.hvp(g, f_x, jv)), x)
+
+        return ggnvp
+
+    return _make_ggnvp(f, f_argnum)
 
 
 def _contracted_with(fun, tensor):
@@ -116,21 +213,3 @@ def checkpoint(fun):
     return fun
 
 
-def _not_in_zygote_py(name: str, what: str):
-    def unavailable(*args, **kwargs):
-        import pytest  # only ever reached inside a pytest run
-
-        pytest.skip(f"autograd.{name}: zygote_py has no {what} yet")
-
-    unavailable.__name__ = name
-    return unavailable
-
-
-make_jvp = _not_in_zygote_py("make_jvp", "forward mode (jvp)")
-deriv = _not_in_zygote_py("deriv", "forward mode (jvp)")
-make_jvp_reversemode = _not_in_zygote_py("make_jvp_reversemode", "nested pullbacks")
-hessian = _not_in_zygote_py("hessian", "second derivatives")
-make_hvp = _not_in_zygote_py("make_hvp", "second derivatives")
-hessian_tensor_product = _not_in_zygote_py("hessian_tensor_product", "second derivatives")
-hessian_vector_product = hessian_tensor_product
-make_ggnvp = _not_in_zygote_py("make_ggnvp", "second derivatives")

@@ -8,15 +8,22 @@ plain call `fun(a0, x, a2, axis=k_axis)`: the other arguments and the keyword
 arguments are closure cells (constants to zygote_py).  The function is made
 from generated source registered in linecache, because zygote_py reads the
 source of what it differentiates; its text has no `*args` so that the shim
-tests zygote_py's handling of the test's own code, not of the shim's.
+tests zygote_py's handling of the test's own code, not of the shim's.  An operator
+called inside a function being differentiated (`grad(grad(f))`, check_grads at
+order 2) runs `nary_f` and `bind_argument` transformed by zygote_py, so they are
+written in the Python zygote_py differentiates (no attribute writes on the
+functions they make).
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import keyword
 import linecache
 import re
+
+import zygote_py as zp
 
 _COUNTER = itertools.count()
 
@@ -26,11 +33,12 @@ def get_name(fun) -> str:
 
 
 @functools.cache
-def _binder(n_args: int, argnum, kw_names: tuple):
-    """A maker `(fun, *constants) -> unary_f` for one call shape, compiled from source."""
+def _binder(n_args: int, argnum, kw_names: tuple, name: str):
+    """A maker `(fun, *constants) -> unary_f` for one call shape, compiled from source; the
+    function it makes is named after fun (made an identifier)."""
     selected = (argnum,) if isinstance(argnum, int) else tuple(argnum)
     constants = [f"a{i}" for i in range(n_args) if i not in selected]
-    kw_cells = [f"k_{name}" for name in kw_names]
+    kw_cells = [f"k_{kw}" for kw in kw_names]
     call_args = []
     for i in range(n_args):
         if i not in selected:
@@ -39,12 +47,17 @@ def _binder(n_args: int, argnum, kw_names: tuple):
             call_args.append("x")
         else:
             call_args.append(f"x[{selected.index(i)}]")
-    call_args += [f"{name}=k_{name}" for name in kw_names]
+    call_args += [f"{kw}=k_{kw}" for kw in kw_names]
     params = ", ".join(["fun", *constants, *kw_cells])
+    def_name = re.sub(r"\W", "_", name)
+    if not def_name.isidentifier() or keyword.iskeyword(def_name):
+        def_name = "f_" + def_name
+    while def_name in ("fun", "x", "make_unary", *constants, *kw_cells):
+        def_name += "_"  # never the name of what the function reads
     source = (f"def make_unary({params}):\n"
-              f"    def unary_f(x):\n"
+              f"    def {def_name}(x):\n"
               f"        return fun({', '.join(call_args)})\n"
-              f"    return unary_f\n")
+              f"    return {def_name}\n")
     filename = f"<autograd-shim-bind-{next(_COUNTER)}>"
     lines = source.splitlines(keepends=True)
     linecache.cache[filename] = (len(source), None, lines, filename)  # mtime None: kept by checkcache
@@ -54,15 +67,29 @@ def _binder(n_args: int, argnum, kw_names: tuple):
 
 
 def bind_argument(fun, args: tuple, kwargs: dict, argnum=0):
-    """(unary_f, x): unary_f(x) == fun(*args, **kwargs) with x put at position(s) argnum."""
+    """(unary_f, x): unary_f(x) == fun(*args, **kwargs) with x put at position(s) argnum.
+
+    Written so that zygote_py can differentiate through it (an operator such as `grad`
+    called inside a function being differentiated runs this code transformed): no
+    attribute writes, no generator expressions, and what only depends on the call's
+    shape computed by `_binder` from values that carry no derivative.
+    """
     if not isinstance(argnum, (int, tuple, list)):
         raise TypeError(f"argnum must be an int or a tuple of ints, got {argnum!r}")
-    argnum = argnum if isinstance(argnum, int) else tuple(argnum)
-    make, constant_positions = _binder(len(args), argnum, tuple(kwargs))
-    unary_f = make(fun, *(args[i] for i in constant_positions), *kwargs.values())
-    unary_f.__name__ = unary_f.__qualname__ = get_name(fun)
-    x = args[argnum] if isinstance(argnum, int) else tuple(args[i] for i in argnum)
-    return unary_f, x
+    if not isinstance(argnum, int):
+        argnum = tuple(argnum)
+    make, constant_positions = _binder(len(args), argnum, tuple(kwargs),
+                                       get_name(zp.stop_gradient(fun)))
+    constants = [args[i] for i in constant_positions]
+    unary_f = make(fun, *constants, *kwargs.values())
+    if isinstance(argnum, int):
+        return unary_f, args[argnum]
+    return unary_f, tuple([args[i] for i in argnum])
+
+
+def _named(function, name: str, original) -> None:
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = getattr(original, "__doc__", None)
 
 
 def unary_to_nary(unary_operator):
@@ -76,10 +103,11 @@ def unary_to_nary(unary_operator):
             unary_f, x = bind_argument(fun, args, kwargs, argnum)
             return unary_operator(unary_f, x, *op_args, **op_kwargs)
 
-        # autograd's name, made an identifier: zygote_py builds generated names from __name__
-        name = f"{unary_operator.__name__}_of_{get_name(fun)}_wrt_argnum_{argnum}"
-        nary_f.__name__ = nary_f.__qualname__ = re.sub(r"\W", "_", name)
-        nary_f.__doc__ = getattr(fun, "__doc__", None)
+        # autograd's name, made an identifier: zygote_py builds generated names from __name__.
+        # Set by a call on zp.stop_gradient(nary_f), which carries no derivative: inside a
+        # function being differentiated (grad(grad(f))) that call then runs as it is.
+        name = f"{unary_operator.__name__}_of_{get_name(zp.stop_gradient(fun))}_wrt_argnum_{argnum}"
+        _named(zp.stop_gradient(nary_f), re.sub(r"\W", "_", name), zp.stop_gradient(fun))
         return nary_f
 
     nary_operator.__name__ = nary_operator.__qualname__ = unary_operator.__name__

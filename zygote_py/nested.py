@@ -1,0 +1,597 @@
+"""Nested derivatives: zp.gradient, zp.withgradient, zp.pullback (and its back function),
+zp.jvp and zp.jacobian called inside a function that zp.gradient, zp.pullback or zp.jvp
+differentiates.
+
+Every nested call is built on one primitive, `Inner`: the inner function f at its arguments xs, with its compiled
+*pullback form* taking f's closure cells that carry derivatives as extra inputs.  Every
+nested quantity is that pullback form run plainly or run by forward mode
+(forward-over-reverse, as zp.hessian does):
+
+- an outer *forward* derivative (tangents xs_dot on xs, f_dot on f's cells) of
+  `y, back = pullback(f, *xs)` and `back(g)`: y's tangent is the jvp of f; the tangent
+  of back(g) is the forward-mode derivative of the pullback program along
+  (xs_dot, f_dot) with g's own tangent passed to back (`_BackTangent.call`);
+- an outer *reverse* derivative of `back(g) = J^T g`, given the cotangent r_bar of its
+  result: g's cotangent is J r_bar (a jvp), and xs's and the cells' are
+  d/de [J(xs + e r_bar)^T g] -- the pullback program differentiated forward along
+  r_bar, back applied to g -- because <r_bar, d/dx (J^T g)> = d/dx <g, J r_bar>;
+- an outer reverse derivative of `(y, t) = jvp(f, xs, vs)`, given (y_bar, t_bar):
+  vs get J^T t_bar; xs and the cells get J^T y_bar plus d/de [J(xs + e vs)^T t_bar]
+  (the same symmetry of second derivatives).
+
+The outer derivative lives in the outer program's tangents or cotangents and the inner
+one in the pullback program's cotangents, so the two are never confused:
+d/dx [x * d/dy (x * y)] is 2x in every combination of modes (tests/test_nested_modes.py).
+
+What is refused (NoDerivativeRule, never a silent zero): keyword arguments (wrt=,
+has_aux=), a bound method, callable object or partial whose bound values carry a
+derivative, default arguments holding data, a zp.params gradient, complex values in
+forward mode, and third derivatives through these rules (forward mode over gradient
+code that calls zp.pullback or zp.jvp).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from . import context
+from .api import call_back as _call_back
+from .api import gradient as _gradient
+from .api import pullback as _pullback
+from .api import withgradient as _withgradient
+from .callables import call_plan
+from .errors import NoDerivativeRule, ZygoteError
+from .forward_api import _is_data, dense_tangent, nested_refusal
+from .forward_api import jacobian as _jacobian
+from .forward_api import jvp as _jvp
+from .forward_compiler import FORWARD
+from .rules.registry import register_custom
+from .runtime import forward_dispatch as fd
+from .runtime.built_objects import ObjectLedger
+from .runtime.dispatch import active_cells
+from .runtime.flat_calls import carries_derivative
+from .tree import accumulate, flatten, unflatten
+
+
+class Inner:
+    """f at xs, compiled in its pullback form with the closure cells that carry derivatives
+    as inputs (their cotangents come back last, as a dict by cell name)."""
+
+    def __init__(self, f, xs: tuple, kwargs: dict, what: str):
+        self.what = what
+        self.xs = xs
+        if kwargs:
+            self.refuse("with keyword arguments (wrt=, has_aux=, or the function's own)")
+        if context.current().collector is not None:
+            self.refuse("inside a zp.params gradient (the inner function may read the parameters)")
+        plan = call_plan(f, xs, {})
+        fn = plan.fn
+        if plan.skip and any(carries_derivative(a) for a in plan.args[:plan.skip]):
+            self.refuse("of a bound method, callable object or partial whose bound values "
+                        "carry a derivative")
+        if plan.has_vararg:
+            self.refuse("of a function taking *args")
+        defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+        if any(_is_data(v) for v in defaults):
+            self.refuse("of a function whose default arguments hold numbers or arrays")
+        self.plan = plan
+        self.fn = fn
+        self.own_cells = plan.skip == 0  # f's cells are the compiled function's cells
+        self.cells = active_cells(fn)
+        if self.cells and not self.own_cells:  # their cotangent would be taken for f's receiver's
+            self.refuse("of a bound method or callable object whose function captures values "
+                        "that carry a derivative")
+        self.ledger = ObjectLedger()
+        with self.context():
+            self.entry = FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+
+    def refuse(self, why: str):
+        raise NoDerivativeRule(f"zp.{self.what} {why} inside a function being differentiated "
+                               "is not supported yet",
+                               hint="pass those values as positional arguments of a plain "
+                                    "function or lambda")
+
+    def context(self):
+        return context.using(compiler=FORWARD, collector=None, reals=False, objects=self.ledger)
+
+    @contextlib.contextmanager
+    def told_as_nesting(self):
+        """An error inside the generated pullback code, told as a nesting zygote_py does
+        not follow (third derivatives, say), not as the generated code's own."""
+        try:
+            yield
+        except ZygoteError as err:
+            refusal = nested_refusal(err, self.what)
+            if refusal is None:
+                raise
+            raise refusal from None
+
+    def split(self, bars):
+        """(the xs' cotangents, the cells' cotangent dict or None) from the program's back."""
+        if bars is None:
+            return (None,) * len(self.xs), None
+        bars = tuple(bars)
+        skip = self.plan.skip
+        xs_bars = bars[skip:skip + len(self.xs)]
+        cells_bar = bars[-1] if self.cells else None
+        if cells_bar is not None:
+            cells_bar = {k: v for k, v in cells_bar.items() if v is not None} or None
+        return xs_bars, cells_bar
+
+    def cells_dot(self, f_dot):
+        """f's tangent as the compiled function's cell tangents (refused where it would be lost)."""
+        if not fd.has_tangent(f_dot):
+            return None
+        if not self.own_cells or not isinstance(f_dot, fd.CellTangents):
+            self.refuse("of a callable object or bound method that carries a tangent")
+        lost = [k for k, v in f_dot.items() if fd.has_tangent(v) and k not in self.cells]
+        if lost:
+            self.refuse(f"of a closure whose captured {', '.join(lost)} carries a tangent "
+                        "zygote_py cannot follow")
+        return fd.CellTangents({k: v for k, v in f_dot.items() if k in self.cells})
+
+    def back(self, g):
+        """J^T g: (the xs' cotangents, the cells' cotangents)."""
+        with self.context():
+            _, back = self.entry.fn(*self.plan.args)
+            return self.split(back(g))
+
+    def forward(self, xs_dot, f_dot, g, g_dot):
+        """The pullback program differentiated forward along (xs_dot, f_dot), its back
+        applied to g with tangent g_dot: (y_dot, J^T g split, its tangent split)."""
+        y_dot, back, back_dot = self.forward_program(xs_dot, f_dot)
+        if g is None and not fd.has_tangent(g_dot):  # only y's tangent is asked for
+            return y_dot, self.split(None), self.split(None)
+        bars, bars_dot = self.back_forward(back, back_dot, g, g_dot)
+        return y_dot, bars, bars_dot
+
+    def forward_program(self, xs_dot, f_dot):
+        """(y_dot, back, back_dot): the pullback program run by forward mode."""
+        targs = (None,) * self.plan.skip + tuple(xs_dot)
+        for x, t in zip(self.xs, xs_dot):
+            fd_check_real(x, t, self.what)
+        cells_dot = self.cells_dot(f_dot)
+        with self.context(), self.told_as_nesting():
+            (_, back), pair_dot = fd.python_jvp(
+                self.entry.fn, cells_dot, self.plan.args, {}, targs, {}, None)
+        y_dot, back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
+        return y_dot, back, back_dot
+
+    def back_forward(self, back, back_dot, g, g_dot):
+        """back(g) of a forward_program run, and its tangent, each split."""
+        with self.context(), self.told_as_nesting():
+            bars, bars_dot = fd.apply(back, back_dot, (g,), {}, (g_dot,), {}, None)
+        return self.split(bars), self.split(bars_dot)
+
+
+def fd_check_real(x, t, what):
+    """Forward mode takes real values only: a complex primal or tangent is refused."""
+    if not fd.has_tangent(t):
+        return
+    if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
+        for xi, ti in zip(x, t):
+            fd_check_real(xi, ti, what)
+    elif isinstance(x, dict) and isinstance(t, dict):
+        for k, ti in t.items():
+            fd_check_real(x.get(k), ti, what)
+    elif np.iscomplexobj(x) or np.iscomplexobj(t):
+        raise NoDerivativeRule(f"zp.{what} inside a function being differentiated: forward "
+                               "mode over it takes real values only",
+                               hint="differentiate complex functions by reverse mode alone")
+
+
+def _add(a, b):
+    return accumulate(a, b)
+
+
+def _add_all(pairs):
+    return tuple(_add(a, b) for a, b in pairs)
+
+
+def _add_cells(*dicts):
+    out: dict = {}
+    for d in dicts:
+        for k, v in (d or {}).items():
+            out[k] = _add(out.get(k), v)
+    return out or None
+
+
+# -- zp.pullback and its back function inside a function being differentiated --------------
+
+
+def _make_back(f, xs):
+    """The back function zp.pullback returns inside a function being differentiated: a
+    closure over (f, xs), so that reverse mode routes its cotangent to them."""
+    def back(g):
+        return apply_pullback(f, xs, g)
+
+    return back
+
+
+def apply_pullback(f, xs, g):
+    """back(g) of zp.pullback(f, *xs): the cotangents of xs (a tuple)."""
+    return _pullback(f, *xs)[1](g)
+
+
+def _pullback_rule(f, *xs, **kwargs):
+    """zp.pullback's reverse rule: y's cotangent y_bar gives J^T y_bar; the back function's
+    cotangent (a dict by cell: 'f', 'xs') is added in."""
+    inner = Inner(f, xs, kwargs, "pullback")
+    y, _ = _pullback(f, *xs)
+
+    def back(bars):
+        y_bar, back_bar = bars if bars is not None else (None, None)
+        if y_bar is not None:
+            xs_bars, cells_bar = inner.back(y_bar)
+        else:
+            xs_bars, cells_bar = (None,) * len(xs), None
+        back_bar = back_bar or {}
+        more_xs = back_bar.get("xs") or (None,) * len(xs)
+        return (_add_cells(cells_bar, back_bar.get("f")), *_add_all(zip(xs_bars, more_xs)))
+
+    return (y, _make_back(f, xs)), back
+
+
+def _apply_pullback_rule(f, xs, g):
+    """back(g) = J^T g; given r_bar, g gets J r_bar and (xs, cells) get
+    d/de [J(xs + e r_bar)^T g]: one forward pass over the pullback program."""
+    inner = Inner(f, tuple(xs), {}, "pullback")
+    r = apply_pullback(f, xs, g)
+
+    def back(r_bar):
+        if r_bar is None:
+            return None, None, None
+        r_bar = tuple(r_bar) if isinstance(r_bar, (tuple, list)) else (r_bar,)
+        y_dot, _, (xs_dot_bars, cells_dot_bar) = inner.forward(r_bar, None, g, None)
+        return cells_dot_bar, tuple(xs_dot_bars), y_dot
+
+    return r, back
+
+
+class _BackTangent(fd.CallTangent):
+    """The tangent of the back function zp.pullback returned inside a function zp.jvp
+    differentiates: calling back(g) runs the pullback program forward (see Inner.forward)."""
+
+    __slots__ = ("inner", "xs_dot", "f_dot")
+
+    def __init__(self, inner, xs_dot, f_dot):
+        self.inner, self.xs_dot, self.f_dot = inner, xs_dot, f_dot
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        if kwargs or len(args) != 1:
+            raise NoDerivativeRule("the back function of zp.pullback takes one cotangent", loc)
+        g, g_dot = args[0], (targs[0] if targs else None)
+        value = fn(g)
+        _, _, (xs_bars_dot, _) = self.inner.forward(self.xs_dot, self.f_dot, g, g_dot)
+        return value, tuple(xs_bars_dot)
+
+
+def _pullback_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.pullback inside a function zp.jvp differentiates: (y, back) and their tangents."""
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], tuple(targs[1:])
+    inner = Inner(f, xs, kwargs, "pullback")
+    y, back = _pullback(f, *xs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        y_dot = None
+    else:
+        y_dot, _, _ = inner.forward(xs_dot, f_dot, None, None)
+    return (y, back), (y_dot, _BackTangent(inner, xs_dot, f_dot))
+
+
+# -- zp.jvp inside a function being differentiated ---------------------------------------
+
+
+def _jvp_rule(f, primals, tangents):
+    """zp.jvp's reverse rule: tangents get J^T t_bar; primals and f's cells get
+    J^T y_bar + d/de [J(primals + e tangents)^T t_bar]."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    inner = Inner(f, primals, {}, "jvp")
+    y, t = _jvp(f, primals, tangents)
+
+    def back(bars):
+        y_bar, t_bar = bars if bars is not None else (None, None)
+        n = len(primals)
+        primal_bars, cells_bar, tangent_bars = (None,) * n, None, (None,) * n
+        if t_bar is not None:
+            _, (tangent_bars, cells_1), (primal_bars, cells_2) = inner.forward(
+                tangents, None, t_bar, None)
+            cells_bar = cells_2  # (cells_1, J_c^T t_bar, is not a derivative of t)
+        if y_bar is not None:
+            more, cells_3 = inner.back(y_bar)
+            primal_bars = _add_all(zip(primal_bars, more))
+            cells_bar = _add_cells(cells_bar, cells_3)
+        return cells_bar, tuple(primal_bars), tuple(tangent_bars)
+
+    return (y, t), back
+
+
+# -- zp.gradient inside a function being differentiated ---------------------------------
+
+
+def _gradient_rule(f, *xs, **kwargs):
+    """grads = zp.gradient(f, *xs); given grads_bar, xs and f's cells get
+    d/de grad(xs + e grads_bar) (the Hessian times grads_bar, and the mixed derivative
+    for the captured values): the pullback program run forward along grads_bar, its back
+    seeded with 1."""
+    inner = Inner(f, xs, kwargs, "gradient")
+    grads = _gradient(f, *xs)
+
+    def back(grads_bar):
+        n = len(xs)
+        grads_bar = tuple(grads_bar) if isinstance(grads_bar, (tuple, list)) else \
+            (grads_bar,) if grads_bar is not None else (None,) * n
+        if not any(map(fd.has_tangent, grads_bar)):
+            return (None,) * (1 + n)
+        _, _, (xs_bars, cells_bar) = inner.forward(grads_bar, None, 1.0, None)
+        return (cells_bar, *xs_bars)
+
+    return grads, back
+
+
+def _gradient_forward(args, kwargs, targs, tkwargs, loc):
+    """The tangent of zp.gradient(f, *xs) along (xs_dot, f_dot): the pullback program run
+    forward along them, its back seeded with 1."""
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], tuple(targs[1:]) + (None,) * (len(xs) + 1 - len(targs))
+    value = _gradient(f, *xs, **kwargs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        return value, None
+    inner = Inner(f, xs, kwargs, "gradient")
+    _, _, (grads_dot, _) = inner.forward(xs_dot, f_dot, 1.0, None)
+    return value, tuple(grads_dot)
+
+
+# -- zp.withgradient inside a function being differentiated ------------------------------
+
+
+def _withgradient_rule(f, *xs, **kwargs):
+    """(y, grads) = zp.withgradient(f, *xs); given (y_bar, grads_bar): xs and f's cells
+    get y_bar * grad + d/de grad(xs + e grads_bar) (the Hessian times grads_bar)."""
+    inner = Inner(f, xs, kwargs, "withgradient")
+    y, grads = _withgradient(f, *xs)
+
+    def back(bars):
+        y_bar, grads_bar = bars if bars is not None else (None, None)
+        n = len(xs)
+        grads_bar = tuple(grads_bar) if grads_bar is not None else (None,) * n
+        xs_bars, cells_bar = (None,) * n, None
+        if any(map(fd.has_tangent, grads_bar)):
+            _, _, (xs_bars, cells_bar) = inner.forward(grads_bar, None, 1.0, None)
+        if y_bar is not None:
+            more, more_cells = inner.back(y_bar)
+            xs_bars = _add_all(zip(xs_bars, more))
+            cells_bar = _add_cells(cells_bar, more_cells)
+        return (cells_bar, *xs_bars)
+
+    return (y, grads), back
+
+
+def _withgradient_forward(args, kwargs, targs, tkwargs, loc):
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], tuple(targs[1:]) + (None,) * (len(xs) + 1 - len(targs))
+    value = _withgradient(f, *xs, **kwargs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        return value, None
+    inner = Inner(f, xs, kwargs, "withgradient")
+    y_dot, _, (grads_dot, _) = inner.forward(xs_dot, f_dot, 1.0, None)
+    return value, (y_dot, tuple(grads_dot))
+
+
+# -- zp.jacobian inside a function being differentiated ---------------------------------
+
+
+def _output_basis(y):
+    """(index, e_k) for each element k of the array or float y: the basis cotangents."""
+    shape = np.shape(y)
+    if not shape:
+        yield (), 1.0
+        return
+    for index in np.ndindex(shape):
+        e = np.zeros(shape)
+        e[index] = 1.0
+        yield index, e
+
+
+def _jacobian_inner(f, xs, kwargs):
+    inner = Inner(f, xs, kwargs, "jacobian")
+    for x in xs:
+        if not isinstance(x, (np.ndarray, float, np.floating)) or np.iscomplexobj(x):
+            inner.refuse("of a function of other values than real arrays and floats")
+    return inner
+
+
+def _jacobian_rule(f, *xs, mode="auto", **kwargs):
+    """Each Jacobian J_i = dy/dx_i (shape y.shape + x_i.shape); given their cotangents,
+    x_j and f's cells get sum_k d/de [J(xs + e d_k)^T e_k], d_k the cotangents' slices at
+    output element k: one forward pass of the pullback program per element of y."""
+    inner = _jacobian_inner(f, xs, kwargs)
+    jacobians = _jacobian(f, *xs, mode=mode, **kwargs)
+    y = f(*xs)
+
+    def back(bars):
+        n = len(xs)
+        bars = tuple(bars) if bars is not None else (None,) * n
+        xs_bars, cells_bar = (None,) * n, None
+        for index, e in _output_basis(y):
+            direction = tuple(None if b is None else np.asarray(b)[index] for b in bars)
+            if not any(map(fd.has_tangent, direction)):
+                continue
+            direction = tuple(d if d is None or np.ndim(x) else float(d)
+                              for d, x in zip(direction, xs))
+            _, _, (more, more_cells) = inner.forward(direction, None, e, None)
+            xs_bars = _add_all(zip(xs_bars, more))
+            cells_bar = _add_cells(cells_bar, more_cells)
+        return (cells_bar, *xs_bars)
+
+    return jacobians, back
+
+
+def _jacobian_forward(args, kwargs, targs, tkwargs, loc):
+    """The Jacobians' tangents along (xs_dot, f_dot): row k of J_i' is the x_i part of
+    d/de J(xs + e xs_dot)^T e_k, one call of the forward-differentiated back per element."""
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], tuple(targs[1:]) + (None,) * (len(xs) + 1 - len(targs))
+    value = _jacobian(f, *xs, **kwargs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        return value, None
+    kwargs = {k: v for k, v in kwargs.items() if k != "mode"}
+    inner = _jacobian_inner(f, xs, kwargs)
+    y = f(*xs)
+    _, back, back_dot = inner.forward_program(xs_dot, f_dot)
+    out = [np.zeros(np.shape(y) + np.shape(x)) for x in xs]
+    for index, e in _output_basis(y):
+        _, (rows, _) = inner.back_forward(back, back_dot, e, None)
+        for i, row in enumerate(rows):
+            if row is not None:
+                out[i][index] = row
+    return value, tuple(out)
+
+
+# -- the back function of a zp.pullback made outside, called inside -------------------------
+
+
+def _call_back_rule(back_all, wrt, f, args, kwargs, dy):
+    """back(dy) of a zp.pullback(f, *args) made before (outside) the function being
+    differentiated: the same derivatives as apply_pullback."""
+    value = _call_back(back_all, wrt, f, args, kwargs, dy)
+    if wrt is not None or kwargs:
+        raise NoDerivativeRule("the back function of zp.pullback(..., wrt=...) or of a function "
+                               "given keyword arguments, called inside a function being "
+                               "differentiated, is not supported yet")
+    _, back = _apply_pullback_rule(f, tuple(args), dy)
+
+    def back_all_args(r_bar):
+        f_bar, args_bar, dy_bar = back(r_bar)
+        return None, None, f_bar, args_bar, None, dy_bar
+
+    return value, back_all_args
+
+
+def _call_back_forward(args, kwargs, targs, tkwargs, loc):
+    back_all, wrt, f, xs, f_kwargs, dy = args
+    targs = tuple(targs) + (None,) * (6 - len(targs))
+    f_dot, xs_dot, dy_dot = targs[2], targs[3], targs[5]
+    value = _call_back(back_all, wrt, f, xs, f_kwargs, dy)
+    if not fd.has_tangent(f_dot) and not fd.has_tangent(xs_dot):
+        # only dy moves, and a pullback is linear in it
+        return value, (_call_back(back_all, wrt, f, xs, f_kwargs, dy_dot)
+                       if fd.has_tangent(dy_dot) else None)
+    if wrt is not None or f_kwargs:
+        raise NoDerivativeRule("the back function of zp.pullback(..., wrt=...) or of a function "
+                               "given keyword arguments, called inside a function zp.jvp "
+                               "differentiates, is not supported yet", loc)
+    inner = Inner(f, tuple(xs), {}, "pullback")
+    xs_dot = tuple(xs_dot) if xs_dot is not None else (None,) * len(xs)
+    _, _, (xs_bars_dot, _) = inner.forward(xs_dot, f_dot, dy, dy_dot)
+    return value, tuple(xs_bars_dot)
+
+
+def _register() -> None:
+    register_custom(_pullback, _pullback_rule)
+    register_custom(apply_pullback, _apply_pullback_rule)
+    register_custom(_jvp, _jvp_rule)
+    fd.register_handler(_pullback, _pullback_forward)
+    register_custom(_gradient, _gradient_rule)
+    fd.register_handler(_gradient, _gradient_forward)
+    register_custom(_withgradient, _withgradient_rule)
+    fd.register_handler(_withgradient, _withgradient_forward)
+    register_custom(_jacobian, _jacobian_rule)
+    fd.register_handler(_jacobian, _jacobian_forward)
+    register_custom(_call_back, _call_back_rule)
+    fd.register_handler(_call_back, _call_back_forward)
+
+
+_register()
+
+
+# -- zp.jvp inside a function zp.jvp differentiates: forward over forward -------------------
+
+
+def _jvp_forward(args, kwargs, targs, tkwargs, loc):
+    """(y, t) = zp.jvp(f, primals, tangents) and its tangent along w = (primals_dot, f_dot)
+    and the tangents' own tangents v_dot:  y_dot = J w,  t_dot = J v_dot + D2f[v, w].
+    The second-order term is read off the pullback program run forward along w, one
+    output element k at a time: D2f[v, w]_k = <d/de J(x + e w)^T e_k, v>.  Exact; it
+    costs one call of the forward-differentiated back per element of f's output."""
+    f, primals, tangents = args[0], tuple(args[1]), tuple(args[2])
+    targs = tuple(targs) + (None,) * (3 - len(targs))
+    f_dot = targs[0]
+    n = len(primals)
+    primals_dot = tuple(targs[1]) if targs[1] is not None else (None,) * n
+    tangents_dot = tuple(targs[2]) if targs[2] is not None else (None,) * n
+    value = _jvp(f, primals, tangents)
+    w_moves = fd.has_tangent(f_dot) or any(map(fd.has_tangent, primals_dot))
+    if not w_moves and not any(map(fd.has_tangent, tangents_dot)):
+        return value, None
+    inner = Inner(f, primals, kwargs, "jvp")
+    for x, t in zip(primals, tangents):
+        fd_check_real(x, t, "jvp")
+    y = value[0]
+    y_dot, t_dot = None, None
+    if any(map(fd.has_tangent, tangents_dot)):
+        t_dot = _jvp(f, primals, tuple(_dense_zero(t, x) for t, x in zip(tangents_dot, primals)))[1]
+    if w_moves:
+        y_dot, back, back_dot = inner.forward_program(primals_dot, f_dot)
+        if any(map(fd.has_tangent, tangents)):
+            def row(seed):
+                _, (xs_bars_dot, _) = inner.back_forward(back, back_dot, seed, None)
+                return sum(_pair(b, v) for b, v in zip(xs_bars_dot, tangents))
+
+            t_dot = _add(t_dot, _by_output_element(y, row))
+    return value, (y_dot, t_dot)
+
+
+def _by_output_element(y, row):
+    """The tangent in y's structure whose element k is row(e_k), e_k the k-th basis
+    cotangent of y (float leaves only; other leaves get no tangent)."""
+    leaves, treedef = flatten(y)
+    zeros = [_zero_leaf(leaf) for leaf in leaves]
+    out = []
+    for i, leaf in enumerate(leaves):
+        if zeros[i] is None:
+            out.append(None)
+            continue
+        if np.ndim(leaf) == 0:
+            seed = list(zeros)
+            seed[i] = 1.0
+            out.append(float(row(unflatten(treedef, seed))))
+            continue
+        result = np.zeros(np.shape(leaf))
+        for index in np.ndindex(np.shape(leaf)):
+            e = np.zeros(np.shape(leaf))
+            e[index] = 1.0
+            seed = list(zeros)
+            seed[i] = e
+            result[index] = row(unflatten(treedef, seed))
+        out.append(result)
+    return unflatten(treedef, out)
+
+
+def _zero_leaf(leaf):
+    if isinstance(leaf, np.ndarray):
+        return np.zeros(leaf.shape) if leaf.dtype.kind == "f" else None
+    if isinstance(leaf, (float, np.floating)):
+        return 0.0
+    return None
+
+
+def _pair(a, b) -> float:
+    """<a, b> over matching structures (None is zero)."""
+    if a is None or b is None:
+        return 0.0
+    if isinstance(a, (tuple, list)):
+        return sum(_pair(ai, bi) for ai, bi in zip(a, b))
+    if isinstance(a, dict):
+        return sum(_pair(a[k], b.get(k)) for k in a)
+    return float(np.sum(np.asarray(a) * np.asarray(b)))
+
+
+def _dense_zero(t, x):
+    """A tangent, zeros (of x's structure) where it is None."""
+    return t if t is not None else dense_tangent(None, x)
+
+
+fd.register_handler(_jvp, _jvp_forward)
