@@ -1,5 +1,5 @@
 def list_append_grad(x):
-    _zp_tape = []
+    _zp_tape = [[]]
     # cases.py:81  hs = []
     hs = []
     h = x
@@ -10,6 +10,8 @@ def list_append_grad(x):
         # cases.py:85  hs.append(h)
         hs.append(h)
         _zp_tape.append(h)
+        if len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape)
     # cases.py:86  return np.sum(np.stack(hs))
     tmp = np.stack(hs)
     _zp_y = np.sum(tmp)
@@ -25,6 +27,8 @@ def list_append_grad(x):
     h_bar = None
     # grad of: for t in range(3):  cases.py:83
     for _ in reversed(range(3)):
+        if len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
         h_1 = _zp_tape.pop()
         # grad of: hs.append(h)  cases.py:85
         tmp_4 = _zp_split_last(hs_bar)

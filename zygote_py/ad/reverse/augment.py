@@ -107,7 +107,7 @@ class _ForwardBuilder:
                 made.results.append(tape)
         start, end = self.tapes.saves_at(block)
         if start is not None:
-            new.append(self._push(*start))
+            new.append(self._push(*start, last=end is None))
         terminator = block.ops[-1]
         for op in block.ops[:-1]:
             self.op(op, new)
@@ -118,14 +118,16 @@ class _ForwardBuilder:
                                  {"fn": operator.add, "expr": "add", "kw": (), "star": ()},
                                  hints=["_zp_trips"])).result
         if end is not None:
-            new.append(self._push(*end))
+            new.append(self._push(*end, last=True))
         operands = [self.get(v) for v in terminator.operands] + ([step] if step is not None else [])
         last = new.append(Op(terminator.opcode, operands, 0, terminator.attrs, (), terminator.loc))
         self.results(last, terminator)
         return new
 
-    def _push(self, tape: Value, values: list[Value]) -> Op:
-        return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, {}, (), None)
+    def _push(self, tape: Value, values: list[Value], last: bool) -> Op:
+        """A push; the region's last one is marked: a long tape is spilled after it."""
+        attrs = {"last": True} if last else {}
+        return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
         for fn, operands, saved in self.plan.saves.get(id(op), ()):
