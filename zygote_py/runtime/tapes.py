@@ -41,10 +41,11 @@ def spill_tape(tape: list) -> None:
     """Move every value on tape (all but item 0) into one block."""
     chunk = tape[1:]
     del tape[1:]
-    kinds = set(map(type, chunk))
-    if kinds == {_float64}:
-        block = ("float64", np.array(chunk, dtype=np.float64))
-    elif kinds == {float}:
+    n = len(chunk)
+    kinds = list(map(type, chunk))  # exact types: a subclass of float is not a float here
+    if kinds.count(_float64) == n:
+        block = ("float64", np.fromiter(chunk, np.float64, n))
+    elif kinds.count(float) == n:
         block = ("float", array("d", chunk))
     else:
         block = ("objects", chunk)
