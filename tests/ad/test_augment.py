@@ -105,7 +105,8 @@ def test_values_read_inside_a_loop_are_pushed_by_the_forward_and_popped_by_the_b
     body = loop.regions[0]
     assert body.ops[0].opcode == "tape_push"  # the carried x, as the iteration starts
     assert body.ops[-2].opcode == "tape_push"  # values computed in it, before the yield
-    assert body.ops[-2].attrs == {"last": True} and body.ops[0].attrs == {}
+    assert body.ops[-2].attrs == {"last": 1 + len(body.ops[-2].operands[1:])}  # values per iteration
+    assert body.ops[0].attrs == {}
     assert body.ops[0].operands[0] is body.ops[-2].operands[0]  # the same tape
     news = [op.result for op in program.forward.body.ops if op.opcode == "tape_new"]
     opened = [op.operands[0] for op in program.backward.ops if op.opcode == "tape_open"]

@@ -27,15 +27,15 @@ def break_continue_grad(xs):
                 s = s + t_1
                 _zp_tape.append(t_1)
                 if len(_zp_tape) > 16384:
-                    _zp_spill_tape(_zp_tape)
+                    _zp_spill_tape(_zp_tape, 1)
                 _zp_break = False
             _zp_tape_1.append(_zp_break_1)
             if len(_zp_tape_1) > 16384:
-                _zp_spill_tape(_zp_tape_1)
+                _zp_spill_tape(_zp_tape_1, 1)
         _zp_trips = _zp_trips + 1
         _zp_tape_2.append(t)
         if len(_zp_tape_2) > 16384:
-            _zp_spill_tape(_zp_tape_2)
+            _zp_spill_tape(_zp_tape_2, 3)
         if _zp_break:
             break
     dy_1 = _zp_check_scalar(s, _zp_return_loc)

@@ -11,7 +11,7 @@ def comprehension_grad(xs):
         _zp_trips = _zp_trips + 1
         _zp_tape.append(t)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 2)
     _zp_y = sum(_zp_acc)
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return sum([v * v for v in xs if v > 0.0])  cases.py:90

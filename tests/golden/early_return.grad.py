@@ -19,7 +19,7 @@ def early_return_grad(x, n):
         _zp_tape.append(_zp_return_1)
         _zp_tape.append(t)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 2)
         if _zp_return:
             break
     # cases.py:44  for i in range(n):

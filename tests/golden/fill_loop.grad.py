@@ -19,7 +19,7 @@ def fill_loop_grad(x):
         _zp_tape.append(t_1)
         _zp_tape.append(t_2)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 5)
     # cases.py:118  return np.sum(out * out)
     t_4 = out * out
     _zp_y = np.sum(t_4)

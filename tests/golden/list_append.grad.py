@@ -11,7 +11,7 @@ def list_append_grad(x):
         hs.append(h)
         _zp_tape.append(h)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 1)
     # cases.py:86  return np.sum(np.stack(hs))
     tmp = np.stack(hs)
     _zp_y = np.sum(tmp)

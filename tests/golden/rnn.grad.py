@@ -22,7 +22,7 @@ def rnn_grad(W_h, W_x, b, xs):
         _zp_tape.append(T_2)
         _zp_tape.append(T_1)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 8)
     # cases.py:102  return np.sum(h ** 2)
     tmp_5 = h ** 2
     _zp_y = np.sum(tmp_5)

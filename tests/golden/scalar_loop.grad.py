@@ -16,7 +16,7 @@ def scalar_loop_grad(x):
         _zp_tape.append(t_3)
         _zp_tape.append(t)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 6)
     dy_1 = _zp_check_scalar(x, _zp_return_loc)
     x_bar = dy_1
     # grad of: for i in range(10):  cases.py:19

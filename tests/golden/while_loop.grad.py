@@ -9,7 +9,7 @@ def while_loop_grad(x):
         _zp_trips = _zp_trips + 1
         _zp_tape.append(t)
         if len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape)
+            _zp_spill_tape(_zp_tape, 1)
     dy_1 = _zp_check_scalar(s, _zp_return_loc)
     s_bar, x_bar = dy_1, None
     # grad of: while s < 10.0:  cases.py:37

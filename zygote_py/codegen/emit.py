@@ -470,7 +470,7 @@ class Emitter:
         if op.attrs.get("last"):
             spill = self.binder.bind(tapes.spill_tape, "_zp_spill_tape")
             self.line(f"if len({unparse(tape)}) > {tapes.SPILL_AT}:")
-            self.line(f"    {spill}({unparse(tape)})")
+            self.line(f"    {spill}({unparse(tape)}, {op.attrs['last']})")
 
     def saved_expr(self, value: Value) -> ast.expr:
         """What a tape saves for value; None where Python has not bound the variable.

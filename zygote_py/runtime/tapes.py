@@ -6,20 +6,26 @@ saved.  A loop of a million steps would keep a million such objects alive,
 though (a NumPy float64 scalar is 32 bytes, plus the list's pointer), so the
 generated code keeps a tape short.  Its item 0 holds the blocks spilled so
 far; after the pushes of an iteration, once the tape holds more than
-`SPILL_AT` values, `spill_tape` moves them into one block:
+`SPILL_AT` values, `spill_tape` moves them into one block.
+
+Every iteration of a region pushes the same number of values (`width`: its
+start and end pushes), so the values spilled form columns, one per saved
+value, and each column is stored by what it holds:
 
   - all NumPy float64 scalars: a float64 array (8 bytes a value), read back
     as float64 scalars;
   - all Python floats: an `array('d')`, read back as Python floats;
-  - anything else (arrays, tuples, a mix of the two float types): the list
-    itself, read back unchanged.
+  - one and the same object every time (the array a fill loop writes into):
+    that object, once;
+  - anything else (arrays, tuples, a mix of the two float types): the list.
 
-The kind is decided from the values that are there, never from a guess, so a
-value always comes back with its type and its exact bits.  The backward
-calls `refill_tape` when only item 0 is left, before the first pop of an
-iteration; spills happen only after an iteration's last push, so a block
-always holds whole iterations.  A pullback that may run its backward more than
-once reads a copy (`open_tape`): refilling takes blocks off the copy only.
+The kind is decided from the values that are there (their exact types), never
+from a guess, so a value always comes back with its type and its exact bits.
+The backward calls `refill_tape` when only item 0 is left, before the first
+pop of an iteration; spills happen only after an iteration's last push, so a
+block always holds whole iterations.  A pullback that may run its backward
+more than once reads a copy (`open_tape`): refilling takes blocks off the copy
+only, and never changes a block.
 """
 
 from __future__ import annotations
@@ -37,30 +43,49 @@ def new_tape() -> list:
     return [[]]
 
 
-def spill_tape(tape: list) -> None:
-    """Move every value on tape (all but item 0) into one block."""
+def _pack(column: list):
+    n = len(column)
+    kinds = list(map(type, column))  # exact types: a subclass of float is not a float here
+    if kinds.count(_float64) == n:
+        return "float64", np.fromiter(column, np.float64, n)
+    if kinds.count(float) == n:
+        return "float", array("d", column)
+    if len(set(map(id, column))) == 1:  # by identity: never compares values (arrays)
+        return "same", (column[0], n)
+    return "objects", column
+
+
+def _unpack(kind: str, values):
+    if kind == "float64":
+        return list(values)  # iterating a float64 array gives float64 scalars
+    if kind == "float":
+        return values.tolist()
+    if kind == "same":
+        obj, n = values
+        return [obj] * n
+    return values
+
+
+def spill_tape(tape: list, width: int = 1) -> None:
+    """Move every value on tape (all but item 0), whole iterations of `width` values,
+    into one block of `width` columns."""
     chunk = tape[1:]
     del tape[1:]
-    n = len(chunk)
-    kinds = list(map(type, chunk))  # exact types: a subclass of float is not a float here
-    if kinds.count(_float64) == n:
-        block = ("float64", np.fromiter(chunk, np.float64, n))
-    elif kinds.count(float) == n:
-        block = ("float", array("d", chunk))
-    else:
-        block = ("objects", chunk)
-    tape[0].append(block)
+    if len(chunk) % width:  # cannot happen (spills follow an iteration's last push); be safe
+        width = 1
+    tape[0].append((width, len(chunk), [_pack(chunk[k::width]) for k in range(width)]))
 
 
 def refill_tape(tape: list) -> None:
     """Put the last spilled block back on tape (it holds only item 0 now)."""
-    kind, values = tape[0].pop()
-    if kind == "float64":
-        tape.extend(values)  # iterating a float64 array gives float64 scalars
-    elif kind == "float":
-        tape.extend(values.tolist())
-    else:
-        tape.extend(values)
+    width, n, columns = tape[0].pop()
+    if width == 1:
+        tape.extend(_unpack(*columns[0]))
+        return
+    values = [None] * n
+    for k, (kind, column) in enumerate(columns):
+        values[k::width] = _unpack(kind, column)
+    tape.extend(values)
 
 
 def open_tape(tape: list) -> list:

@@ -18,9 +18,10 @@ creations to write into the forward function it builds.
 
 How a tape stores its values (a list of values, spilled into typed blocks when
 it grows long) is the code generator's business: `codegen/emit.py` and
-`runtime/tapes.py`.  The push that ends a region's saves is marked `last` and
-the pop that begins a backward region's reads `first`: that is where a long
-tape is spilled and refilled, always on an iteration's boundary.
+`runtime/tapes.py`.  The push that ends a region's saves is marked `last` (with
+the number of values the region pushes per iteration) and the pop that begins a
+backward region's reads `first`: that is where a long tape is spilled and
+refilled, always on an iteration's boundary.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ def test_float64_scalars_spill_into_a_float64_array_and_come_back_as_float64():
     tape.extend(values)
     spill_tape(tape)
     assert len(tape) == 1
-    ((kind, block),) = tape[0]
+    ((width, n, [(kind, block)]),) = tape[0]
+    assert (width, n) == (1, len(values))
     assert kind == "float64" and isinstance(block, np.ndarray) and block.nbytes == 8 * len(values)
     back = _drain(tape)
     assert back == values[::-1]
@@ -36,7 +37,7 @@ def test_python_floats_spill_into_array_d_and_come_back_as_floats():
     tape = new_tape()
     tape.extend(values)
     spill_tape(tape)
-    ((kind, block),) = tape[0]
+    ((_, _, [(kind, block)]),) = tape[0]
     assert kind == "float" and isinstance(block, array)
     back = _drain(tape)
     assert [v.hex() for v in back] == [v.hex() for v in values[::-1]]  # -0.0 and inf exactly
@@ -49,7 +50,7 @@ def test_a_mix_of_kinds_stays_as_objects_and_comes_back_unchanged():
     tape = new_tape()
     tape.extend(values)
     spill_tape(tape)
-    assert tape[0][0][0] == "objects"
+    assert tape[0][0][2][0][0] == "objects"
     back = _drain(tape)
     assert back[::-1] == values[:2] + [back[-3]] + values[3:]
     assert back[-3] is arr  # the very object
@@ -88,6 +89,41 @@ def test_a_million_float64_scalars_take_eight_bytes_each_once_spilled():
         tape.append(np.float64(k))
         if len(tape) > SPILL_AT:
             spill_tape(tape)
-    held = sum(block.nbytes for kind, block in tape[0])
-    assert all(kind == "float64" for kind, _ in tape[0])
+    held = sum(block.nbytes for _, _, [(kind, block)] in tape[0])
+    assert all(kind == "float64" for _, _, [(kind, _)] in tape[0])
     assert held >= 8 * 3 * SPILL_AT and len(tape) <= SPILL_AT + 1
+
+
+def test_iterations_spill_in_columns_each_stored_by_what_it_holds():
+    out = np.zeros(4)  # the array a fill loop writes into: the same object every iteration
+    tape = new_tape()
+    pushed = []
+    for k in range(12):
+        step = [out, np.float64(k) / 3, float(k), np.arange(2.0) + k]
+        tape.extend(step)
+        pushed.extend(step)
+        if len(tape) > 10:
+            spill_tape(tape, 4)
+    kinds = [[kind for kind, _ in columns] for _, _, columns in tape[0]]
+    assert kinds and all(k == ["same", "float64", "float", "objects"] for k in kinds)
+    back = _drain(tape)[::-1]
+    assert len(back) == len(pushed)
+    for got, want in zip(back, pushed):
+        assert type(got) is type(want)
+        if isinstance(want, np.ndarray):
+            assert got is want
+        else:
+            assert got == want
+
+
+class _Real(float):
+    pass
+
+
+def test_a_subclass_of_float_is_not_taken_for_a_float():
+    values = [_Real(1.5), 2.5, _Real(3.5)]
+    tape = new_tape()
+    tape.extend(values)
+    spill_tape(tape)
+    back = _drain(tape)[::-1]
+    assert [type(v) for v in back] == [_Real, float, _Real] and back == values
