@@ -50,7 +50,7 @@ def _pack(column: list):
         return "float64", np.fromiter(column, np.float64, n)
     if kinds.count(float) == n:
         return "float", array("d", column)
-    if len(set(map(id, column))) == 1:  # by identity: never compares values (arrays)
+    if kinds.count(kinds[0]) == n and len(set(map(id, column))) == 1:  # by identity, never ==
         return "same", (column[0], n)
     return "objects", column
 
@@ -71,8 +71,10 @@ def spill_tape(tape: list, width: int = 1) -> None:
     into one block of `width` columns."""
     chunk = tape[1:]
     del tape[1:]
-    if len(chunk) % width:  # cannot happen (spills follow an iteration's last push); be safe
-        width = 1
+    whole = _pack(chunk)  # all of one float type (a scalar loop): one column, no interleaving
+    if whole[0] in ("float64", "float") or width == 1 or len(chunk) % width:
+        tape[0].append((1, len(chunk), [whole]))  # (the last test cannot pass: spills follow an
+        return  # iteration's last push; it is there to be safe)
     tape[0].append((width, len(chunk), [_pack(chunk[k::width]) for k in range(width)]))
 
 
