@@ -203,3 +203,78 @@ def test_the_generated_gradient_of_a_long_loop_differentiates_again(small_spills
 
     (got,) = zp.gradient(slope, 0.4)
     assert_gradient_matches(got, numerical_gradient(slope, (0.4,))[0], 0.4, "x")
+
+
+def test_an_early_return_inside_the_loop(small_spills):
+    def stop_early(x):
+        s = 0.0
+        for i in range(60):
+            if s > 3.0:
+                return s * x
+            else:
+                y = np.sin(x * i) + 1.1  # bound on some paths only: saved as it may be
+            s = s + y * x
+        return s
+
+    _check(stop_early, 0.37)
+
+
+def test_a_comprehension_and_list_appends(small_spills):
+    def lists(x):
+        ys = [np.sin(x * k) * x for k in range(17)]
+        acc = []
+        for y in ys:
+            acc.append(y * y + x)
+        return sum(acc)
+
+    _check(lists, 0.6)
+
+
+def test_a_loop_over_a_list_of_arrays(small_spills):
+    def over_arrays(w, xs):
+        s = 0.0
+        for x in xs:
+            s = s + np.sum(np.tanh(w * x)) * s * 0.01 + np.sum(w * x)
+        return s
+
+    rng = np.random.default_rng(3)
+    xs = [rng.normal(size=3) for _ in range(9)]
+    _check(lambda w: over_arrays(w, xs), rng.normal(size=3))
+
+
+def test_loops_nested_three_deep_with_a_while(small_spills):
+    def deep(x):
+        s = 0.0
+        for i in range(3):
+            k = 0
+            while k < 4:
+                for j in range(3):
+                    s = s + np.cos(x * (i + j) + 0.1 * s) * 0.3
+                k += 1
+        return s
+
+    _check(deep, 0.45)
+
+
+def test_implicit_params_through_a_long_loop(small_spills):
+    W = np.array([[0.5, -0.2], [0.1, 0.4]])
+    b = np.array([0.1, -0.3])
+
+    def run(h):
+        for _ in range(21):
+            h = np.tanh(W @ h + b)
+        return np.sum(h * h)
+
+    h0 = np.array([0.3, -0.7])
+    grads = zp.gradient(lambda: run(h0), zp.params(W, b))
+
+    def as_w(w):
+        W[...] = w
+        return run(h0)
+
+    w0 = W.copy()
+    try:
+        fd = numerical_gradient(as_w, (w0.copy(),))[0]
+    finally:
+        W[...] = w0
+    assert_gradient_matches(grads[W], fd, w0, "W")
