@@ -35,7 +35,7 @@ def test_the_generated_code_spills_and_refills(small_spills):
 
     source = zp.grad_source(loop, args=(0.3, 40))
     assert "_zp_spill_tape(" in source and "_zp_refill_tape(" in source
-    assert "if len(_zp_tape) > 5:" in source
+    assert "if _zp_spills and len(_zp_tape) > 5:" in source  # decided once before the loop
 
 
 @pytest.mark.parametrize("x", [0.3, np.float64(-1.1)])
@@ -278,3 +278,46 @@ def test_implicit_params_through_a_long_loop(small_spills):
     finally:
         W[...] = w0
     assert_gradient_matches(grads[W], fd, w0, "W")
+
+
+def _counting_spills(monkeypatch):
+    """Count spills of gradients compiled from now on (the code binds the function it calls)."""
+    calls = []
+    spill = tapes.spill_tape
+
+    def counted(tape, width=1):
+        calls.append(width)
+        spill(tape, width)
+
+    monkeypatch.setattr(tapes, "spill_tape", counted)
+    return calls
+
+
+def test_a_loop_of_known_length_that_fits_never_checks_and_never_spills(monkeypatch):
+    monkeypatch.setattr(tapes, "SPILL_AT", 40)
+    calls = _counting_spills(monkeypatch)
+
+    def loop(x, n):
+        for _ in range(n):
+            x = np.sin(x) * 1.1
+        return x
+
+    assert "_zp_tape.append(x)\n" in zp.grad_source(loop, args=(0.3, 9))  # x: one value a step
+    zp.gradient(loop, 0.3, 39)  # 39 values fit
+    assert calls == []
+    _check(loop, 0.3, 83)  # 83 do not: spilled, and the gradient is still right
+    assert calls and set(calls) == {1}
+
+
+def test_a_loop_over_a_generator_checks_every_iteration(monkeypatch):
+    monkeypatch.setattr(tapes, "SPILL_AT", 5)
+    calls = _counting_spills(monkeypatch)
+
+    def over_generator(x):
+        s = 0.0
+        for k in (j * 0.1 for j in range(30)):  # no len(): may spill
+            s = s + np.sin(x * k + s)
+        return s
+
+    _check(over_generator, 0.7)
+    assert calls

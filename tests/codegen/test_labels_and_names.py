@@ -49,7 +49,7 @@ def _label_before(source, statement):
     tape's spill and refill checks, `if len(_zp_tape...`, are not the user's)."""
     lines = source.splitlines()
     at = next(i for i, line in enumerate(lines) if line.strip().startswith(statement)
-              and not line.strip().startswith("if len(_zp_tape"))
+              and not line.strip().startswith(("if len(_zp_tape", "if _zp_spills", "if _zp_refills")))
     return next(lines[i].strip() for i in range(at - 1, -1, -1) if lines[i].strip().startswith("#"))
 
 

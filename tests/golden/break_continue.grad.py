@@ -4,6 +4,7 @@ def break_continue_grad(xs):
     _zp_tape_2 = [[]]
     s, _zp_break, _zp_trips = 0.0, False, 0
     # cases.py:53  for v in xs:
+    _zp_spills = _zp_may_spill(_zp_tape_2, 3, xs)
     for v in xs:
         _zp_tape_2.append(s)
         _zp_tape_2.append(v)
@@ -34,15 +35,16 @@ def break_continue_grad(xs):
                 _zp_spill_tape(_zp_tape_1, 1)
         _zp_trips = _zp_trips + 1
         _zp_tape_2.append(t)
-        if len(_zp_tape_2) > 16384:
+        if _zp_spills and len(_zp_tape_2) > 16384:
             _zp_spill_tape(_zp_tape_2, 3)
         if _zp_break:
             break
     dy_1 = _zp_check_scalar(s, _zp_return_loc)
     s_bar, xs_bar = dy_1, None
     # grad of: for v in xs:  cases.py:53
+    _zp_refills = len(_zp_tape_2[0]) > 0
     for _zp_i in reversed(range(_zp_trips)):
-        if len(_zp_tape_2) == 1:
+        if _zp_refills and len(_zp_tape_2) == 1:
             _zp_refill_tape(_zp_tape_2)
         t_2 = _zp_tape_2.pop()
         v_1 = _zp_tape_2.pop()

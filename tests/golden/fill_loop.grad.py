@@ -5,6 +5,7 @@ def fill_loop_grad(x):
     out = np.zeros(len(x))
     # cases.py:116  for i in range(len(x)):
     t = len(x)
+    _zp_spills = _zp_may_spill(_zp_tape, 5, range(t))
     for i in range(t):
         # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
         t_1 = np.tanh(x[i])
@@ -18,7 +19,7 @@ def fill_loop_grad(x):
         _zp_tape.append(out_saved)
         _zp_tape.append(t_1)
         _zp_tape.append(t_2)
-        if len(_zp_tape) > 16384:
+        if _zp_spills and len(_zp_tape) > 16384:
             _zp_spill_tape(_zp_tape, 5)
     # cases.py:118  return np.sum(out * out)
     t_4 = out * out
@@ -33,8 +34,9 @@ def fill_loop_grad(x):
     out_bar_1 = out_bar + t_7
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
+    _zp_refills = len(_zp_tape[0]) > 0
     for i_1 in reversed(range(t)):
-        if len(_zp_tape) == 1:
+        if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
         t_8 = _zp_tape.pop()
         t_9 = _zp_tape.pop()

@@ -4,6 +4,7 @@ def rnn_grad(W_h, W_x, b, xs):
     h = np.zeros((xs.shape[1], W_h.shape[0]))
     # cases.py:100  for t in range(xs.shape[0]):
     tmp = xs.shape[0]
+    _zp_spills = _zp_may_spill(_zp_tape, 8, range(tmp))
     for t in range(tmp):
         _zp_tape.append(h)
         # cases.py:101  h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
@@ -21,7 +22,7 @@ def rnn_grad(W_h, W_x, b, xs):
         _zp_tape.append(tmp_2)
         _zp_tape.append(T_2)
         _zp_tape.append(T_1)
-        if len(_zp_tape) > 16384:
+        if _zp_spills and len(_zp_tape) > 16384:
             _zp_spill_tape(_zp_tape, 8)
     # cases.py:102  return np.sum(h ** 2)
     tmp_5 = h ** 2
@@ -33,8 +34,9 @@ def rnn_grad(W_h, W_x, b, xs):
     h_bar = tmp_7 * 2 * h
     b_bar, W_x_bar, xs_bar, W_h_bar = None, None, None, None
     # grad of: for t in range(xs.shape[0]):  cases.py:100
+    _zp_refills = len(_zp_tape[0]) > 0
     for t_1 in reversed(range(tmp)):
-        if len(_zp_tape) == 1:
+        if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
         T_3 = _zp_tape.pop()
         T_4 = _zp_tape.pop()

@@ -1,6 +1,7 @@
 def scalar_loop_grad(x):
     _zp_tape = [[]]
     # cases.py:19  for i in range(10):
+    _zp_spills = _zp_may_spill(_zp_tape, 6, range(10))
     for _ in range(10):
         _zp_tape.append(x)
         # cases.py:20  x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
@@ -15,13 +16,14 @@ def scalar_loop_grad(x):
         _zp_tape.append(t_2)
         _zp_tape.append(t_3)
         _zp_tape.append(t)
-        if len(_zp_tape) > 16384:
+        if _zp_spills and len(_zp_tape) > 16384:
             _zp_spill_tape(_zp_tape, 6)
     dy_1 = _zp_check_scalar(x, _zp_return_loc)
     x_bar = dy_1
     # grad of: for i in range(10):  cases.py:19
+    _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(10)):
-        if len(_zp_tape) == 1:
+        if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
         t_5 = _zp_tape.pop()
         t_6 = _zp_tape.pop()

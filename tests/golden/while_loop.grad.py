@@ -13,8 +13,9 @@ def while_loop_grad(x):
     dy_1 = _zp_check_scalar(s, _zp_return_loc)
     s_bar, x_bar = dy_1, None
     # grad of: while s < 10.0:  cases.py:37
+    _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(_zp_trips)):
-        if len(_zp_tape) == 1:
+        if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
         t_1 = _zp_tape.pop()
         # grad of: s = s * 1.5 + x  cases.py:38

@@ -34,6 +34,7 @@ class Emitter:
         self.uses = uses
         self.annotate = annotate
         self.spill_tapes = False  # long tapes spill into typed blocks (see op_tape_new)
+        self.tape_flag: dict[int, str] = {}  # id(tape push/pop) -> the loop's flag (tape_flags)
         self.adjoint = False  # adjoint lines say "grad of:"; forward code quotes its line plainly
         self.named: set[str] = set()  # the user's variables (and their `_bar`s) keep their own statement
         self.lines: list[str] = []
@@ -347,9 +348,33 @@ class Emitter:
             header = ast.Call(ast.Name(kind, ast.Load()), iterables, [])
         self.binder.roots.add(kind)
         self.comment_for(op)
+        self.tape_flags(body, header, iterables)
         self.line(f"for {', '.join(targets)} in {unparse(header)}:")
         self.emit_body(op, body, args)
         self.after_loop(op, args)
+
+    def tape_flags(self, body: Block, header: ast.expr, iterables: list[ast.expr]) -> None:
+        """Before a loop, decide once whether its body's tape checks can be skipped.
+
+        Forward: a loop whose length is known on entry (`len` of what it runs over) and
+        whose pushes cannot take the tape past SPILL_AT never spills, so its iterations
+        skip the length check.  Backward: with no block spilled, nothing is ever refilled.
+        The header is read twice only when it is made of names and constants."""
+        if not self.spill_tapes:
+            return
+        for inner in body.ops:
+            if inner.opcode == "tape_push" and inner.attrs.get("last"):
+                if not all(isinstance(e, (ast.Name, ast.Constant)) for e in iterables):
+                    return  # reading the header twice might run something twice: check always
+                flag = self.names.fresh("_zp_spills")
+                may_spill = self.binder.bind(tapes.may_spill, "_zp_may_spill")
+                self.line(f"{flag} = {may_spill}({unparse(self.expr(inner.operands[0]))}, "
+                          f"{inner.attrs['last']}, {unparse(header)})")
+                self.tape_flag[id(inner)] = flag
+            elif inner.opcode == "tape_pop" and inner.attrs.get("first"):
+                flag = self.names.fresh("_zp_refills")
+                self.line(f"{flag} = len({unparse(self.expr(inner.operands[0]))}[0]) > 0")
+                self.tape_flag[id(inner)] = flag
 
     def emit_body(self, op: Op, body: Block, args: list[Value]) -> None:
         lines = self.region_lines(body, self.yield_copies(args))
@@ -469,7 +494,9 @@ class Emitter:
             self.line(unparse(ast.Expr(ast.Call(append, [value], []))))
         if op.attrs.get("last"):
             spill = self.binder.bind(tapes.spill_tape, "_zp_spill_tape")
-            self.line(f"if len({unparse(tape)}) > {tapes.SPILL_AT}:")
+            flag = self.tape_flag.get(id(op))
+            guard = f"{flag} and " if flag else ""
+            self.line(f"if {guard}len({unparse(tape)}) > {tapes.SPILL_AT}:")
             self.line(f"    {spill}({unparse(tape)}, {op.attrs['last']})")
 
     def saved_expr(self, value: Value) -> ast.expr:
@@ -495,7 +522,9 @@ class Emitter:
             return
         if op.attrs.get("first"):
             refill = self.binder.bind(tapes.refill_tape, "_zp_refill_tape")
-            self.line(f"if len({unparse(tape)}) == 1:")
+            flag = self.tape_flag.get(id(op))
+            guard = f"{flag} and " if flag else ""
+            self.line(f"if {guard}len({unparse(tape)}) == 1:")
             self.line(f"    {refill}({unparse(tape)})")
         for result in reversed(op.results):  # pushed one by one: the last value comes off first
             self.assign([result], pop, op)

@@ -30,6 +30,8 @@ def lower_special_call(lowerer, obj, operands, star, kw, node):
     """Lower a call to `obj` specially, or return None for an ordinary call."""
     if obj is tapes.spill_tape or obj is tapes.refill_tape:  # storage only: see the docstring
         return lowerer.const(None, node)
+    if obj is tapes.may_spill:  # nothing spills there: no check is needed
+        return lowerer.const(False, node)
     objects = lowerer.lower_object_call(obj, operands, star, kw, node)  # lower_objects.py
     if objects is not None:
         return objects
