@@ -4,7 +4,6 @@ def break_continue_grad(xs):
     _zp_tape_2 = [[]]
     s, _zp_break, _zp_trips = 0.0, False, 0
     # cases.py:53  for v in xs:
-    _zp_spills = _zp_may_spill(_zp_tape_2, 3, xs)
     for v in xs:
         _zp_tape_2.append(s)
         _zp_tape_2.append(v)
@@ -35,7 +34,7 @@ def break_continue_grad(xs):
                 _zp_spill_tape(_zp_tape_1, 1)
         _zp_trips = _zp_trips + 1
         _zp_tape_2.append(t)
-        if _zp_spills and len(_zp_tape_2) > 16384:
+        if len(_zp_tape_2) > 16384:
             _zp_spill_tape(_zp_tape_2, 3)
         if _zp_break:
             break

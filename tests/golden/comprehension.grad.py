@@ -3,7 +3,6 @@ def comprehension_grad(xs):
     # cases.py:90  return sum([v * v for v in xs if v > 0.0])
     _zp_acc = []
     _zp_trips = 0
-    _zp_spills = _zp_may_spill(_zp_tape, 2, xs)
     for v in xs:
         _zp_tape.append(v)
         t = v > 0.0
@@ -11,7 +10,7 @@ def comprehension_grad(xs):
             _zp_acc.append(v * v)
         _zp_trips = _zp_trips + 1
         _zp_tape.append(t)
-        if _zp_spills and len(_zp_tape) > 16384:
+        if len(_zp_tape) > 16384:
             _zp_spill_tape(_zp_tape, 2)
     _zp_y = sum(_zp_acc)
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)

@@ -348,24 +348,25 @@ class Emitter:
             header = ast.Call(ast.Name(kind, ast.Load()), iterables, [])
         self.binder.roots.add(kind)
         self.comment_for(op)
-        self.tape_flags(body, header, iterables)
+        self.tape_flags(body, header if kind == "range" else None, iterables)
         self.line(f"for {', '.join(targets)} in {unparse(header)}:")
         self.emit_body(op, body, args)
         self.after_loop(op, args)
 
-    def tape_flags(self, body: Block, header: ast.expr, iterables: list[ast.expr]) -> None:
+    def tape_flags(self, body: Block, header: ast.expr | None, iterables: list[ast.expr]) -> None:
         """Before a loop, decide once whether its body's tape checks can be skipped.
 
-        Forward: a loop whose length is known on entry (`len` of what it runs over) and
-        whose pushes cannot take the tape past SPILL_AT never spills, so its iterations
-        skip the length check.  Backward: with no block spilled, nothing is ever refilled.
-        The header is read twice only when it is made of names and constants."""
+        Forward: a `range` loop whose pushes cannot take the tape past SPILL_AT never
+        spills, so its iterations skip the length check.  Only a range made of names and
+        constants is built twice for it: any other header (an iterator the function
+        reads, a zip) might notice being read, so its loop checks every iteration.
+        Backward: with no block spilled, nothing is ever refilled."""
         if not self.spill_tapes:
             return
         for inner in body.ops:
             if inner.opcode == "tape_push" and inner.attrs.get("last"):
-                if not all(isinstance(e, (ast.Name, ast.Constant)) for e in iterables):
-                    return  # reading the header twice might run something twice: check always
+                if header is None or not all(isinstance(e, (ast.Name, ast.Constant)) for e in iterables):
+                    continue  # building the header twice might be seen: check every iteration
                 flag = self.names.fresh("_zp_spills")
                 may_spill = self.binder.bind(tapes.may_spill, "_zp_may_spill")
                 self.line(f"{flag} = {may_spill}({unparse(self.expr(inner.operands[0]))}, "

@@ -21,13 +21,13 @@ value, and each column is stored by what it holds:
 
 The kind is decided from the values that are there (their exact types), never
 from a guess, so a value always comes back with its type and its exact bits.
-A loop whose length is known on entry and whose pushes cannot reach
-`SPILL_AT` skips the check (`may_spill`, decided once before the loop).
-The backward calls `refill_tape` when only item 0 is left, before the first
-pop of an iteration (a loop skips that check when nothing was spilled); spills happen only after an iteration's last push, so a
-block always holds whole iterations.  A pullback that may run its backward
-more than once reads a copy (`open_tape`): refilling takes blocks off the copy
-only, and never changes a block.
+A `range` loop whose pushes cannot reach `SPILL_AT` skips the check
+(`may_spill`, decided once before the loop).  The backward calls `refill_tape`
+when only item 0 is left, before the first pop of an iteration (a loop skips
+that check when nothing was spilled); spills happen only after an iteration's
+last push, so a block always holds whole iterations.  A pullback that may run
+its backward more than once reads a copy (`open_tape`): refilling takes blocks
+off the copy only, and never changes a block.
 """
 
 from __future__ import annotations
@@ -68,14 +68,10 @@ def _unpack(kind: str, values):
     return values
 
 
-def may_spill(tape: list, width: int, iterable) -> bool:
-    """Whether a loop over iterable, pushing width values an iteration, may take tape past
-    SPILL_AT (True where its length is not known on entry: a generator, zip, ...)."""
-    try:
-        n = len(iterable)
-    except TypeError:
-        return True
-    return len(tape) - 1 + n * width > SPILL_AT
+def may_spill(tape: list, width: int, steps: range) -> bool:
+    """Whether a loop over the range steps, pushing width values an iteration, may take
+    tape past SPILL_AT."""
+    return len(tape) - 1 + len(steps) * width > SPILL_AT
 
 
 def spill_tape(tape: list, width: int = 1) -> None:
