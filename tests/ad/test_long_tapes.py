@@ -167,6 +167,7 @@ def test_a_pullback_runs_its_backward_twice(small_spills):
         return x
 
     y, back = zp.pullback(loop, 0.3)
+    assert y == loop(0.3)
     first, second = back(1.0), back(1.0)
     assert first == second
     assert_gradient_matches(first[0], numerical_gradient(loop, (0.3,))[0], 0.3, "x")
