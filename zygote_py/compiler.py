@@ -180,6 +180,10 @@ class Compiler:
     miss builds under `_lock` (see the module docstring).
     """
 
+    # long loop tapes spill into typed blocks (runtime/tapes.py); off where the gradient is
+    # compiled to be differentiated again (forward_compiler.py)
+    spill_tapes = True
+
     def __init__(self):
         self.cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.lowered: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -382,7 +386,8 @@ class Compiler:
         name = f"{base}_grad" if mode == "grad" else f"{base}_pullback"
         returned = program.forward.body.ops[-1].operands[0].defining_op
         return_loc = (returned.loc if returned is not None else None) or ir.loc
-        gen = generate(program, fn, mode, name, check_scalar, return_loc, pullbacks)
+        gen = generate(program, fn, mode, name, check_scalar, return_loc, pullbacks,
+                       spill_tapes=self.spill_tapes)
         compiled = compile_generated(gen, fn)
         _await_late_callees(compiled)
         cell_names = {id(cell): name for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}

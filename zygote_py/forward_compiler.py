@@ -36,6 +36,10 @@ class ForwardEntry:
 
 
 class ForwardCompiler(Compiler):
+    # its gradients are read again by forward mode (zp.hessian): plain list tapes, whose
+    # append and pop have rules, rather than spilling ones
+    spill_tapes = False
+
     def __init__(self):
         super().__init__()
         self.forward_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -97,13 +97,17 @@ def test_values_read_inside_a_loop_are_pushed_by_the_forward_and_popped_by_the_b
     ir, program = _transform(cases.scalar_loop, (0.3,))
     forward_ops = _opcodes(program.forward.body)
     backward_ops = _opcodes(program.backward)
-    assert forward_ops.count("tape_new") == backward_ops.count("tape_open") == 2
+    # one tape for the loop body: the carried x pushed as it starts, the rest as it ends
+    assert forward_ops.count("tape_new") == backward_ops.count("tape_open") == 1
     assert forward_ops.count("tape_push") == backward_ops.count("tape_pop") == 2
     assert "tape_push" not in _opcodes(ir.body)
     (loop,) = [op for op in program.forward.body.ops if op.opcode == "for"]
     body = loop.regions[0]
     assert body.ops[0].opcode == "tape_push"  # the carried x, as the iteration starts
     assert body.ops[-2].opcode == "tape_push"  # values computed in it, before the yield
+    assert body.ops[-2].attrs == {"last": 1 + len(body.ops[-2].operands[1:])}  # values per iteration
+    assert body.ops[0].attrs == {}
+    assert body.ops[0].operands[0] is body.ops[-2].operands[0]  # the same tape
     news = [op.result for op in program.forward.body.ops if op.opcode == "tape_new"]
     opened = [op.operands[0] for op in program.backward.ops if op.opcode == "tape_open"]
     assert sorted(v.id for v in news) == sorted(v.id for v in opened)

@@ -29,7 +29,7 @@ def test_asking_records_the_need_and_returns_the_popped_value_at_once():
     assert popped_a.owner is popped_b.owner is not popped_h.owner  # one pop per end of the region
     start, end = tapes.saves_at(region)
     assert start[1] == [h] and end[1] == [a, b]
-    assert start[0] is not end[0]
+    assert start[0] is end[0]  # one tape per region: last in, first out serves both ends
     assert tapes.saves_at(Block()) == (None, None)
 
 
@@ -44,12 +44,14 @@ def test_placing_puts_pops_atop_the_mirror_and_openings_atop_the_backward():
     backward.append(Op("return", [], 0))
     tapes.place(backward, {id(region): mirror})
     assert [op.opcode for op in mirror.ops] == ["tape_pop", "tape_pop", "yield"]
-    assert [op.opcode for op in backward.ops] == ["tape_open", "tape_open", "return"]
-    # latest first, everywhere: the forward makes its tapes in the same order
-    assert mirror.ops[0].operands[0] is backward.ops[0].result
+    assert [op.opcode for op in backward.ops] == ["tape_open", "return"]
+    # what the region pushed last (its end) comes off first; that pop refills a spilled tape
+    assert [r.hint for r in mirror.ops[0].results] == ["a"] and mirror.ops[0].attrs == {"first": True}
+    assert [r.hint for r in mirror.ops[1].results] == ["h"] and mirror.ops[1].attrs == {}
+    assert mirror.ops[0].operands[0] is mirror.ops[1].operands[0] is backward.ops[0].result
     made = tapes.entry_tapes()
-    assert [op.operands[0] for op in backward.ops[:2]] == made
-    assert made[0] is tapes.saves_at(region)[0][0]  # the start tape, asked for last
+    assert [op.operands[0] for op in backward.ops[:1]] == made
+    assert made[0] is tapes.saves_at(region)[0][0]
 
 
 def test_nested_loops_tape_values_of_both_levels_and_the_gradient_is_right():

@@ -45,9 +45,11 @@ def _line_of(fn, text):
 
 
 def _label_before(source, statement):
-    """The nearest comment above the first line that starts with `statement`."""
+    """The nearest comment above the first line that starts with `statement` (a long
+    tape's spill and refill checks, `if len(_zp_tape...`, are not the user's)."""
     lines = source.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.strip().startswith(statement))
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(statement)
+              and not line.strip().startswith(("if len(_zp_tape", "if _zp_spills", "if _zp_refills")))
     return next(lines[i].strip() for i in range(at - 1, -1, -1) if lines[i].strip().startswith("#"))
 
 

@@ -1,6 +1,5 @@
 def comprehension_grad(xs):
-    _zp_tape = []
-    _zp_tape_1 = []
+    _zp_tape = [[]]
     # cases.py:90  return sum([v * v for v in xs if v > 0.0])
     _zp_acc = []
     _zp_trips = 0
@@ -10,15 +9,20 @@ def comprehension_grad(xs):
         if t:
             _zp_acc.append(v * v)
         _zp_trips = _zp_trips + 1
-        _zp_tape_1.append(t)
+        _zp_tape.append(t)
+        if len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape, 2)
     _zp_y = sum(_zp_acc)
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return sum([v * v for v in xs if v > 0.0])  cases.py:90
     _zp_acc_bar = _zp_sum_cotangent(dy_1, _zp_acc)
     xs_bar = None
+    _zp_refills = len(_zp_tape[0]) > 0
     for _zp_i in reversed(range(_zp_trips)):
+        if _zp_refills and len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
+        t_1 = _zp_tape.pop()
         v_1 = _zp_tape.pop()
-        t_1 = _zp_tape_1.pop()
         if t_1:
             t_2 = _zp_split_last(_zp_acc_bar)
             t_3, t_4 = t_2

@@ -1,7 +1,8 @@
 def early_return_grad(x, n):
-    _zp_tape = []
+    _zp_tape = [[]]
     _zp_return, _zp_retval, _zp_trips = False, None, 0
     # cases.py:44  for i in range(n):
+    _zp_spills = _zp_may_spill(_zp_tape, 2, range(n))
     for _ in range(n):
         # cases.py:45  if x > 5.0:
         t = x > 5.0
@@ -16,7 +17,10 @@ def early_return_grad(x, n):
             x = x * 2.0
             _zp_return = False
         _zp_trips = _zp_trips + 1
-        _zp_tape.append((_zp_return_1, t))
+        _zp_tape.append(_zp_return_1)
+        _zp_tape.append(t)
+        if _zp_spills and len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape, 2)
         if _zp_return:
             break
     # cases.py:44  for i in range(n):
@@ -34,8 +38,12 @@ def early_return_grad(x, n):
         x_bar = -dy_1
         _zp_retval_bar = None
     # grad of: for i in range(n):  cases.py:44
+    _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(n)[slice(None, _zp_trips)]):
-        _zp_return_2, t_1 = _zp_tape.pop()
+        if _zp_refills and len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
+        t_1 = _zp_tape.pop()
+        _zp_return_2 = _zp_tape.pop()
         # grad of: if x > 5.0:  cases.py:45
         if _zp_return_2:
             x_bar_1 = x_bar

@@ -1,10 +1,11 @@
 def fill_loop_grad(x):
     _zp_written = {}
-    _zp_tape = []
+    _zp_tape = [[]]
     # cases.py:115  out = np.zeros(len(x))
     out = np.zeros(len(x))
     # cases.py:116  for i in range(len(x)):
     t = len(x)
+    _zp_spills = _zp_may_spill(_zp_tape, 5, range(t))
     for i in range(t):
         # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
         t_1 = np.tanh(x[i])
@@ -13,7 +14,13 @@ def fill_loop_grad(x):
         out_saved = _zp_saved_region(out, i, _zp_written)
         out_written = _zp_written_like(t_3, _zp_written)
         out = _zp_write_item(out, i, t_3, _zp_SourceLoc)
-        _zp_tape.append((out_written, out, out_saved, t_1, t_2))
+        _zp_tape.append(out_written)
+        _zp_tape.append(out)
+        _zp_tape.append(out_saved)
+        _zp_tape.append(t_1)
+        _zp_tape.append(t_2)
+        if _zp_spills and len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape, 5)
     # cases.py:118  return np.sum(out * out)
     t_4 = out * out
     _zp_y = np.sum(t_4)
@@ -27,15 +34,22 @@ def fill_loop_grad(x):
     out_bar_1 = out_bar + t_7
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
+    _zp_refills = len(_zp_tape[0]) > 0
     for i_1 in reversed(range(t)):
-        out_written_1, out_1, out_saved_1, t_8, t_9 = _zp_tape.pop()
+        if _zp_refills and len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
+        t_8 = _zp_tape.pop()
+        t_9 = _zp_tape.pop()
+        out_saved_1 = _zp_tape.pop()
+        out_1 = _zp_tape.pop()
+        out_written_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
         t_10 = _zp_written_value_cotangent(out_bar_1, i_1, out_written_1, out_1)
         out_bar_1 = _zp_overwritten_cotangent(out_bar_1, i_1)
         _zp_restore_region(out_1, i_1, out_saved_1)
         if t_10 is not None:
-            v_bar = _zp_unbroadcast(t_10 * t_9, t_8)
-            v_bar_1 = _zp_unbroadcast(t_10 * t_8, t_9)
+            v_bar = _zp_unbroadcast(t_10 * t_8, t_9)
+            v_bar_1 = _zp_unbroadcast(t_10 * t_9, t_8)
         else:
             v_bar, v_bar_1 = None, None
         if v_bar_1 is not None:
@@ -43,7 +57,7 @@ def fill_loop_grad(x):
         else:
             x_bar_1 = x_bar
         if v_bar is not None:
-            v_bar_2 = v_bar * (1 - t_8 * t_8)
+            v_bar_2 = v_bar * (1 - t_9 * t_9)
         else:
             v_bar_2 = None
         if v_bar_2 is not None:

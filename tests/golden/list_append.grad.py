@@ -1,15 +1,18 @@
 def list_append_grad(x):
-    _zp_tape = []
+    _zp_tape = [[]]
     # cases.py:81  hs = []
     hs = []
     h = x
     # cases.py:83  for t in range(3):
+    _zp_spills = _zp_may_spill(_zp_tape, 1, range(3))
     for _ in range(3):
         # cases.py:84  h = np.tanh(h * 1.5)
         h = np.tanh(h * 1.5)
         # cases.py:85  hs.append(h)
         hs.append(h)
         _zp_tape.append(h)
+        if _zp_spills and len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape, 1)
     # cases.py:86  return np.sum(np.stack(hs))
     tmp = np.stack(hs)
     _zp_y = np.sum(tmp)
@@ -24,7 +27,10 @@ def list_append_grad(x):
         hs_bar = tuple(tmp_3)
     h_bar = None
     # grad of: for t in range(3):  cases.py:83
+    _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(3)):
+        if _zp_refills and len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
         h_1 = _zp_tape.pop()
         # grad of: hs.append(h)  cases.py:85
         tmp_4 = _zp_split_last(hs_bar)

@@ -1,10 +1,10 @@
 def rnn_grad(W_h, W_x, b, xs):
-    _zp_tape = []
-    _zp_tape_1 = []
+    _zp_tape = [[]]
     # cases.py:99  h = np.zeros((xs.shape[1], W_h.shape[0]))
     h = np.zeros((xs.shape[1], W_h.shape[0]))
     # cases.py:100  for t in range(xs.shape[0]):
     tmp = xs.shape[0]
+    _zp_spills = _zp_may_spill(_zp_tape, 8, range(tmp))
     for t in range(tmp):
         _zp_tape.append(h)
         # cases.py:101  h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
@@ -15,7 +15,15 @@ def rnn_grad(W_h, W_x, b, xs):
         tmp_3 = tmp_2 @ T_2
         tmp_4 = tmp_1 + tmp_3
         h = np.tanh(tmp_4 + b)
-        _zp_tape_1.append((h, tmp_4, tmp_1, tmp_3, tmp_2, T_2, T_1))
+        _zp_tape.append(h)
+        _zp_tape.append(tmp_4)
+        _zp_tape.append(tmp_1)
+        _zp_tape.append(tmp_3)
+        _zp_tape.append(tmp_2)
+        _zp_tape.append(T_2)
+        _zp_tape.append(T_1)
+        if _zp_spills and len(_zp_tape) > 16384:
+            _zp_spill_tape(_zp_tape, 8)
     # cases.py:102  return np.sum(h ** 2)
     tmp_5 = h ** 2
     _zp_y = np.sum(tmp_5)
@@ -26,21 +34,30 @@ def rnn_grad(W_h, W_x, b, xs):
     h_bar = tmp_7 * 2 * h
     b_bar, W_x_bar, xs_bar, W_h_bar = None, None, None, None
     # grad of: for t in range(xs.shape[0]):  cases.py:100
+    _zp_refills = len(_zp_tape[0]) > 0
     for t_1 in reversed(range(tmp)):
+        if _zp_refills and len(_zp_tape) == 1:
+            _zp_refill_tape(_zp_tape)
+        T_3 = _zp_tape.pop()
+        T_4 = _zp_tape.pop()
+        tmp_8 = _zp_tape.pop()
+        tmp_9 = _zp_tape.pop()
+        tmp_10 = _zp_tape.pop()
+        tmp_11 = _zp_tape.pop()
         h_1 = _zp_tape.pop()
-        h_2, tmp_8, tmp_9, tmp_10, tmp_11, T_3, T_4 = _zp_tape_1.pop()
+        h_2 = _zp_tape.pop()
         # grad of: h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)  cases.py:101
-        tmp_12 = h_bar * (1 - h_2 * h_2)
-        tmp_13 = _zp_unbroadcast(tmp_12, tmp_8)
+        tmp_12 = h_bar * (1 - h_1 * h_1)
+        tmp_13 = _zp_unbroadcast(tmp_12, tmp_11)
         tmp_14 = _zp_unbroadcast(tmp_12, b)
         b_bar = _zp_accum(b_bar, tmp_14)
-        tmp_15 = _zp_unbroadcast(tmp_13, tmp_9)
-        tmp_16 = _zp_unbroadcast(tmp_13, tmp_10)
-        tmp_17 = _zp_matmul_cotangent_a(tmp_16, tmp_11, T_3)
-        T_bar = _zp_matmul_cotangent_b(tmp_16, tmp_11, T_3)
+        tmp_15 = _zp_unbroadcast(tmp_13, tmp_10)
+        tmp_16 = _zp_unbroadcast(tmp_13, tmp_9)
+        tmp_17 = _zp_matmul_cotangent_a(tmp_16, tmp_8, T_4)
+        T_bar = _zp_matmul_cotangent_b(tmp_16, tmp_8, T_4)
         W_x_bar = _zp_accum(W_x_bar, T_bar.T)
         xs_bar = _zp_accum_index(xs_bar, xs, t_1, tmp_17, False)
-        h_bar = _zp_matmul_cotangent_a(tmp_15, h_1, T_4)
-        T_bar_1 = _zp_matmul_cotangent_b(tmp_15, h_1, T_4)
+        h_bar = _zp_matmul_cotangent_a(tmp_15, h_2, T_3)
+        T_bar_1 = _zp_matmul_cotangent_b(tmp_15, h_2, T_3)
         W_h_bar = _zp_accum(W_h_bar, T_bar_1.T)
     return _zp_y, (W_h_bar, W_x_bar, b_bar, xs_bar)

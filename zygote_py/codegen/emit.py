@@ -19,6 +19,7 @@ from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
 from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
+from ..runtime import tapes
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
 from .unparse import unparse
@@ -32,6 +33,8 @@ class Emitter:
         self.binder = binder
         self.uses = uses
         self.annotate = annotate
+        self.spill_tapes = False  # long tapes spill into typed blocks (see op_tape_new)
+        self.tape_flag: dict[int, str] = {}  # id(tape push/pop) -> the loop's flag (tape_flags)
         self.adjoint = False  # adjoint lines say "grad of:"; forward code quotes its line plainly
         self.named: set[str] = set()  # the user's variables (and their `_bar`s) keep their own statement
         self.lines: list[str] = []
@@ -345,9 +348,34 @@ class Emitter:
             header = ast.Call(ast.Name(kind, ast.Load()), iterables, [])
         self.binder.roots.add(kind)
         self.comment_for(op)
+        self.tape_flags(body, header if kind == "range" else None, iterables)
         self.line(f"for {', '.join(targets)} in {unparse(header)}:")
         self.emit_body(op, body, args)
         self.after_loop(op, args)
+
+    def tape_flags(self, body: Block, header: ast.expr | None, iterables: list[ast.expr]) -> None:
+        """Before a loop, decide once whether its body's tape checks can be skipped.
+
+        Forward: a `range` loop whose pushes cannot take the tape past SPILL_AT never
+        spills, so its iterations skip the length check.  Only a range made of names and
+        constants is built twice for it: any other header (an iterator the function
+        reads, a zip) might notice being read, so its loop checks every iteration.
+        Backward: with no block spilled, nothing is ever refilled."""
+        if not self.spill_tapes:
+            return
+        for inner in body.ops:
+            if inner.opcode == "tape_push" and inner.attrs.get("last"):
+                if header is None or not all(isinstance(e, (ast.Name, ast.Constant)) for e in iterables):
+                    continue  # building the header twice might be seen: check every iteration
+                flag = self.names.fresh("_zp_spills")
+                may_spill = self.binder.bind(tapes.may_spill, "_zp_may_spill")
+                self.line(f"{flag} = {may_spill}({unparse(self.expr(inner.operands[0]))}, "
+                          f"{inner.attrs['last']}, {unparse(header)})")
+                self.tape_flag[id(inner)] = flag
+            elif inner.opcode == "tape_pop" and inner.attrs.get("first"):
+                flag = self.names.fresh("_zp_refills")
+                self.line(f"{flag} = len({unparse(self.expr(inner.operands[0]))}[0]) > 0")
+                self.tape_flag[id(inner)] = flag
 
     def emit_body(self, op: Op, body: Block, args: list[Value]) -> None:
         lines = self.region_lines(body, self.yield_copies(args))
@@ -436,19 +464,41 @@ class Emitter:
         else:
             self.assign(op.results, call, op)
 
+    # Tapes.  With `spill_tapes` (every gradient the reverse compiler builds) a tape is a list
+    # whose item 0 holds the blocks a long tape spilled (runtime/tapes.py): values are pushed
+    # one by one, spilled after a region's last push once the tape is long, and refilled
+    # before a backward region's first pop.  Without it (gradients compiled to be
+    # differentiated again, which forward mode reads as plain list code) a push appends one
+    # tuple and a pop unpacks it.
     def op_tape_new(self, op: Op) -> None:
-        self.assign(op.results, ast.List([], ast.Load()), op)
+        empty = ast.List([], ast.Load())
+        self.assign(op.results, ast.List([empty], ast.Load()) if self.spill_tapes else empty, op)
 
     def op_tape_open(self, op: Op) -> None:
         if self.name(op.result) != self.name(op.operands[0]):
-            self.assign(op.results, ast.Call(ast.Name("list", ast.Load()), [self.expr(op.operands[0])], []), op)
+            if self.spill_tapes:
+                func = ast.Name(self.binder.bind(tapes.open_tape, "_zp_open_tape"), ast.Load())
+            else:
+                func = ast.Name("list", ast.Load())
+            self.assign(op.results, ast.Call(func, [self.expr(op.operands[0])], []), op)
 
     def op_tape_push(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
         values = [self.saved_expr(v) for v in op.operands[1:]]
-        item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
         self.flush_reading(set())
-        self.line(unparse(ast.Expr(ast.Call(ast.Attribute(tape, "append", ast.Load()), [item], []))))
+        append = ast.Attribute(tape, "append", ast.Load())
+        if not self.spill_tapes:
+            item = values[0] if len(values) == 1 else ast.Tuple(values, ast.Load())
+            self.line(unparse(ast.Expr(ast.Call(append, [item], []))))
+            return
+        for value in values:
+            self.line(unparse(ast.Expr(ast.Call(append, [value], []))))
+        if op.attrs.get("last"):
+            spill = self.binder.bind(tapes.spill_tape, "_zp_spill_tape")
+            flag = self.tape_flag.get(id(op))
+            guard = f"{flag} and " if flag else ""
+            self.line(f"if {guard}len({unparse(tape)}) > {tapes.SPILL_AT}:")
+            self.line(f"    {spill}({unparse(tape)}, {op.attrs['last']})")
 
     def saved_expr(self, value: Value) -> ast.expr:
         """What a tape saves for value; None where Python has not bound the variable.
@@ -466,7 +516,17 @@ class Emitter:
 
     def op_tape_pop(self, op: Op) -> None:
         tape = self.expr(op.operands[0])
-        if not op.results:
+        pop = ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], [])
+        if not self.spill_tapes:
+            if op.results:
+                self.assign(op.results, pop, op)
             return
-        self.assign(op.results, ast.Call(ast.Attribute(tape, "pop", ast.Load()), [], []), op)
+        if op.attrs.get("first"):
+            refill = self.binder.bind(tapes.refill_tape, "_zp_refill_tape")
+            flag = self.tape_flag.get(id(op))
+            guard = f"{flag} and " if flag else ""
+            self.line(f"if {guard}len({unparse(tape)}) == 1:")
+            self.line(f"    {refill}({unparse(tape)})")
+        for result in reversed(op.results):  # pushed one by one: the last value comes off first
+            self.assign([result], pop, op)
 

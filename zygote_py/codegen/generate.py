@@ -69,7 +69,7 @@ class Generated:
 
 
 def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=None,
-             pullbacks=None) -> Generated:
+             pullbacks=None, spill_tapes: bool = True) -> Generated:
     """Source of the gradient ('grad') or pullback ('pullback') form of a program;
     pullbacks maps the program's callee references to the functions they resolve to."""
     forward: Function = program.forward
@@ -101,6 +101,7 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
     uses, where = _count_uses(blocks)
     emitter = Emitter(names, binder, uses, annotate=True)
     emitter.pullbacks = dict(pullbacks or {})
+    emitter.spill_tapes = spill_tapes
     user_variables = set(code.co_varnames) - set(forward.signature.names)
     emitter.named = user_variables | {name + "_bar" for name in user_variables}
     emitter.single_use_here = {vid: blk for vid, blk in where.items() if uses.get(vid) == 1}

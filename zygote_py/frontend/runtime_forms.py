@@ -3,6 +3,12 @@
 Some builtins only make sense inside the frame of the function that calls them
 (`locals()`, `super()`, `eval`); a transformed function runs in another frame,
 so they are refused up front rather than silently doing something else.
+
+Generated gradient code is itself code the compiler accepts.  Its long tapes spill
+into typed blocks and refill from them (runtime/tapes.py); that changes how the
+values are stored, never which value a pop returns, so differentiating that code
+again lowers the two calls to nothing and the tape stays the plain list whose
+append and pop have rules.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ import builtins
 import functools
 
 from ..runtime.partials import partial_closure
+
+from ..runtime import tapes
 
 _FRAME_BUILTINS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval,
                    builtins.exec, builtins.super, builtins.breakpoint}
@@ -29,6 +37,10 @@ def substitute_callee(obj):
 
 def lower_special_call(lowerer, obj, operands, star, kw, node):
     """Lower a call to `obj` specially, or return None for an ordinary call."""
+    if obj is tapes.spill_tape or obj is tapes.refill_tape:  # storage only: see the docstring
+        return lowerer.const(None, node)
+    if obj is tapes.may_spill:  # nothing spills there: no check is needed
+        return lowerer.const(False, node)
     objects = lowerer.lower_object_call(obj, operands, star, kw, node)  # lower_objects.py
     if objects is not None:
         return objects

@@ -169,9 +169,12 @@ _DEFS = [
           operands=(("pullback", 1), ("cotangent", 1)), results="*", pure=False),
     OpDef("tape_new", "a fresh, empty tape"),
     OpDef("tape_open", "the backward pass's handle on a tape", operands=(("tape", 1),), pure=False),
-    OpDef("tape_push", "save values on a tape", operands=(("tape", 1), ("values", "*")), results=0,
-          pure=False),
-    OpDef("tape_pop", "restore the values pushed last", operands=(("tape", 1),), results="*", pure=False),
+    OpDef("tape_push", "save values on a tape (`last`: on the region's last push, how many values "
+          "the region pushes in all; a long tape spills there)", operands=(("tape", 1), ("values", "*")),
+          results=0, pure=False, attrs={"last": _attr(int)}),
+    OpDef("tape_pop", "restore the values pushed last (`first`: the backward region's first pop, "
+          "where a spilled tape refills)", operands=(("tape", 1),), results="*", pure=False,
+          attrs={"first": _attr(bool)}),
 ]
 
 OPS: dict[str, OpDef] = {d.opcode: d for d in _DEFS}

@@ -13,6 +13,7 @@ from ..tree import accumulate, zeros_like
 from .iterators import Items, read_start
 
 _ndarray = np.ndarray
+_float64 = np.float64
 
 
 def pure(fn):
@@ -47,6 +48,8 @@ def unbroadcast(g, x):
     """Sum the cotangent g down to the shape of the primal x (undoing broadcasting)."""
     if g is None:
         return None
+    if (type(g) is _float64 or type(g) is float) and (type(x) is _float64 or type(x) is float):
+        return g  # two scalars: nothing was broadcast (the element-by-element loops' case)
     gshape = getattr(g, "shape", ())
     xshape = getattr(x, "shape", None)
     if xshape is None:
@@ -216,6 +219,11 @@ def accum_index(acc, seq, i, g, reverse=False):
     so writing into it cannot disturb any other value.
     """
     if g is None:
+        return acc
+    if type(i) is int and type(acc) is _ndarray and type(seq) is _ndarray and not reverse \
+            and (type(g) is _float64 or type(g) is float) and acc.dtype.kind == "f":
+        # the fill loop's case (`x[i]` of a float array, a real float): added in place, as below
+        acc[i] += g
         return acc
     if type(seq) is Items:  # a loop over an iterator it did not make: from where it was read
         i += read_start(seq)

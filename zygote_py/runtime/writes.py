@@ -251,8 +251,8 @@ def overwritten_cotangent(g, index):
     cotangent sharing the array, the caller's seed) makes a copy."""
     if g is None:
         return None
-    if type(g) is _ndarray and g.flags.writeable and g.base is None and \
-            sys.getrefcount(g) <= _sole_variable_refs():
+    if type(g) is _ndarray and g.base is None and sys.getrefcount(g) <= _sole_variable_refs() \
+            and g.flags.writeable:
         g[index] = 0
         return g
     out = np.array(g, copy=True)

@@ -113,8 +113,9 @@ class _ForwardBuilder:
                 tape.owner = made
                 made.results.append(tape)
         start, end = self.tapes.saves_at(block)
+        width = sum(len(save[1]) for save in (start, end) if save is not None)
         if start is not None:
-            new.append(self._push(*start))
+            new.append(self._push(*start, last=width if end is None else 0))
         terminator = block.ops[-1]
         for op in block.ops[:-1]:
             self.op(op, new)
@@ -125,14 +126,17 @@ class _ForwardBuilder:
                                  {"fn": operator.add, "expr": "add", "kw": (), "star": ()},
                                  hints=["_zp_trips"])).result
         if end is not None:
-            new.append(self._push(*end))
+            new.append(self._push(*end, last=width))
         operands = [self.get(v) for v in terminator.operands] + ([step] if step is not None else [])
         last = new.append(Op(terminator.opcode, operands, 0, terminator.attrs, (), terminator.loc))
         self.results(last, terminator)
         return new
 
-    def _push(self, tape: Value, values: list[Value]) -> Op:
-        return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, {}, (), None)
+    def _push(self, tape: Value, values: list[Value], last: int) -> Op:
+        """A push; the region's last one is marked with how many values an iteration of the
+        region pushes in all: a long tape is spilled after it, in columns of that many."""
+        attrs = {"last": last} if last else {}
+        return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
         for fn, operands, saved in self.plan.saves.get(id(op), ()):
