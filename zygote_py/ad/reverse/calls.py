@@ -80,6 +80,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
+        elif operand_cotangents(builder, rule, op):
+            pass  # np.einsum with constant subscripts: one helper per active operand
         else:  # *args rules, or a call spreading *args: bound while running
             refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
             dynamic_call(builder, op, kind="call")
@@ -96,6 +98,69 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
+
+
+# The keywords a per-operand cotangent may see given: they change how the primal
+# computes, not what (np.einsum's contraction order).
+_ORDER_ONLY_KEYWORDS = frozenset({"optimize"})
+
+
+def operand_cotangents(builder: AdjointBuilder, rule, op: Op) -> bool:
+    """A call of a `*operands` rule with a per-operand helper (meta `operand_cotangent`):
+    np.einsum("ij,jk->ik", a, b) with its subscripts a constant string and its operands
+    passed one by one.  The adjoint calls `helper(g, k, subscripts, *operands)` for each
+    active operand k alone, instead of dispatching the rule while running (which binds its
+    signature and computes every operand's cotangent, a constant's too).  False (nothing
+    emitted) for any other form: a spread `*args`, other keywords, a subscripts value
+    known only while running, the sublist form, or operands that may be complex where the
+    rule is not right as written for complex values."""
+    helper = rule.meta.get("operand_cotangent")
+    kw = op.attrs.get("kw", ())
+    if helper is None or op.attrs.get("star") or any(k not in _ORDER_ONLY_KEYWORDS for k in kw):
+        return False
+    positional = op.operands[:len(op.operands) - len(kw)]
+    head = positional[0].defining_op if positional else None
+    if head is None or head.opcode != "const" or type(head.attrs["value"]) is not str:
+        return False
+    subscripts, operands = head.attrs["value"], positional[1:]
+    if not operands:
+        return False
+    if (any(v.id in builder.maybe_complex for v in operands)
+            or any(is_complex_constant(v) for v in operands)) and registry.for_complex(rule) is not rule:
+        return False  # a complex variant of the rule, or a refusal: decided while running
+    refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
+    g = builder.bar(op.result)
+
+    def emit() -> None:
+        fetched = [builder.fetch(v) for v in operands]
+        for k, copies in _interchangeable_operands(subscripts, operands):
+            if not builder.varied_operand(operands[k]):
+                continue
+            part = builder.call(helper, g, builder.const(k), builder.const(subscripts), *fetched,
+                                expr="_zp_" + helper.__name__)
+            if copies > 1:  # einsum("ijk,ijk->ij", d, d): d's two cotangents are equal
+                part = builder.call(operator.mul, part, builder.const(copies))
+            builder.numeric.add(part.id)  # always an array, never None
+            builder.accumulate(operands[k], part)
+
+    if g.id in builder.maybe_none:
+        guarded(builder, g, emit)
+    else:
+        emit()
+    return True
+
+
+def _interchangeable_operands(subscripts: str, operands) -> list[tuple[int, int]]:
+    """(k, copies) per distinct operand of einsum(subscripts, *operands): operands that are
+    the same value with the same subscript letters can be swapped without changing the
+    einsum, so their cotangents are equal, and one is computed and counted `copies` times."""
+    specs = subscripts.replace(" ", "").split("->")[0].split(",")
+    if len(specs) != len(operands):  # NumPy will refuse it while running
+        return [(k, 1) for k in range(len(operands))]
+    first: dict = {}
+    for k, (value, spec) in enumerate(zip(operands, specs)):
+        first.setdefault((value.id, spec), []).append(k)
+    return [(ks[0], len(ks)) for ks in first.values()]
 
 
 def _resolved_while_running(fn) -> bool:
