@@ -222,6 +222,8 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
             elif code == "unpack":
                 if is_sequence(op.operands[0]):
                     level.update((r.id, ARRAY) for r in op.results)
+                elif level.get(op.operands[0].id) == PLAIN:  # `b, n = x.shape`: as x.shape[0]
+                    level.update((r.id, PLAIN) for r in op.results)
             elif not op.results:
                 continue
             elif code == "call" and returns is not None and \

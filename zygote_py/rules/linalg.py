@@ -155,7 +155,10 @@ def _einsum_plan(subscripts, shapes):
         keep = "".join(c for c in uniq if c in available)
         expr = ",".join([out] + others) + "->" + keep
         size = {c: op_shape[target.index(c)] for c in uniq}
-        plans.append((expr, target, uniq, keep, size))
+        # the einsum's result is the cotangent as it is: no letter summed inside this
+        # operand alone, none repeated, none of size 1 that einsum may have broadcast
+        direct = keep == uniq == target and all(n != 1 for n in size.values())
+        plans.append((expr, target, uniq, keep, size, direct))
     return tuple(plans)
 
 
@@ -189,10 +192,12 @@ def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
     """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone."""
     if plans is None:
         plans = _einsum_plan(subscripts.replace(" ", ""), tuple(np.shape(op) for op in operands))
-    expr, target, uniq, keep, size = plans[i]
-    other_ops = [o for j, o in enumerate(operands) if j != i]
-    op_shape = np.shape(operands[i])
+    expr, target, uniq, keep, size, direct = plans[i]
+    other_ops = operands[:i] + operands[i + 1:]
     grad = np.einsum(expr, g, *other_ops, optimize=_einsum_path(expr, (g, *other_ops)))
+    if direct:
+        return grad
+    op_shape = np.shape(operands[i])
     if len(keep) < len(uniq):
         # letters summed inside this operand only: broadcast over them
         grad = np.reshape(grad, [grad.shape[keep.index(c)] if c in keep else 1 for c in uniq])
