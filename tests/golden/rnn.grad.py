@@ -10,12 +10,15 @@ def rnn_grad(W_h, W_x, b, xs):
         # cases.py:101  h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)
         T_1 = W_h.T
         tmp_1 = h @ T_1
+        t_shape = _zp_array_shape(tmp_1)
         tmp_2 = xs[t]
         T_2 = W_x.T
         tmp_3 = tmp_2 @ T_2
+        t_shape_1 = _zp_array_shape(tmp_3)
         tmp_4 = tmp_1 + tmp_3
+        t_shape_2 = _zp_array_shape(tmp_4)
         h = np.tanh(tmp_4 + b)
-        _zp_tape_1.append((h, tmp_4, tmp_1, tmp_3, tmp_2, T_2, T_1))
+        _zp_tape_1.append((h, t_shape_2, t_shape, t_shape_1, tmp_2, T_2, T_1))
     # cases.py:102  return np.sum(h ** 2)
     tmp_5 = h ** 2
     _zp_y = np.sum(tmp_5)
@@ -28,19 +31,19 @@ def rnn_grad(W_h, W_x, b, xs):
     # grad of: for t in range(xs.shape[0]):  cases.py:100
     for t_1 in reversed(range(tmp)):
         h_1 = _zp_tape.pop()
-        h_2, tmp_8, tmp_9, tmp_10, tmp_11, T_3, T_4 = _zp_tape_1.pop()
+        h_2, t_shape_3, t_shape_4, t_shape_5, tmp_8, T_3, T_4 = _zp_tape_1.pop()
         # grad of: h = np.tanh(h @ W_h.T + xs[t] @ W_x.T + b)  cases.py:101
-        tmp_12 = h_bar * (1 - h_2 * h_2)
-        tmp_13 = _zp_unbroadcast(tmp_12, tmp_8)
-        tmp_14 = _zp_unbroadcast(tmp_12, b)
-        b_bar = _zp_accum(b_bar, tmp_14)
-        tmp_15 = _zp_unbroadcast(tmp_13, tmp_9)
-        tmp_16 = _zp_unbroadcast(tmp_13, tmp_10)
-        tmp_17 = _zp_matmul_cotangent_a(tmp_16, tmp_11, T_3)
-        T_bar = _zp_matmul_cotangent_b(tmp_16, tmp_11, T_3)
+        tmp_9 = h_bar * (1 - h_2 * h_2)
+        tmp_10 = _zp_unbroadcast(tmp_9, t_shape_3)
+        tmp_11 = _zp_unbroadcast(tmp_9, b)
+        b_bar = _zp_accum(b_bar, tmp_11)
+        tmp_12 = _zp_unbroadcast(tmp_10, t_shape_4)
+        tmp_13 = _zp_unbroadcast(tmp_10, t_shape_5)
+        tmp_14 = _zp_matmul_cotangent_a(tmp_13, tmp_8, T_3)
+        T_bar = _zp_matmul_cotangent_b(tmp_13, tmp_8, T_3)
         W_x_bar = _zp_accum(W_x_bar, T_bar.T)
-        xs_bar = _zp_accum_index(xs_bar, xs, t_1, tmp_17, False)
-        h_bar = _zp_matmul_cotangent_a(tmp_15, h_1, T_4)
-        T_bar_1 = _zp_matmul_cotangent_b(tmp_15, h_1, T_4)
+        xs_bar = _zp_accum_index(xs_bar, xs, t_1, tmp_14, False)
+        h_bar = _zp_matmul_cotangent_a(tmp_12, h_1, T_4)
+        T_bar_1 = _zp_matmul_cotangent_b(tmp_12, h_1, T_4)
         W_h_bar = _zp_accum(W_h_bar, T_bar_1.T)
     return _zp_y, (W_h_bar, W_x_bar, b_bar, xs_bar)

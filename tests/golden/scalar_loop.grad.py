@@ -7,26 +7,28 @@ def scalar_loop_grad(x):
         # cases.py:20  x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
         t = np.sin(x)
         t_1 = t * x
+        t_shape = _zp_array_shape(t_1)
         t_2 = 0.5 * np.cos(x)
+        t_shape_1 = _zp_array_shape(t_2)
         t_3 = 1 + x * x
         t_4 = t_2 / t_3
         x = t_1 + t_4
-        _zp_tape_1.append((t_1, t_4, t_2, t_3, t))
+        _zp_tape_1.append((t_shape, t_4, t_shape_1, t_3, t))
     dy_1 = _zp_check_scalar(x, _zp_return_loc)
     x_bar = dy_1
     # grad of: for i in range(10):  cases.py:19
     for _ in reversed(range(10)):
         x_1 = _zp_tape.pop()
-        t_5, t_6, t_7, t_8, t_9 = _zp_tape_1.pop()
+        t_shape_2, t_5, t_shape_3, t_6, t_7 = _zp_tape_1.pop()
         # grad of: x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)  cases.py:20
-        t_10 = _zp_unbroadcast(x_bar, t_5)
-        t_11 = _zp_unbroadcast(x_bar, t_6)
-        t_12 = t_11 / t_8
-        t_13 = _zp_unbroadcast(t_12, t_7)
-        t_14 = _zp_unbroadcast(-t_12 * t_6, t_8)
-        x_bar_1 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_15 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_16 = _zp_unbroadcast(t_10 * x_1, t_9)
-        t_17 = _zp_unbroadcast(t_10 * t_9, x_1)
-        x_bar = x_bar_1 + t_15 + -(t_13 * 0.5) * np.sin(x_1) + t_17 + t_16 * np.cos(x_1)
+        t_8 = _zp_unbroadcast(x_bar, t_shape_2)
+        t_9 = _zp_unbroadcast(x_bar, t_5)
+        t_10 = t_9 / t_6
+        t_11 = _zp_unbroadcast(t_10, t_shape_3)
+        t_12 = _zp_unbroadcast(-t_10 * t_5, t_6)
+        x_bar_1 = _zp_unbroadcast(t_12 * x_1, x_1)
+        t_13 = _zp_unbroadcast(t_12 * x_1, x_1)
+        t_14 = _zp_unbroadcast(t_8 * x_1, t_7)
+        t_15 = _zp_unbroadcast(t_8 * t_7, x_1)
+        x_bar = x_bar_1 + t_13 + -(t_11 * 0.5) * np.sin(x_1) + t_15 + t_14 * np.cos(x_1)
     return x, (x_bar,)

@@ -36,7 +36,7 @@ from zygote_py.runtime.transposes import (
     unpacked_parts,
 )
 
-nondifferentiable(helpers.check_scalar, helpers.shape_of, helpers.reduced_size, helpers.normalize_axis,
+nondifferentiable(helpers.check_scalar, helpers.shape_of, helpers.array_shape, helpers.reduced_size, helpers.normalize_axis,
                   helpers.degrees_of_freedom, helpers.zero_spread)
 
 

@@ -19,6 +19,8 @@ from .helpers import (  # noqa: F401
     make_closure,
     normalize_axis,
     reduced_size,
+    ArrayShape,
+    array_shape,
     shape_of,
     split_key,
     split_last,

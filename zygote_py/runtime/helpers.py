@@ -32,6 +32,33 @@ def shape_of(x):
     return np.shape(x)
 
 
+class ArrayShape:
+    """What the shape-reading helpers (unbroadcast, expand_reduced, reduced_size,
+    like_input, index cotangents) read of an array: its shape, dtype and ndim.
+
+    The forward saves one in place of an array that the adjoint reads only through those
+    helpers (ad/reverse/calls.py), so a loop's tape does not keep the array alive."""
+
+    __slots__ = ("dtype", "ndim", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+        self.ndim = len(shape)
+
+    def __repr__(self):
+        return f"ArrayShape({self.shape}, {self.dtype})"
+
+
+@pure
+def array_shape(x):
+    """x's ArrayShape when x is exactly an ndarray; anything else is returned as it is
+    (a number, a list, a subclass of ndarray), so the helpers see what they always saw."""
+    if type(x) is _ndarray:
+        return ArrayShape(x.shape, x.dtype)
+    return x
+
+
 def _nested_like(ga, x):
     """An array cotangent in the form of the (nested) list or tuple x it belongs to."""
     if isinstance(x, (list, tuple)):

@@ -28,7 +28,9 @@ import operator
 from ...errors import InternalError
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, is_inside, value_block
+from ...rules import registry
 from ...runtime import helpers as runtime
+from ..splice import rule_ir
 from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 from .augment import ForwardPlan
 from .callees import CalleeRef
@@ -248,6 +250,20 @@ class AdjointBuilder:
             self.numeric.add(popped.id)
         return popped
 
+    def fetch_shape(self, value: Value) -> Value:
+        """A forward value for a rule that reads only its shape (splice.py: shape_only).
+
+        Inside a loop, the forward saves `array_shape(value)` right after making it and
+        the tape keeps that instead of the array, so an array the adjoint needs only for
+        `unbroadcast` is freed with its iteration; if the whole value is taped anyway,
+        that is used.  Elsewhere (nothing taped) the value itself."""
+        region = value_block(value)
+        op = value.defining_op
+        if region is None or not _inside_loop(region) or op is None or op.opcode == "const" \
+                or value.id in self.scalars or value.id in self.fetched or _rule_reads_output(op):
+            return self.fetch(value)
+        return self.fetch(self.plan.shape_after(value, runtime.array_shape))
+
     # -- the walk -------------------------------------------------------------
     def adjoint_block(self, block: Block) -> None:
         for op in reversed(block.ops):
@@ -269,6 +285,19 @@ class AdjointBuilder:
 @adjoint_of("cell")
 def adjoint_input(builder: AdjointBuilder, op: Op) -> None:
     """A read of an active closure cell is an input: its cotangent is read at the end."""
+
+
+def _rule_reads_output(op: Op) -> bool:
+    """Whether op is a call whose rule reads its output (tanh's, exp's, a quotient's): its
+    adjoint fetches the whole value anyway, and saving its shape as well would be waste."""
+    if op.opcode != "call":
+        return False
+    rule = registry.function_rule(op.attrs["fn"])
+    if rule is None:
+        return False
+    ir = rule_ir(rule.vjp)
+    output = ir.params[1].id
+    return any(v.id == output for inner in ir.walk() for v in inner.operands)
 
 
 def _inside_loop(block: Block) -> bool:

@@ -285,7 +285,8 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         if name == OUTPUT:
             values[OUTPUT] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
-            values[name] = builder.fetch(bound[name])
+            fetch = builder.fetch_shape if name in splice.shape_only else builder.fetch
+            values[name] = fetch(bound[name])
         elif isinstance(bound.get(name), tuple) and \
                 any(isinstance(item, Value) for item in bound[name]):
             # a *args tuple of the call's values (x.transpose(k, 0, 1)): a tuple of them,
