@@ -26,9 +26,8 @@ def scalar_loop_grad(x):
         t_10 = t_9 / t_6
         t_11 = _zp_unbroadcast(t_10, t_shape_3)
         t_12 = _zp_unbroadcast(-t_10 * t_5, t_6)
-        x_bar_1 = _zp_unbroadcast(t_12 * x_1, x_1)
         t_13 = _zp_unbroadcast(t_12 * x_1, x_1)
         t_14 = _zp_unbroadcast(t_8 * x_1, t_7)
         t_15 = _zp_unbroadcast(t_8 * t_7, x_1)
-        x_bar = x_bar_1 + t_13 + -(t_11 * 0.5) * np.sin(x_1) + t_15 + t_14 * np.cos(x_1)
+        x_bar = t_13 * 2 + -(t_11 * 0.5) * np.sin(x_1) + t_15 + t_14 * np.cos(x_1)
     return x, (x_bar,)

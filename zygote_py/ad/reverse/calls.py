@@ -277,6 +277,9 @@ def _keyword_operands(op: Op) -> dict:
 
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
+    twins = _twin_arguments(rule, bound, needed)
+    if twins:  # x * x: the cotangent through b equals the one through a; one of them, twice
+        needed = [n for n in needed if n != twins[1]]
     splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
     values = {COTANGENT: g}
     for name in splice.used_params:
@@ -305,11 +308,27 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
     for name, value in outputs.items():
+        if twins and name == twins[0]:
+            if _may_be_none(value) or _part_of_a_helper_result(value):
+                builder.accumulate(bound[name], value)  # counted twice: here and below
+                builder.maybe_none.add(value.id)
+            else:
+                value = builder.call(operator.mul, value, builder.const(2))
         if _may_be_none(value) or _part_of_a_helper_result(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)
         builder.accumulate(bound[name], value)
+
+
+def _twin_arguments(rule, bound: dict, needed: list[str]) -> tuple[str, str] | None:
+    """(a, b) where the rule declares its cotangents through a and b equal whenever a and b
+    are the same value (meta `symmetric`: + and *), and the call passes one value as both."""
+    pair = rule.meta.get("symmetric")
+    if not pair or not all(name in needed for name in pair):
+        return None
+    first, second = bound[pair[0]], bound[pair[1]]
+    return pair if isinstance(first, Value) and first is second else None
 
 
 def _callee_kind(builder: AdjointBuilder, op: Op, idx) -> object:
