@@ -19,6 +19,7 @@ from .forward_api import hessian, hvp, jacobian, jvp  # noqa: F811  (jacobian: f
 from .params import Grads, Params, leaf_gradients, params
 from .hooks import checkpointed, hook, no_grad, retain, retained
 from .tree import StructureError, register_structure
+from .allocator import retain_freed_memory
 from .errors import (
     MutationError,
     NoDerivativeRule,
@@ -56,6 +57,7 @@ __all__ = [
     "pullback",
     "register_structure",
     "retain",
+    "retain_freed_memory",
     "retained",
     "stop_gradient",
     "withgradient",
