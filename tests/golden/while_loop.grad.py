@@ -17,7 +17,7 @@ def while_loop_grad(x):
         # grad of: s = s * 1.5 + x  cases.py:38
         t_1 = _zp_unbroadcast(s_bar, t_shape_1)
         t_2 = _zp_unbroadcast(s_bar, x)
-        x_bar = _zp_accum(x_bar, t_2)
+        x_bar = _zp_accum_owned(x_bar, t_2)
         s_bar = t_1 * 1.5
     # grad of: while s < 10.0:  cases.py:37
     x_bar_1 = _zp_accum(x_bar, s_bar)

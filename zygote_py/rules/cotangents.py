@@ -78,6 +78,12 @@ def accum_(g, y, a, b):
     return addend_part(g, a), addend_part(g, b)
 
 
+@vjp(helpers.accum_owned, diff=("acc", "g"))
+def accum_owned_(ct, y, acc, g):
+    """acc + g, as accum (the in-place add is into an array only this sum owns)."""
+    return addend_part(ct, acc), addend_part(ct, g)
+
+
 @vjp(helpers.accum_index, diff=("acc", "ct"))
 def accum_index_(g, y, acc, seq, i, ct, reverse=False):
     """Functionally acc + (ct placed at item i of seq).

@@ -12,6 +12,7 @@ both ask.
 from .helpers import (  # noqa: F401
     accum,
     accum_index,
+    accum_owned,
     check_scalar,
     degrees_of_freedom,
     expand_reduced,

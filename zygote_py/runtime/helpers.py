@@ -236,6 +236,24 @@ def split_key(g, key):
     return rest, rest.pop(key)
 
 
+def accum_owned(acc, g):
+    """acc + g for a loop's accumulator that the adjoint owns (ad/reverse/adjoint.py:
+    add_loop_slot): it starts as None, the first cotangent is copied into an array of its
+    own, and later ones are added into that array in place, so a loop that reads a weight
+    every step does not allocate a fresh sum of the weight's size every step.  Anything
+    but an ndarray, and a sum that would change its dtype or shape, goes through accum."""
+    if g is None:
+        return acc
+    if acc is None:
+        return g.copy() if type(g) is _ndarray else g
+    if type(acc) is _ndarray and (type(g) is _ndarray or type(g) is float) and \
+            np.result_type(acc, g) == acc.dtype and \
+            np.broadcast_shapes(acc.shape, np.shape(g)) == acc.shape:
+        np.add(acc, g, out=acc)
+        return acc
+    return accum(acc, g)
+
+
 def accum_index(acc, seq, i, g, reverse=False):
     """Add g into the cotangent accumulator of seq at item i, in place (acc is owned).
 

@@ -96,6 +96,8 @@ class AdjointBuilder:
         self.index_keys: dict[tuple[int, int], Value] = {}  # (iterable, loop) -> accumulator key
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
+        # loop accumulators that only accum_owned has made (add_loop_slot): added into in place
+        self.owned: set[int] = set()
         self.numeric_forward = _numeric_forward(fn)
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
@@ -173,6 +175,7 @@ class AdjointBuilder:
         of the backward loop (which is being built, so it can still grow)."""
         init = self.bar_for_update(value, scope.parent)
         loop_op = scope.loop_op
+        owned = init is None and not self.restoring
         if init is None:
             parent_block = loop_op.block
             with self.ir.at(parent_block, parent_block.ops.index(loop_op)), self.ir.at_loc(None):
@@ -180,6 +183,8 @@ class AdjointBuilder:
             self.maybe_none.add(init.id)
         hint = (value.hint or "v") + "_bar"
         arg = scope.block.add_arg(hint)
+        if owned:  # starts as None and grows only by accum_owned: an array the adjoint owns
+            self.owned.add(arg.id)
         loop_op.operands.append(init)
         loop_op.results.append(Value(hint, loop_op))
         scope.slots.append(value)
@@ -225,7 +230,11 @@ class AdjointBuilder:
             result = self.call(operator.add, old, new, hint=old.hint)
             self.numeric.add(result.id)
             return result
-        result = self.call(runtime.accum, old, new, expr="_zp_accum", hint=old.hint)
+        if old.id in self.owned:  # a loop's own accumulator: add in place (accum_owned)
+            result = self.call(runtime.accum_owned, old, new, expr="_zp_accum_owned", hint=old.hint)
+            self.owned.add(result.id)
+        else:
+            result = self.call(runtime.accum, old, new, expr="_zp_accum", hint=old.hint)
         if old.id in self.maybe_none and new.id in self.maybe_none:
             self.maybe_none.add(result.id)
         if old.id in self.numeric and new.id in self.numeric:
