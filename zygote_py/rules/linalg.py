@@ -188,10 +188,15 @@ def _greedy_path(expr, shapes):
     return path
 
 
+def _shapes(operands) -> tuple:
+    """The operands' shapes (an array's own attribute first: np.shape dispatches)."""
+    return tuple([op.shape if type(op) is np.ndarray else np.shape(op) for op in operands])
+
+
 def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
     """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone."""
     if plans is None:
-        plans = _einsum_plan(subscripts.replace(" ", ""), tuple(np.shape(op) for op in operands))
+        plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
     expr, target, uniq, keep, size, direct = plans[i]
     other_ops = operands[:i] + operands[i + 1:]
     grad = np.einsum(expr, g, *other_ops, optimize=_einsum_path(expr, (g, *other_ops)))
@@ -216,7 +221,7 @@ def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
 
 def _einsum_cotangents(g, subscripts, operands):
     """One cotangent per operand of np.einsum(subscripts, *operands)."""
-    plans = _einsum_plan(subscripts.replace(" ", ""), tuple(np.shape(op) for op in operands))
+    plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
     return tuple(_einsum_cotangent_of(g, subscripts, operands, i, plans) for i in range(len(operands)))
 
 
