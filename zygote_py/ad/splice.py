@@ -256,7 +256,8 @@ class Splice:
                         shape_read = positions is not None and k in positions and \
                             not op.attrs.get("kw") and not op.attrs.get("star")
                         uses[v.id] = uses.get(v.id, True) and shape_read
-        return {self.param_of[vid] for vid, only in uses.items() if only}
+        returned = {v.id for v in self.outputs.values()}  # a parameter returned as it is
+        return {self.param_of[vid] for vid, only in uses.items() if only and vid not in returned}
 
     def place(self, block: Block, values: dict[str, Value], loc) -> dict[str, Value]:
         """Append the ops to block with parameters bound to values; return the outputs.

@@ -123,8 +123,8 @@ def operand_cotangents(builder: AdjointBuilder, rule, op: Op) -> bool:
     if head is None or head.opcode != "const" or type(head.attrs["value"]) is not str:
         return False
     subscripts, operands = head.attrs["value"], positional[1:]
-    if not operands:
-        return False
+    if not operands or not all(v.id in builder.arrays for v in operands):
+        return False  # a list operand, or an object: its cotangent's form is decided while running
     if (any(v.id in builder.maybe_complex for v in operands)
             or any(is_complex_constant(v) for v in operands)) and registry.for_complex(rule) is not rule:
         return False  # a complex variant of the rule, or a refusal: decided while running
