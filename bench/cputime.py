@@ -31,8 +31,13 @@ sys.path[:0] = [tree, bench]
 import numpy as np
 import zygote_py as zp
 import workloads as W
-if retain == "1":
+if retain == "1" and hasattr(zp, "retain_freed_memory"):
     zp.retain_freed_memory()
+elif retain == "1":  # an older tree: the same two mallopt calls
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallopt(-3, 32 * 1024 * 1024)
+    libc.mallopt(-1, 1 << 30)
 data = W.make_data(name)
 args = W.call_args(name, data)
 f = W.FUNCTIONS[name]

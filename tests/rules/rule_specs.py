@@ -860,7 +860,7 @@ add(
     F(rt.accum, [S(), None], [S(), R(2)]), F(rt.accum, {"a": S()}, {"a": S(), "b": R(2)}),
     F(rt.accum, None, R(3)), F(rt.accum, (S(), S()), [S(), S()]),
     F(rt.accum_owned, R(3), R(3), copy=True), F(rt.accum_owned, None, R(2, 3)),
-    F(rt.accum_owned, R(2, 3), R(3), copy=True, note="broadcast into the accumulator"),
+    F(rt.accum_owned, R(2, 3), R(3), copy=True, note="broadcast: a fresh sum"),
     F(rt.accum_owned, R(3), S(), copy=True, note="a float"),
     F(rt.accum_index, R(4), R(4), 1, S(), copy=True), F(rt.accum_index, None, R(3), 0, S()),
     F(rt.accum_index, R(2, 3), R(2, 3), 0, S(), copy=True),

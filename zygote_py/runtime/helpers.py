@@ -245,12 +245,12 @@ def accum_owned(acc, g):
     if g is None:
         return acc
     if acc is None:
-        return g.copy() if type(g) is _ndarray else g
-    if type(acc) is _ndarray and (type(g) is _ndarray or type(g) is float) and \
-            np.result_type(acc, g) == acc.dtype and \
-            np.broadcast_shapes(acc.shape, np.shape(g)) == acc.shape:
-        np.add(acc, g, out=acc)
-        return acc
+        return g.copy(order="K") if type(g) is _ndarray else g  # (a transpose stays one: fast adds)
+    if type(acc) is _ndarray:  # (the checks are plain comparisons: this runs every step)
+        if type(g) is _ndarray and g.shape == acc.shape and g.dtype == acc.dtype or \
+                type(g) is float and acc.dtype.kind in "fc":
+            np.add(acc, g, out=acc)
+            return acc
     return accum(acc, g)
 
 
