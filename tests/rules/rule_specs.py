@@ -862,6 +862,7 @@ add(
     F(rt.accum_owned, R(3), R(3), copy=True), F(rt.accum_owned, None, R(2, 3)),
     F(rt.accum_owned, R(2, 3), R(3), copy=True, note="broadcast: a fresh sum"),
     F(rt.accum_owned, R(3), S(), copy=True, note="a float"),
+    F(rt.accum_owned, S(), R(3), note="a number, then an array"),
     F(rt.accum_index, R(4), R(4), 1, S(), copy=True), F(rt.accum_index, None, R(3), 0, S()),
     F(rt.accum_index, R(2, 3), R(2, 3), 0, S(), copy=True),
     F(rt.accum_index, R(4), R(4), np.array([0, 2, 0]), R(3), copy=True),

@@ -246,11 +246,12 @@ def accum_owned(acc, g):
         return acc
     if acc is None:
         return g.copy(order="K") if type(g) is _ndarray else g  # (a transpose stays one: fast adds)
-    if type(acc) is _ndarray:  # (the checks are plain comparisons: this runs every step)
-        if type(g) is _ndarray and g.shape == acc.shape and g.dtype == acc.dtype or \
-                type(g) is float and acc.dtype.kind in "fc":
-            np.add(acc, g, out=acc)
-            return acc
+    # (plain comparisons, no np.broadcast_shapes or np.result_type: this runs every step)
+    owned = type(acc) is _ndarray
+    same = owned and type(g) is _ndarray and g.shape == acc.shape and g.dtype == acc.dtype
+    if same or owned and type(g) is float and acc.dtype.kind in "fc":
+        np.add(acc, g, out=acc)
+        return acc
     return accum(acc, g)
 
 
