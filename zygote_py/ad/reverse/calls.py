@@ -307,6 +307,7 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         else:
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
+    outputs = _reuse_forward_results(builder, splice, values, bound, result, outputs)
     for name, value in outputs.items():
         if twins and name == twins[0]:
             if _may_be_none(value) or _part_of_a_helper_result(value):
@@ -319,6 +320,50 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         if produces_numeric(value):
             builder.numeric.add(value.id)
         builder.accumulate(bound[name], value)
+
+
+# Functions whose value at a number the adjoint of another may need again (cos's adjoint
+# needs sin): computed forward once, read back rather than computed again.
+_REUSABLE = frozenset({np.sin, np.cos, np.exp, np.tanh, np.sinh, np.cosh, np.sqrt, np.log})
+
+
+def _reuse_forward_results(builder: AdjointBuilder, splice, values: dict, bound: dict,
+                           result: Value, outputs: dict) -> dict:
+    """`np.sin(x)` in a spliced rule (cos's adjoint), of a number x, where the forward
+    computes `np.sin(x)` of the same x in the same block: read the forward's value (a
+    tape slot in a loop) instead of computing it again.  Numbers only, so nothing large
+    is kept alive for it, and only where nothing writes in place (a number never changes,
+    and the forward's op runs whenever the op being differentiated does)."""
+    primal_op = result.defining_op
+    if builder.restoring or primal_op is None or primal_op.block is None:
+        return outputs
+    primal_of = {values[name].id: bound[name] for name in values
+                 if name in bound and isinstance(bound[name], Value)}
+    mapping: dict[int, Value] = {}
+    for op in list(splice.ops):
+        if op.opcode != "call" or op.attrs["fn"] not in _REUSABLE or len(op.operands) != 1 \
+                or op.attrs.get("kw") or op.attrs.get("star") or op.regions:
+            continue
+        primal = primal_of.get(op.operands[0].id)
+        if primal is None or primal.id not in builder.scalars:
+            continue
+        same = next((other for other in primal_op.block.ops
+                     if other.opcode == "call" and other.attrs["fn"] is op.attrs["fn"]
+                     and len(other.operands) == 1 and other.operands[0] is primal
+                     and not other.attrs.get("kw") and not other.attrs.get("star")), None)
+        if same is None:
+            continue
+        mapping[op.result.id] = builder.fetch(same.result)
+        op.block.ops.remove(op)
+        splice.ops.remove(op)
+    if not mapping:
+        return outputs
+    for op in splice.ops:
+        op.operands = [mapping.get(v.id, v) for v in op.operands]
+        for region in op.regions:
+            for inner in region.walk():
+                inner.operands = [mapping.get(v.id, v) for v in inner.operands]
+    return {k: mapping.get(v.id, v) for k, v in outputs.items()}
 
 
 def _twin_arguments(rule, bound: dict, needed: list[str]) -> tuple[str, str] | None:
