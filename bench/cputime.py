@@ -62,7 +62,7 @@ def _measure(tree: str, name: str, n: int, retain: bool) -> dict:
     cmd = [sys.executable, "-c", _CHILD, os.path.abspath(tree), HERE, name, str(n),
            "1" if retain else "0"]
     if hasattr(os, "sched_setaffinity"):
-        cpu = sorted(os.sched_getaffinity(0))[-1]
+        cpu = max(os.sched_getaffinity(0))
         cmd = ["taskset", "-c", str(cpu), *cmd] if _has_taskset() else cmd
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
