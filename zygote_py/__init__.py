@@ -20,6 +20,7 @@ from . import nested as _nested  # noqa: F401  (registers the nested rules of pu
 from .params import Grads, Params, leaf_gradients, params
 from .hooks import checkpointed, hook, no_grad, retain, retained
 from .tree import StructureError, register_structure
+from .allocator import retain_freed_memory
 from .errors import (
     MutationError,
     NoDerivativeRule,
@@ -57,6 +58,7 @@ __all__ = [
     "pullback",
     "register_structure",
     "retain",
+    "retain_freed_memory",
     "retained",
     "stop_gradient",
     "withgradient",

@@ -274,3 +274,20 @@ def test_gradient_code_helpers_give_arrays_when_their_operands_are():
     known = array_values(fn, scalar_kinds((np.ones(2), np.ones(2), np.ones((2, 2)), object())))
     returned = fn.body.ops[-1].operands[0].defining_op.operands
     assert [v.id in known for v in returned] == [True] * 8 + [False]
+
+def _heads(x, w):
+    batch, width = x.shape  # unpacked, the sizes stay plain: reshape keeps its rule
+    y = np.reshape(x @ w, (batch, 2, width // 2))
+    return np.sum(np.transpose(y, (1, 0, 2)) ** 2)
+
+
+def test_sizes_unpacked_from_a_shape_are_plain_and_the_rules_spliced():
+    from corpus.finite_diff import numerical_gradient
+
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    source = zp.grad_source(_heads, args=(x, w))
+    assert "_zp_call" not in source
+    got = zp.gradient(_heads, x, w)
+    for g, n in zip(got, numerical_gradient(_heads, (x, w))):
+        np.testing.assert_allclose(g, n, rtol=1e-6, atol=1e-8)

@@ -15,8 +15,7 @@ def arithmetic_grad(x, y):
     t_9 = t_8 / t_1
     t_10 = _zp_unbroadcast(t_9, x)
     t_11 = _zp_unbroadcast(-t_9 * t_2, t_1)
-    y_bar = _zp_unbroadcast(t_11 * y, y)
     t_12 = _zp_unbroadcast(t_11 * y, y)
     t_13 = _zp_unbroadcast(t_7 * y, x)
     t_14 = _zp_unbroadcast(t_7 * x, y)
-    return _zp_y, (t_6 * 2.0 + t_10 + t_13, y_bar + t_12 + t_14)
+    return _zp_y, (t_6 * 2.0 + t_10 + t_13, t_12 * 2 + t_14)

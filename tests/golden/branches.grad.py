@@ -22,8 +22,7 @@ def branches_grad(x):
     if t:
         # grad of: y = x * x  cases.py:26
         t_2 = _zp_unbroadcast(y_bar * x, x)
-        t_3 = _zp_unbroadcast(y_bar * x, x)
-        x_bar = t_2 + t_3
+        x_bar = t_2 * 2
     else:
         # grad of: elif x < -1.0:  cases.py:27
         if t_1:

@@ -24,8 +24,9 @@ def break_continue_grad(xs):
             else:
                 # cases.py:58  s += v * v
                 t_1 = v * v
+                t_shape = _zp_array_shape(t_1)
                 s = s + t_1
-                _zp_tape.append(t_1)
+                _zp_tape.append(t_shape)
                 if len(_zp_tape) > 16384:
                     _zp_spill_tape(_zp_tape, 1)
                 _zp_break = False
@@ -61,14 +62,13 @@ def break_continue_grad(xs):
             else:
                 if len(_zp_tape) == 1:
                     _zp_refill_tape(_zp_tape)
-                t_3 = _zp_tape.pop()
+                t_shape_1 = _zp_tape.pop()
                 # grad of: s += v * v  cases.py:58
-                t_4 = _zp_unbroadcast(s_bar, s_1)
-                t_5 = _zp_unbroadcast(s_bar, t_3)
-                t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
-                t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
-                v_bar = t_6 + t_7
-                s_bar = t_4
+                t_3 = _zp_unbroadcast(s_bar, s_1)
+                t_4 = _zp_unbroadcast(s_bar, t_shape_1)
+                t_5 = _zp_unbroadcast(t_4 * v_1, v_1)
+                v_bar = t_5 * 2
+                s_bar = t_3
         # grad of: for v in xs:  cases.py:53
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
     return s, (xs_bar,)

@@ -28,8 +28,7 @@ def comprehension_grad(xs):
             t_3, t_4 = t_2
             if t_4 is not None:
                 t_5 = _zp_unbroadcast(t_4 * v_1, v_1)
-                t_6 = _zp_unbroadcast(t_4 * v_1, v_1)
-                v_bar = t_5 + t_6
+                v_bar = t_5 * 2
             else:
                 v_bar = None
             _zp_acc_bar = t_3

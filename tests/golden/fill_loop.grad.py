@@ -29,9 +29,8 @@ def fill_loop_grad(x):
     # grad of: return np.sum(out * out)  cases.py:118
     t_5 = _zp_expand_reduced(dy_1, t_4, None, False)
     t_6 = _zp_like_input(t_5, t_4)
-    out_bar = _zp_unbroadcast(t_6 * out, out)
     t_7 = _zp_unbroadcast(t_6 * out, out)
-    out_bar_1 = out_bar + t_7
+    out_bar = t_7 * 2
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
     _zp_refills = len(_zp_tape[0]) > 0
@@ -44,8 +43,8 @@ def fill_loop_grad(x):
         out_1 = _zp_tape.pop()
         out_written_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_10 = _zp_written_value_cotangent(out_bar_1, i_1, out_written_1, out_1)
-        out_bar_1 = _zp_overwritten_cotangent(out_bar_1, i_1)
+        t_10 = _zp_written_value_cotangent(out_bar, i_1, out_written_1, out_1)
+        out_bar = _zp_overwritten_cotangent(out_bar, i_1)
         _zp_restore_region(out_1, i_1, out_saved_1)
         if t_10 is not None:
             v_bar = _zp_unbroadcast(t_10 * t_8, t_9)

@@ -7,13 +7,15 @@ def scalar_loop_grad(x):
         # cases.py:20  x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)
         t = np.sin(x)
         t_1 = t * x
+        t_shape = _zp_array_shape(t_1)
         t_2 = 0.5 * np.cos(x)
+        t_shape_1 = _zp_array_shape(t_2)
         t_3 = 1 + x * x
         t_4 = t_2 / t_3
         x = t_1 + t_4
-        _zp_tape.append(t_1)
+        _zp_tape.append(t_shape)
         _zp_tape.append(t_4)
-        _zp_tape.append(t_2)
+        _zp_tape.append(t_shape_1)
         _zp_tape.append(t_3)
         _zp_tape.append(t)
         if _zp_spills and len(_zp_tape) > 16384:
@@ -27,19 +29,18 @@ def scalar_loop_grad(x):
             _zp_refill_tape(_zp_tape)
         t_5 = _zp_tape.pop()
         t_6 = _zp_tape.pop()
+        t_shape_2 = _zp_tape.pop()
         t_7 = _zp_tape.pop()
-        t_8 = _zp_tape.pop()
-        t_9 = _zp_tape.pop()
+        t_shape_3 = _zp_tape.pop()
         x_1 = _zp_tape.pop()
         # grad of: x = np.sin(x) * x + 0.5 * np.cos(x) / (1 + x * x)  cases.py:20
-        t_10 = _zp_unbroadcast(x_bar, t_9)
-        t_11 = _zp_unbroadcast(x_bar, t_8)
-        t_12 = t_11 / t_6
-        t_13 = _zp_unbroadcast(t_12, t_7)
-        t_14 = _zp_unbroadcast(-t_12 * t_8, t_6)
-        x_bar_1 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_15 = _zp_unbroadcast(t_14 * x_1, x_1)
-        t_16 = _zp_unbroadcast(t_10 * x_1, t_5)
-        t_17 = _zp_unbroadcast(t_10 * t_5, x_1)
-        x_bar = x_bar_1 + t_15 + -(t_13 * 0.5) * np.sin(x_1) + t_17 + t_16 * np.cos(x_1)
+        t_8 = _zp_unbroadcast(x_bar, t_shape_3)
+        t_9 = _zp_unbroadcast(x_bar, t_7)
+        t_10 = t_9 / t_6
+        t_11 = _zp_unbroadcast(t_10, t_shape_2)
+        t_12 = _zp_unbroadcast(-t_10 * t_7, t_6)
+        t_13 = _zp_unbroadcast(t_12 * x_1, x_1)
+        t_14 = _zp_unbroadcast(t_8 * x_1, t_5)
+        t_15 = _zp_unbroadcast(t_8 * t_5, x_1)
+        x_bar = t_13 * 2 + -(t_11 * 0.5) * np.sin(x_1) + t_15 + t_14 * np.cos(x_1)
     return x, (x_bar,)

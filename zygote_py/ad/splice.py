@@ -23,6 +23,8 @@ import operator
 
 import numpy as np
 
+from ..rules.indexing import _index_cotangent
+from ..rules.shapes import like_input
 from ..runtime import helpers as runtime
 from ..ir.builder import IRBuilder, replace_op
 from ..ir.clone import clone_op, replace_all_uses
@@ -30,6 +32,16 @@ from ..ir.core import Block, Op, Value
 from ..transforms.simplify import fold, simplify
 
 _RULE_IR: dict = {}
+
+# Helpers that read an argument only for its shape, dtype and ndim (or pass it on
+# to one that does): the argument positions, by helper.
+_SHAPE_POSITIONS = {
+    runtime.unbroadcast: (1,),
+    runtime.expand_reduced: (1,),
+    runtime.reduced_size: (0,),
+    like_input: (1,),
+    _index_cotangent: (1,),
+}
 
 
 def rule_ir(vjp_fn):
@@ -229,6 +241,23 @@ class Splice:
         self.ops = kept[::-1]
         self.used_params = [name for vid, name in self.param_of.items() if vid in live]
         self.unbound = set(self.used_params)  # parameters still to be bound to values
+        self.shape_only = self._read_for_shape_only()
+
+    def _read_for_shape_only(self) -> set[str]:
+        """The parameters the kept ops read only through shape-reading helpers
+        (`unbroadcast(e, a)`'s a): an ArrayShape of the argument serves as well (see
+        runtime/helpers.py), and a loop's tape then need not keep the array."""
+        uses: dict[int, bool] = {}
+        for top in self.ops:
+            for op in _ops_within(top):
+                positions = _SHAPE_POSITIONS.get(op.attrs.get("fn")) if op.opcode == "call" else None
+                for k, v in enumerate(op.operands):
+                    if v.id in self.param_of:
+                        shape_read = positions is not None and k in positions and \
+                            not op.attrs.get("kw") and not op.attrs.get("star")
+                        uses[v.id] = uses.get(v.id, True) and shape_read
+        returned = {v.id for v in self.outputs.values()}  # a parameter returned as it is
+        return {self.param_of[vid] for vid, only in uses.items() if only and vid not in returned}
 
     def place(self, block: Block, values: dict[str, Value], loc) -> dict[str, Value]:
         """Append the ops to block with parameters bound to values; return the outputs.

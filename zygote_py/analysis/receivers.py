@@ -225,6 +225,8 @@ def _forward(fn: Function, kinds, assumed: set, returns=None) -> tuple[dict[int,
             elif code == "unpack":
                 if is_sequence(op.operands[0]):
                     level.update((r.id, ARRAY) for r in op.results)
+                elif level.get(op.operands[0].id) == PLAIN:  # `b, n = x.shape`: as x.shape[0]
+                    level.update((r.id, PLAIN) for r in op.results)
                 else:
                     _argument_writes_levels(op, level, is_known, is_sequence, returns)
             elif not op.results:

@@ -36,7 +36,7 @@ from zygote_py.runtime.transposes import (
     unpacked_parts,
 )
 
-nondifferentiable(helpers.check_scalar, helpers.shape_of, helpers.reduced_size, helpers.normalize_axis,
+nondifferentiable(helpers.check_scalar, helpers.shape_of, helpers.array_shape, helpers.reduced_size, helpers.normalize_axis,
                   helpers.degrees_of_freedom, helpers.zero_spread)
 
 
@@ -76,6 +76,12 @@ def sum_reduced_(g, y, h, x, axis=None, keepdims=False):
 def accum_(g, y, a, b):
     """a + b (None is zero, containers add elementwise): each addend gets g in its own form."""
     return addend_part(g, a), addend_part(g, b)
+
+
+@vjp(helpers.accum_owned, diff=("acc", "g"))
+def accum_owned_(ct, y, acc, g):
+    """acc + g, as accum (the in-place add is into an array only this sum owns)."""
+    return addend_part(ct, acc), addend_part(ct, g)
 
 
 @vjp(helpers.accum_index, diff=("acc", "ct"))

@@ -15,6 +15,7 @@ import numpy as np
 
 from zygote_py.rules.index_tricks import index_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
+from zygote_py.runtime import ArrayShape
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies; they may loop)
@@ -40,8 +41,8 @@ def _real_for(z, g):
 
 
 def _index_cotangent(g, a, index):
-    """Cotangent of a[index] for arrays, lists, tuples and dicts."""
-    if isinstance(a, np.ndarray):
+    """Cotangent of a[index] for arrays (or an array's ArrayShape), lists, tuples and dicts."""
+    if isinstance(a, (np.ndarray, ArrayShape)):
         parts = index if type(index) is tuple else (index,)
         for part in parts:
             if _is_int_array_index(part):

@@ -34,6 +34,7 @@ import numpy as np
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
+from ..runtime.helpers import ArrayShape
 from ..tree import flatten, unflatten
 from . import registry
 
@@ -78,8 +79,8 @@ def _zero_cotangent(y):
         return np.zeros(y.shape) if y.dtype.kind == "f" else None
     if isinstance(y, (float, np.floating)):
         return 0.0
-    if y is None or isinstance(y, (bool, int, str, np.integer, np.bool_)):
-        return None
+    if y is None or isinstance(y, (bool, int, str, np.integer, np.bool_, ArrayShape)):
+        return None  # (an ArrayShape: what a gradient's tape keeps of an array, its shape)
     if type(y) is list or isinstance(y, tuple):  # a NamedTuple result's cotangent is a tuple
         items = [_zero_cotangent(v) for v in y]
         return items if type(y) is list else tuple(items)

@@ -139,6 +139,7 @@ _JOINTLY_LINEAR_HELPERS = (
     "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
     "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
     "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.accum_owned",
     "zygote_py.runtime.helpers.zeros_if_none", "zygote_py.runtime.helpers.item_cotangent",
     "zygote_py.runtime.helpers.unpack_cotangent", "zygote_py.runtime.helpers.split_last",
     "zygote_py.runtime.helpers.split_tail", "zygote_py.rules.indexing._index_cotangent",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 import string
 
 import numpy as np
@@ -154,47 +155,86 @@ def _einsum_plan(subscripts, shapes):
         keep = "".join(c for c in uniq if c in available)
         expr = ",".join([out] + others) + "->" + keep
         size = {c: op_shape[target.index(c)] for c in uniq}
-        plans.append((expr, target, uniq, keep, size))
+        # the einsum's result is the cotangent as it is: no letter summed inside this
+        # operand alone, none repeated, none of size 1 that einsum may have broadcast
+        direct = keep == uniq == target and all(n != 1 for n in size.values())
+        plans.append((expr, target, uniq, keep, size, direct))
     return tuple(plans)
 
 
 def _einsum_path(expr, arrays):
     """The contraction order for np.einsum(expr, *arrays): none for two operands
-    (one direct call), the greedy order otherwise, planned once per shapes."""
+    (one direct call), and none where ordering the contraction saves little (see
+    `_greedy_path`), so that NumPy plans nothing on each call."""
     if len(arrays) <= 2:
         return False
     return _greedy_path(expr, tuple(np.shape(a) for a in arrays))
 
 
+# Below this theoretical speedup a contraction of three or more operands runs as one
+# direct einsum: np.einsum given a path re-validates it on every call (tens of
+# microseconds), more than a small contraction costs (N-body: 32 x 32 x 3).
+_WORTH_ORDERING = 4.0
+
+
 @functools.lru_cache(maxsize=512)
 def _greedy_path(expr, shapes):
-    path, _ = np.einsum_path(expr, *[np.empty(s) for s in shapes], optimize="greedy")
+    """The greedy path, or False where it is not worth its per-call cost.  A memo of a
+    pure function of its key: it changes how einsum sums, never what."""
+    path, report = np.einsum_path(expr, *[np.empty(s) for s in shapes], optimize="greedy")
+    found = re.search(r"speedup:\s*([0-9.eE+]+)", report)
+    if found is not None and float(found.group(1)) < _WORTH_ORDERING:
+        return False
     return path
+
+
+def _shapes(operands) -> tuple:
+    """The operands' shapes (an array's own attribute first: np.shape dispatches)."""
+    return tuple([op.shape if type(op) is np.ndarray else np.shape(op) for op in operands])
+
+
+def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
+    """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone."""
+    if plans is None:
+        plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
+    expr, target, uniq, keep, size, direct = plans[i]
+    other_ops = operands[:i] + operands[i + 1:]
+    grad = np.einsum(expr, g, *other_ops, optimize=_einsum_path(expr, (g, *other_ops)))
+    if direct:
+        return grad
+    op_shape = np.shape(operands[i])
+    if len(keep) < len(uniq):
+        # letters summed inside this operand only: broadcast over them
+        grad = np.reshape(grad, [grad.shape[keep.index(c)] if c in keep else 1 for c in uniq])
+        grad = np.broadcast_to(grad, [max(size[c], grad.shape[k]) for k, c in enumerate(uniq)])
+    # size-1 dimensions of this operand that einsum broadcast
+    axes = tuple(k for k, c in enumerate(uniq) if size[c] == 1 and grad.shape[k] != 1)
+    if axes:
+        grad = np.sum(grad, axis=axes, keepdims=True)
+    if len(uniq) < len(target):
+        # a repeated letter (a diagonal): scatter onto the diagonal of zeros
+        z = np.zeros(op_shape, dtype=np.result_type(grad, np.float32))
+        np.einsum(target + "->" + uniq, z)[...] = grad
+        grad = z
+    return grad
 
 
 def _einsum_cotangents(g, subscripts, operands):
     """One cotangent per operand of np.einsum(subscripts, *operands)."""
-    plans = _einsum_plan(subscripts.replace(" ", ""), tuple(np.shape(op) for op in operands))
-    grads = []
-    for i, (expr, target, uniq, keep, size) in enumerate(plans):
-        other_ops = [o for j, o in enumerate(operands) if j != i]
-        op_shape = np.shape(operands[i])
-        grad = np.einsum(expr, g, *other_ops, optimize=_einsum_path(expr, (g, *other_ops)))
-        if len(keep) < len(uniq):
-            # letters summed inside this operand only: broadcast over them
-            grad = np.reshape(grad, [grad.shape[keep.index(c)] if c in keep else 1 for c in uniq])
-            grad = np.broadcast_to(grad, [max(size[c], grad.shape[k]) for k, c in enumerate(uniq)])
-        # size-1 dimensions of this operand that einsum broadcast (ellipsis dims)
-        axes = tuple(k for k, c in enumerate(uniq) if size[c] == 1 and grad.shape[k] != 1)
-        if axes:
-            grad = np.sum(grad, axis=axes, keepdims=True)
-        if len(uniq) < len(target):
-            # a repeated letter (a diagonal): scatter onto the diagonal of zeros
-            z = np.zeros(op_shape, dtype=np.result_type(grad, np.float32))
-            np.einsum(target + "->" + uniq, z)[...] = grad
-            grad = z
-        grads.append(grad)
-    return tuple(grads)
+    plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
+    return tuple(_einsum_cotangent_of(g, subscripts, operands, i, plans) for i in range(len(operands)))
+
+
+@pure
+def einsum_operand_cotangent(ct, k, subscripts, *operands):
+    """The cotangent of operands[k] alone in np.einsum(subscripts, *operands).
+
+    What the adjoint of an einsum calls when its subscripts are a constant string
+    and its operands are passed one by one (ad/reverse/calls.py: operand_cotangents): once per
+    active operand, so a constant operand's cotangent is never computed.  The plan
+    (which einsum gives the cotangent, whether ordering the contraction pays) is
+    made once per subscripts and shapes and memoised."""
+    return _einsum_cotangent_of(ct, subscripts, operands, k)
 
 
 def _sublist_letters(sublist) -> str:
@@ -394,7 +434,7 @@ def tensordot(g, y, a, b, axes=2):
     return _tensordot_cotangents(g, a, b, axes)
 
 
-@vjp(np.einsum, diff=("subscripts", "operands"))
+@vjp(np.einsum, diff=("subscripts", "operands"), operand_cotangent=einsum_operand_cotangent)
 def einsum(g, y, subscripts, *operands, out=None, optimize=False, **kwargs):
     """Subscript-string form, with implicit or explicit output, ellipses, repeated
     letters (diagonals) and letters summed within one operand.  The cotangent of

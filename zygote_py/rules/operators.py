@@ -58,7 +58,7 @@ def _repeat_rule(g, y, a, b, out=None, **kwargs):
     return _repeat_cotangents(g, a, b)
 
 
-@vjp(operator.add, np.add, sequence=_concat_rule)
+@vjp(operator.add, np.add, sequence=_concat_rule, symmetric=("a", "b"))
 def add(g, y, a, b, out=None, **kwargs):
     """Numbers and arrays; the compiler uses the sequence rule when an operand is a list
     or tuple (`sequence=` above), so this stays the cheap numeric form."""
@@ -70,7 +70,7 @@ def subtract(g, y, a, b, out=None, **kwargs):
     return unbroadcast(g, a), unbroadcast(-g, b)
 
 
-@vjp(operator.mul, np.multiply, sequence=_repeat_rule)
+@vjp(operator.mul, np.multiply, sequence=_repeat_rule, symmetric=("a", "b"))
 def multiply(g, y, a, b, out=None, **kwargs):
     """Numbers and arrays (a list/tuple repeated n times uses the sequence rule)."""
     return unbroadcast(g * b, a), unbroadcast(g * a, b)

@@ -68,6 +68,23 @@ def dot_cotangent_b_(g, y, ct, a, b):
     return np.dot(a, g), dot_cotangent_a(ct, a, g)
 
 
+def _einsum_operand_cotangent_parts(h, ct, k, subscripts, operands):
+    """The cotangents of ct and of every operand but the k-th (see einsum_operand_cotangent_)."""
+    swapped = (*operands[:k], h, *operands[k + 1:])
+    parts = [None if j == k else linalg.einsum_operand_cotangent(ct, j, subscripts, *swapped)
+             for j in range(len(operands))]
+    return np.einsum(subscripts, *swapped), tuple(parts)
+
+
+@vjp(linalg.einsum_operand_cotangent, diff=("ct", "operands"))
+def einsum_operand_cotangent_(g, y, ct, k, subscripts, *operands):
+    """E(ops) = einsum(subscripts, *ops) is linear in each operand and the helper is
+    C_k(ct, ops) = d<ct, E(ops)>/d ops[k], so <h, C_k(ct, ops)> = <ct, E(ops with ops[k]
+    replaced by h)>: the cotangent of ct is that einsum, and the cotangent of another
+    operand j is C_j at ct of the swapped operands.  ops[k] itself does not enter."""
+    return _einsum_operand_cotangent_parts(g, ct, k, subscripts, operands)
+
+
 # ---------------------------------------------------------------------------
 # powers
 

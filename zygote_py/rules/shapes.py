@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from zygote_py.rules.registry import vjp, vjp_attr, vjp_method
-from zygote_py.runtime import shape_of, unbroadcast
+from zygote_py.runtime import ArrayShape, shape_of, unbroadcast
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies; they may loop)
@@ -25,7 +25,7 @@ def like_input(ga, a):
     a list/tuple (possibly nested) -> list/tuple of cotangents of its entries,
     a Python float -> float, a NumPy scalar -> that scalar type, an array -> ga.
     """
-    if isinstance(a, np.ndarray):
+    if isinstance(a, (np.ndarray, ArrayShape)):  # (an array's shape, saved in its place)
         return ga
     kind = type(a)
     if kind is list:

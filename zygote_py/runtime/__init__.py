@@ -12,6 +12,7 @@ both ask.
 from .helpers import (  # noqa: F401
     accum,
     accum_index,
+    accum_owned,
     check_scalar,
     degrees_of_freedom,
     expand_reduced,
@@ -19,6 +20,8 @@ from .helpers import (  # noqa: F401
     make_closure,
     normalize_axis,
     reduced_size,
+    ArrayShape,
+    array_shape,
     shape_of,
     split_key,
     split_last,

@@ -33,6 +33,33 @@ def shape_of(x):
     return np.shape(x)
 
 
+class ArrayShape:
+    """What the shape-reading helpers (unbroadcast, expand_reduced, reduced_size,
+    like_input, index cotangents) read of an array: its shape, dtype and ndim.
+
+    The forward saves one in place of an array that the adjoint reads only through those
+    helpers (ad/reverse/calls.py), so a loop's tape does not keep the array alive."""
+
+    __slots__ = ("dtype", "ndim", "shape")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+        self.ndim = len(shape)
+
+    def __repr__(self):
+        return f"ArrayShape({self.shape}, {self.dtype})"
+
+
+@pure
+def array_shape(x):
+    """x's ArrayShape when x is exactly an ndarray; anything else is returned as it is
+    (a number, a list, a subclass of ndarray), so the helpers see what they always saw."""
+    if type(x) is _ndarray:
+        return ArrayShape(x.shape, x.dtype)
+    return x
+
+
 def _nested_like(ga, x):
     """An array cotangent in the form of the (nested) list or tuple x it belongs to."""
     if isinstance(x, (list, tuple)):
@@ -210,6 +237,25 @@ def split_key(g, key):
         return g, None
     rest = dict(g)
     return rest, rest.pop(key)
+
+
+def accum_owned(acc, g):
+    """acc + g for a loop's accumulator that the adjoint owns (ad/reverse/adjoint.py:
+    add_loop_slot): it starts as None, the first cotangent is copied into an array of its
+    own, and later ones are added into that array in place, so a loop that reads a weight
+    every step does not allocate a fresh sum of the weight's size every step.  Anything
+    but an ndarray, and a sum that would change its dtype or shape, goes through accum."""
+    if g is None:
+        return acc
+    if acc is None:
+        return g.copy(order="K") if type(g) is _ndarray else g  # (a transpose stays one: fast adds)
+    # (plain comparisons, no np.broadcast_shapes or np.result_type: this runs every step)
+    owned = type(acc) is _ndarray
+    same = owned and type(g) is _ndarray and g.shape == acc.shape and g.dtype == acc.dtype
+    if same or owned and type(g) is float and acc.dtype.kind in "fc":
+        np.add(acc, g, out=acc)
+        return acc
+    return accum(acc, g)
 
 
 def accum_index(acc, seq, i, g, reverse=False):

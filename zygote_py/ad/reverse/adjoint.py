@@ -28,7 +28,9 @@ import operator
 from ...errors import InternalError
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, is_inside, value_block
+from ...rules import registry
 from ...runtime import helpers as runtime
+from ..splice import rule_ir
 from ..values import NUMERIC_HELPERS, NUMERIC_OPERATORS, produces_numeric
 from .augment import ForwardPlan
 from .callees import CalleeRef
@@ -95,6 +97,8 @@ class AdjointBuilder:
         self.index_keys: dict[tuple[int, int], Value] = {}  # (iterable, loop) -> accumulator key
         self.maybe_none: set[int] = set()
         self.numeric: set[int] = set()
+        # loop accumulators that only accum_owned has made (add_loop_slot): added into in place
+        self.owned: set[int] = set()
         self.numeric_forward = _numeric_forward(fn)
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
@@ -172,6 +176,7 @@ class AdjointBuilder:
         of the backward loop (which is being built, so it can still grow)."""
         init = self.bar_for_update(value, scope.parent)
         loop_op = scope.loop_op
+        owned = init is None and not self.restoring
         if init is None:
             parent_block = loop_op.block
             with self.ir.at(parent_block, parent_block.ops.index(loop_op)), self.ir.at_loc(None):
@@ -179,6 +184,8 @@ class AdjointBuilder:
             self.maybe_none.add(init.id)
         hint = (value.hint or "v") + "_bar"
         arg = scope.block.add_arg(hint)
+        if owned:  # starts as None and grows only by accum_owned: an array the adjoint owns
+            self.owned.add(arg.id)
         loop_op.operands.append(init)
         loop_op.results.append(Value(hint, loop_op))
         scope.slots.append(value)
@@ -224,7 +231,11 @@ class AdjointBuilder:
             result = self.call(operator.add, old, new, hint=old.hint)
             self.numeric.add(result.id)
             return result
-        result = self.call(runtime.accum, old, new, expr="_zp_accum", hint=old.hint)
+        if old.id in self.owned:  # a loop's own accumulator: add in place (accum_owned)
+            result = self.call(runtime.accum_owned, old, new, expr="_zp_accum_owned", hint=old.hint)
+            self.owned.add(result.id)
+        else:
+            result = self.call(runtime.accum, old, new, expr="_zp_accum", hint=old.hint)
         if old.id in self.maybe_none and new.id in self.maybe_none:
             self.maybe_none.add(result.id)
         if old.id in self.numeric and new.id in self.numeric:
@@ -249,6 +260,20 @@ class AdjointBuilder:
             self.numeric.add(popped.id)
         return popped
 
+    def fetch_shape(self, value: Value) -> Value:
+        """A forward value for a rule that reads only its shape (splice.py: shape_only).
+
+        Inside a loop, the forward saves `array_shape(value)` right after making it and
+        the tape keeps that instead of the array, so an array the adjoint needs only for
+        `unbroadcast` is freed with its iteration; if the whole value is taped anyway,
+        that is used.  Elsewhere (nothing taped) the value itself."""
+        region = value_block(value)
+        op = value.defining_op
+        if region is None or not _inside_loop(region) or op is None or op.opcode == "const" \
+                or value.id in self.scalars or value.id in self.fetched or _rule_reads_output(op):
+            return self.fetch(value)
+        return self.fetch(self.plan.shape_after(value, runtime.array_shape))
+
     # -- the walk -------------------------------------------------------------
     def adjoint_block(self, block: Block) -> None:
         for op in reversed(block.ops):
@@ -270,6 +295,19 @@ class AdjointBuilder:
 @adjoint_of("cell")
 def adjoint_input(builder: AdjointBuilder, op: Op) -> None:
     """A read of an active closure cell is an input: its cotangent is read at the end."""
+
+
+def _rule_reads_output(op: Op) -> bool:
+    """Whether op is a call whose rule reads its output (tanh's, exp's, a quotient's): its
+    adjoint fetches the whole value anyway, and saving its shape as well would be waste."""
+    if op.opcode != "call":
+        return False
+    rule = registry.function_rule(op.attrs["fn"])
+    if rule is None:
+        return False
+    ir = rule_ir(rule.vjp)
+    output = ir.params[1].id
+    return any(v.id == output for inner in ir.walk() for v in inner.operands)
 
 
 def _inside_loop(block: Block) -> bool:

@@ -39,6 +39,9 @@ class ForwardPlan:
         # id(op) -> [(check function, operands)]: called with op's result just after op
         self.checks: dict[int, list[tuple]] = {}
         self.write_log: Value | None = None  # the arrays the forward wrote (made at entry)
+        # id(op) -> [(function, operands, saved value)]: run just after op (shape_after)
+        self.after: dict[int, list[tuple]] = {}
+        self.shapes: dict[int, Value] = {}  # value id -> its saved shape
         self.callee = False  # compiled for calls from differentiated code (see op())
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
@@ -54,6 +57,16 @@ class ForwardPlan:
         """Just after op, the forward calls fn(op's result, *operands) (a run-time check
         whose result is not used; operands are constants)."""
         self.checks.setdefault(id(op), []).append((fn, list(operands)))
+
+    def shape_after(self, value: Value, fn) -> Value:
+        """Just after value's op, the forward calls fn(value) (runtime.array_shape: what a
+        shape-reading helper needs of it); one saved value per value."""
+        saved = self.shapes.get(value.id)
+        if saved is None:
+            op = value.defining_op
+            saved = self.shapes[value.id] = Value((value.hint or "t") + "_shape", op)
+            self.after.setdefault(id(op), []).append((fn, [value], saved))
+        return saved
 
     def call_with_back(self, op: Op, opcode: str, attrs: dict) -> Value:
         """op, in the forward, becomes `opcode` with attrs and also returns a back function."""
@@ -151,6 +164,7 @@ class _ForwardBuilder:
             new = Op(opcode, [self.get(v) for v in op.operands], 0, attrs, (), op.loc)
             self.results(new, op, back)
             out.append(new)
+            self._after(op, out)
             return
         count = self.plan.trip_counts.get(id(op))
         operands = [self.get(v) for v in op.operands]
@@ -170,6 +184,15 @@ class _ForwardBuilder:
             out.append(Op("call", [new.results[0], *values], 1,
                           {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()},
                           (), op.loc))
+        self._after(op, out)
+
+    def _after(self, op: Op, out: Block) -> None:
+        for fn, operands, saved in self.plan.after.get(id(op), ()):
+            call = Op("call", [self.get(v) for v in operands], 0,
+                      {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)
+            saved.owner = call
+            call.results.append(saved)
+            out.append(call)
 
 
 def _may_write_an_argument(op: Op) -> bool:

@@ -80,6 +80,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
+        elif operand_cotangents(builder, rule, op):
+            pass  # np.einsum with constant subscripts: one helper per active operand
         else:  # *args rules, or a call spreading *args: bound while running
             refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
             dynamic_call(builder, op, kind="call")
@@ -96,6 +98,69 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
         raise no_rule(fn, op.loc)
+
+
+# The keywords a per-operand cotangent may see given: they change how the primal
+# computes, not what (np.einsum's contraction order).
+_ORDER_ONLY_KEYWORDS = frozenset({"optimize"})
+
+
+def operand_cotangents(builder: AdjointBuilder, rule, op: Op) -> bool:
+    """A call of a `*operands` rule with a per-operand helper (meta `operand_cotangent`):
+    np.einsum("ij,jk->ik", a, b) with its subscripts a constant string and its operands
+    passed one by one.  The adjoint calls `helper(g, k, subscripts, *operands)` for each
+    active operand k alone, instead of dispatching the rule while running (which binds its
+    signature and computes every operand's cotangent, a constant's too).  False (nothing
+    emitted) for any other form: a spread `*args`, other keywords, a subscripts value
+    known only while running, the sublist form, or operands that may be complex where the
+    rule is not right as written for complex values."""
+    helper = rule.meta.get("operand_cotangent")
+    kw = op.attrs.get("kw", ())
+    if helper is None or op.attrs.get("star") or any(k not in _ORDER_ONLY_KEYWORDS for k in kw):
+        return False
+    positional = op.operands[:len(op.operands) - len(kw)]
+    head = positional[0].defining_op if positional else None
+    if head is None or head.opcode != "const" or type(head.attrs["value"]) is not str:
+        return False
+    subscripts, operands = head.attrs["value"], positional[1:]
+    if not operands or not all(v.id in builder.arrays for v in operands):
+        return False  # a list operand, or an object: its cotangent's form is decided while running
+    if (any(v.id in builder.maybe_complex for v in operands)
+            or any(is_complex_constant(v) for v in operands)) and registry.for_complex(rule) is not rule:
+        return False  # a complex variant of the rule, or a refusal: decided while running
+    refuse_active_nondiff(builder, rule, op, _keyword_operands(op))
+    g = builder.bar(op.result)
+
+    def emit() -> None:
+        fetched = [builder.fetch(v) for v in operands]
+        for k, copies in _interchangeable_operands(subscripts, operands):
+            if not builder.varied_operand(operands[k]):
+                continue
+            part = builder.call(helper, g, builder.const(k), builder.const(subscripts), *fetched,
+                                expr="_zp_" + helper.__name__)
+            if copies > 1:  # einsum("ijk,ijk->ij", d, d): d's two cotangents are equal
+                part = builder.call(operator.mul, part, builder.const(copies))
+            builder.numeric.add(part.id)  # always an array, never None
+            builder.accumulate(operands[k], part)
+
+    if g.id in builder.maybe_none:
+        guarded(builder, g, emit)
+    else:
+        emit()
+    return True
+
+
+def _interchangeable_operands(subscripts: str, operands) -> list[tuple[int, int]]:
+    """(k, copies) per distinct operand of einsum(subscripts, *operands): operands that are
+    the same value with the same subscript letters can be swapped without changing the
+    einsum, so their cotangents are equal, and one is computed and counted `copies` times."""
+    specs = subscripts.replace(" ", "").split("->")[0].split(",")
+    if len(specs) != len(operands):  # NumPy will refuse it while running
+        return [(k, 1) for k in range(len(operands))]
+    first: dict = {}
+    for k, (value, spec) in enumerate(zip(operands, specs)):
+        first.setdefault((value.id, spec), []).append(k)
+    return [(ks[0], len(ks)) for ks in first.values()]
 
 
 def _resolved_while_running(fn) -> bool:
@@ -219,6 +284,9 @@ def _keyword_operands(op: Op) -> dict:
 
 
 def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None:
+    twins = _twin_arguments(rule, bound, needed)
+    if twins:  # x * x: the cotangent through b equals the one through a; one of them, twice
+        needed = [n for n in needed if n != twins[1]]
     splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
     values = {COTANGENT: g}
     for name in splice.used_params:
@@ -227,7 +295,8 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         if name == OUTPUT:
             values[OUTPUT] = builder.fetch(result)
         elif name in bound and isinstance(bound[name], Value):
-            values[name] = builder.fetch(bound[name])
+            fetch = builder.fetch_shape if name in splice.shape_only else builder.fetch
+            values[name] = fetch(bound[name])
         elif isinstance(bound.get(name), tuple) and \
                 any(isinstance(item, Value) for item in bound[name]):
             # a *args tuple of the call's values (x.transpose(k, 0, 1)): a tuple of them,
@@ -245,12 +314,73 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
         else:
             values[name] = builder.const(bound.get(name))
     outputs = splice.place(builder.block, values, builder.current_loc)
+    outputs = _reuse_forward_results(builder, splice, values, bound, result, outputs)
     for name, value in outputs.items():
+        if twins and name == twins[0]:
+            if _may_be_none(value) or _part_of_a_helper_result(value):
+                builder.accumulate(bound[name], value)  # counted twice: here and below
+                builder.maybe_none.add(value.id)
+            else:
+                value = builder.call(operator.mul, value, builder.const(2))
         if _may_be_none(value) or _part_of_a_helper_result(value):
             builder.maybe_none.add(value.id)
         if produces_numeric(value):
             builder.numeric.add(value.id)
         builder.accumulate(bound[name], value)
+
+
+# Functions whose value at a number the adjoint of another may need again (cos's adjoint
+# needs sin): computed forward once, read back rather than computed again.
+_REUSABLE = frozenset({np.sin, np.cos, np.exp, np.tanh, np.sinh, np.cosh, np.sqrt, np.log})
+
+
+def _reuse_forward_results(builder: AdjointBuilder, splice, values: dict, bound: dict,
+                           result: Value, outputs: dict) -> dict:
+    """`np.sin(x)` in a spliced rule (cos's adjoint), of a number x, where the forward
+    computes `np.sin(x)` of the same x in the same block: read the forward's value (a
+    tape slot in a loop) instead of computing it again.  Numbers only, so nothing large
+    is kept alive for it, and only where nothing writes in place (a number never changes,
+    and the forward's op runs whenever the op being differentiated does)."""
+    primal_op = result.defining_op
+    if builder.restoring or primal_op is None or primal_op.block is None:
+        return outputs
+    primal_of = {values[name].id: bound[name] for name in values
+                 if name in bound and isinstance(bound[name], Value)}
+    mapping: dict[int, Value] = {}
+    for op in list(splice.ops):
+        if op.opcode != "call" or op.attrs["fn"] not in _REUSABLE or len(op.operands) != 1 \
+                or op.attrs.get("kw") or op.attrs.get("star") or op.regions:
+            continue
+        primal = primal_of.get(op.operands[0].id)
+        if primal is None or primal.id not in builder.scalars:
+            continue
+        same = next((other for other in primal_op.block.ops
+                     if other.opcode == "call" and other.attrs["fn"] is op.attrs["fn"]
+                     and len(other.operands) == 1 and other.operands[0] is primal
+                     and not other.attrs.get("kw") and not other.attrs.get("star")), None)
+        if same is None:
+            continue
+        mapping[op.result.id] = builder.fetch(same.result)
+        op.block.ops.remove(op)
+        splice.ops.remove(op)
+    if not mapping:
+        return outputs
+    for op in splice.ops:
+        op.operands = [mapping.get(v.id, v) for v in op.operands]
+        for region in op.regions:
+            for inner in region.walk():
+                inner.operands = [mapping.get(v.id, v) for v in inner.operands]
+    return {k: mapping.get(v.id, v) for k, v in outputs.items()}
+
+
+def _twin_arguments(rule, bound: dict, needed: list[str]) -> tuple[str, str] | None:
+    """(a, b) where the rule declares its cotangents through a and b equal whenever a and b
+    are the same value (meta `symmetric`: + and *), and the call passes one value as both."""
+    pair = rule.meta.get("symmetric")
+    if not pair or not all(name in needed for name in pair):
+        return None
+    first, second = bound[pair[0]], bound[pair[1]]
+    return pair if isinstance(first, Value) and first is second else None
 
 
 def _bound_values(bound: dict) -> list[Value]:
