@@ -25,6 +25,7 @@ import numpy as np
 
 from ..runtime import helpers as runtime
 from ..ir.builder import IRBuilder, replace_op
+from ..ir.intrinsics import scalar_strong_zero
 from ..ir.clone import clone_op, replace_all_uses
 from ..ir.core import Block, Op, Value
 from ..transforms.simplify import fold, simplify
@@ -170,6 +171,8 @@ class Splice:
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
         self._fold(builder)
         self._elide_unbroadcast(bound, result_is_scalar)
+        if result_is_scalar:
+            self._inline_strong_zero()
         self._drop_dead()
 
     def _fold(self, builder: IRBuilder) -> None:
@@ -213,6 +216,15 @@ class Splice:
             for op in self.ops:
                 op.operands = [mapping.get(v.id, v) for v in op.operands]
             self.outputs = {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
+
+    def _inline_strong_zero(self) -> None:
+        """Between known scalars, `strong_zero(g, r)` becomes the intrinsic that codegen
+        writes inline (`r if r == r else ...`): a comparison instead of a call."""
+        for op in self.ops:
+            if op.opcode == "call" and op.attrs["fn"] is runtime.strong_zero and len(op.operands) == 2:
+                g, r = op.operands
+                op.operands = [g, r, r]
+                op.attrs = {**op.attrs, "fn": scalar_strong_zero, "expr": "scalar_strong_zero"}
 
     def _drop_dead(self) -> None:
         live = {v.id for v in self.outputs.values()}

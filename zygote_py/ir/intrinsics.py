@@ -53,3 +53,16 @@ def is_pure_intrinsic(fn) -> bool:
 def builtins_or(a, b):
     """Either early-exit flag is set (flags are plain bools)."""
     return a or b
+
+
+# The strong zero between values known to be scalars (runtime/helpers.py `strong_zero`
+# is the general helper; ad/splice.py puts this in its place where a rule's output is a
+# known scalar).  Codegen writes it inline, `r if r == r else strong_zero(g, r)`, so the
+# common case, a product that is not nan, costs one comparison and no call.  r is passed
+# twice so that it is a named value (used twice, never folded into the expression).
+@intrinsic(pure=True, python_syntax="strong_zero")
+def scalar_strong_zero(g, r, r_again=None):
+    """r, or 0 where r is nan (0 * inf, 0 / 0) and the cotangent g is exactly 0."""
+    if r == r or g != 0:
+        return r
+    return type(r)(0.0)
