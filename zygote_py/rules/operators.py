@@ -72,8 +72,9 @@ def subtract(g, y, a, b, out=None, **kwargs):
 
 @vjp(operator.mul, np.multiply, sequence=_repeat_rule)
 def multiply(g, y, a, b, out=None, **kwargs):
-    """Numbers and arrays (a list/tuple repeated n times uses the sequence rule)."""
-    return unbroadcast(g * b, a), unbroadcast(g * a, b)
+    """Numbers and arrays (a list/tuple repeated n times uses the sequence rule).  An
+    operand may be inf (np.where(p > 0, p * np.log(p), 0) at p = 0): the strong zero."""
+    return unbroadcast(strong_zero(g, g * b), a), unbroadcast(strong_zero(g, g * a), b)
 
 
 @vjp(operator.truediv, np.divide)
