@@ -90,7 +90,7 @@ def load_module(source: str, directory: str, stem: str = "prog"):
 
 # names the generator makes up (v12, acc3, a0_x, ...) and the temp module names
 _IDENT = re.compile(
-    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|xs|vs|fs|acc|buf|row|layer|fn|hs)\d+"
+    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|c|xs|vs|fs|acc|buf|row|layer|fn|hs|al|obj|srt|mk)\d+"
     r"(?:_[xv])?|_?zpfuzz_\w+)\b"
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")

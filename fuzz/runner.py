@@ -37,6 +37,13 @@ CONSTRUCTS = (
     "objects",
     "globals",
     "mutation",
+    "array_writes",
+    "built_objects",
+    "closure_forms",
+    "dict_list_ops",
+    "iterator_builtins",
+    "while_break",
+    "forward",
 )
 EXCLUDED = "excluded"  # skipped by --exclude
 COLUMNS = (
