@@ -22,6 +22,7 @@ Finite differences are central, in float64, one per float of every argument
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import itertools
 import math
@@ -37,6 +38,7 @@ import numpy as np
 
 import zygote_py as zp
 
+from .forward_oracle import check_forward
 from .outcome import (  # noqa: F401 -- re-exported: the kinds are part of the oracle's interface
     FAILURES,
     INTERNAL,
@@ -138,19 +140,20 @@ def _disarm(old) -> None:
         signal.signal(signal.SIGALRM, old)
 
 
-def classify_function(f, args: tuple, timeout: float = 30.0) -> Outcome:
-    """The outcome of differentiating f at args (see the module docstring)."""
+def classify_function(f, args: tuple, timeout: float = 30.0, forward: bool = True) -> Outcome:
+    """The outcome of differentiating f at args (see the module docstring); with
+    `forward`, a right gradient is followed by forward_oracle.py's jvp and Hessian checks."""
     old = _alarm(timeout)
     try:
         with np.errstate(all="ignore"):
-            return _classify(f, args)
+            return _classify(f, args, forward)
     except FuzzTimeout as exc:
         return Outcome(INTERNAL, str(exc), "internal_error: time-out")
     finally:
         _disarm(old)
 
 
-def _classify(f, args: tuple) -> Outcome:
+def _classify(f, args: tuple, forward: bool = True) -> Outcome:
     pristine = copy.deepcopy(args)
     try:
         y0 = scalar_value(f(*copy.deepcopy(args)))
@@ -212,7 +215,12 @@ def _classify(f, args: tuple) -> Outcome:
                     f"{label} arg{i}{where}: zygote_py {have!r}, finite differences {want!r}",
                     "wrong_gradient: value",
                 )
-    return Outcome(OK)
+    if not forward:
+        return Outcome(OK)
+    failure, notes = check_forward(f, args, fd, y0, copy.deepcopy)
+    if failure is not None:
+        return dataclasses.replace(failure, forward=notes)
+    return Outcome(OK, forward=notes)
 
 
 def classify_source(

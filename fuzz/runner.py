@@ -43,7 +43,6 @@ CONSTRUCTS = (
     "dict_list_ops",
     "iterator_builtins",
     "while_break",
-    "forward",
 )
 EXCLUDED = "excluded"  # skipped by --exclude
 COLUMNS = (
@@ -202,6 +201,12 @@ def summary(report: Report) -> str:
     for construct in CONSTRUCTS:
         row = Counter(r.outcome.kind for r in report.results if construct in r.constructs)
         lines.append(f"{construct:<16}" + "".join(f"{row.get(c, 0):>11}" for c in COLUMNS))
+    forward = Counter(note for r in report.results for note in r.outcome.forward)
+    if forward:  # forward_oracle.py: jvp and Hessian checks after a right gradient
+        lines += ["", "forward mode and Hessians (programs whose gradient was right):"]
+        for what in ("jvp", "hessian"):
+            row = {k: forward.get(f"{what} {k}", 0) for k in ("ok", "refused", "failed", "skipped")}
+            lines.append(f"{what:<16}" + "".join(f"{k} {n:<8}" for k, n in row.items()))
     refusals = Counter(r.outcome.signature for r in report.results if r.outcome.kind == REFUSED)
     if refusals:
         lines += ["", "refusals (ZygoteError), most frequent first:"]

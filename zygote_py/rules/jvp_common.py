@@ -78,7 +78,15 @@ def jvp_add(da, db, y, a, b):
             return None
         out = list(dense_items(da, a)) + list(dense_items(db, b))
         return out if type(y) is list else tuple(out)
-    return add_terms(da, db)
+    return like_output(add_terms(da, db), y)
+
+
+def like_output(dy, y):
+    """A tangent of y in y's shape: a sum whose only moving operand is the smaller one
+    (`constant_matrix + v`) has that operand's shape until it is broadcast."""
+    if dy is None or type(y) is not np.ndarray or np.shape(dy) == y.shape:
+        return dy
+    return np.broadcast_to(dy, y.shape).copy()
 
 
 def dense_items(dx, seq):
@@ -86,7 +94,7 @@ def dense_items(dx, seq):
 
 
 def jvp_sub(da, db, y, a, b):
-    return add_terms(da, None if db is None else -db)
+    return like_output(add_terms(da, None if db is None else -db), y)
 
 
 def jvp_mul(da, db, y, a, b):
