@@ -105,7 +105,13 @@ def _failure(exc: BaseException, what: str) -> Outcome | None:
     return Outcome(INTERNAL, f"{what}: {detail}", f"{kind}: {what}: {first}")
 
 
-def check_jvp(f, args: tuple, fd: dict, y0: float, copy_args) -> tuple[Outcome | None, str]:
+def _refusal(what: str, exc: BaseException) -> str:
+    from .oracle import normalise  # oracle.py imports this module
+
+    return f"refusal: {what}: {type(exc).__name__}: {normalise(str(exc))}"
+
+
+def check_jvp(f, args: tuple, fd: dict, y0: float, copy_args) -> tuple[Outcome | None, str | tuple]:
     rng = np.random.default_rng(len(fd) * 7919 + 11)
     try:
         tangents = tuple(tangent_like(a, rng) for a in args)
@@ -117,7 +123,9 @@ def check_jvp(f, args: tuple, fd: dict, y0: float, copy_args) -> tuple[Outcome |
         y, y_dot = zp.jvp(f, copy_args(args), tangents)
     except Exception as exc:  # noqa: BLE001 -- classified
         failure = _failure(exc, "jvp")
-        return failure, "jvp refused" if failure is None else "jvp failed"
+        if failure is None:
+            return None, ("jvp refused", _refusal("jvp", exc))
+        return failure, "jvp failed"
     try:
         got, value = scalar_value(0.0 if y_dot is None else y_dot), scalar_value(y)
     except TypeError as exc:
@@ -141,7 +149,7 @@ def _hessian_argument(args: tuple) -> int | None:
     return None
 
 
-def check_hessian(f, args: tuple, copy_args) -> tuple[Outcome | None, str]:
+def check_hessian(f, args: tuple, copy_args) -> tuple[Outcome | None, str | tuple]:
     i = _hessian_argument(args)
     if i is None:
         return None, "hessian skipped"
@@ -151,7 +159,9 @@ def check_hessian(f, args: tuple, copy_args) -> tuple[Outcome | None, str]:
         hess = np.asarray(zp.hessian(g, copy_args((x,))[0]), dtype=float)
     except Exception as exc:  # noqa: BLE001 -- classified
         failure = _failure(exc, "hessian")
-        return failure, "hessian refused" if failure is None else "hessian failed"
+        if failure is None:
+            return None, ("hessian refused", _refusal("hessian", exc))
+        return failure, "hessian failed"
     flat_x = np.atleast_1d(np.asarray(x, dtype=float)).ravel()
     n = flat_x.size
     hess = hess.reshape(n, n)
@@ -187,10 +197,11 @@ def check_hessian(f, args: tuple, copy_args) -> tuple[Outcome | None, str]:
 
 def check_forward(f, args: tuple, fd: dict, y0: float, copy_args) -> tuple[Outcome | None, tuple]:
     """(a failure or None, what was checked: e.g. ('jvp ok', 'hessian refused'))."""
-    failure, jvp_note = check_jvp(f, args, fd, y0, copy_args)
+    failure, jvp_notes = check_jvp(f, args, fd, y0, copy_args)
+    jvp_notes = (jvp_notes,) if isinstance(jvp_notes, str) else jvp_notes
     if failure is not None:
-        return failure, (jvp_note,)
+        return failure, jvp_notes
     if int(abs(y0) * 1e6) % 3 != 0:  # a third of the programs: hessians cost n passes
-        return None, (jvp_note,)
-    failure, hess_note = check_hessian(f, args, copy_args)
-    return failure, (jvp_note, hess_note)
+        return None, jvp_notes
+    failure, hess_notes = check_hessian(f, args, copy_args)
+    return failure, jvp_notes + ((hess_notes,) if isinstance(hess_notes, str) else hess_notes)

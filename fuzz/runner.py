@@ -207,6 +207,8 @@ def summary(report: Report) -> str:
         for what in ("jvp", "hessian"):
             row = {k: forward.get(f"{what} {k}", 0) for k in ("ok", "refused", "failed", "skipped")}
             lines.append(f"{what:<16}" + "".join(f"{k} {n:<8}" for k, n in row.items()))
+        refused = Counter({k: n for k, n in forward.items() if k.startswith("refusal: ")})
+        lines += [f"{n:>6}  {sig[len('refusal: '):]}" for sig, n in refused.most_common(8)]
     refusals = Counter(r.outcome.signature for r in report.results if r.outcome.kind == REFUSED)
     if refusals:
         lines += ["", "refusals (ZygoteError), most frequent first:"]
