@@ -224,16 +224,17 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
 
 
 def classify_source(
-    source: str, directory: str, timeout: float = 30.0, stem: str = "prog"
+    source: str, directory: str, timeout: float = 30.0, stem: str = "prog", forward: bool = True
 ) -> Outcome:
-    """Import the program text and classify its `f` at `make_args()`."""
+    """Import the program text and classify its `f` at `make_args()` (`forward`: with the
+    jvp and Hessian checks of forward_oracle.py)."""
     try:
         module = load_module(source, directory, stem)
         f, args = module.f, tuple(module.make_args())
     except Exception as exc:  # noqa: BLE001 -- a program that cannot even import
         return Outcome(INVALID, f"cannot import: {type(exc).__name__}: {exc}")
     try:
-        return classify_function(f, args, timeout)
+        return classify_function(f, args, timeout, forward)
     finally:
         sys.modules.pop(module.__name__, None)
 
