@@ -51,9 +51,11 @@ def break_continue_grad(xs):
                 # grad of: s += v * v  cases.py:58
                 t_4 = _zp_unbroadcast(s_bar, s_1)
                 t_5 = _zp_unbroadcast(s_bar, t_3)
-                t_6 = _zp_unbroadcast(t_5 * v_1, v_1)
-                t_7 = _zp_unbroadcast(t_5 * v_1, v_1)
-                v_bar = t_6 + t_7
+                t_6 = _zp_strong_zero(t_5, t_5 * v_1)
+                t_7 = _zp_unbroadcast(t_6, v_1)
+                t_8 = _zp_strong_zero(t_5, t_5 * v_1)
+                t_9 = _zp_unbroadcast(t_8, v_1)
+                v_bar = t_7 + t_9
                 s_bar = t_4
         # grad of: for v in xs:  cases.py:53
         xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
