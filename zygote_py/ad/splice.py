@@ -236,11 +236,11 @@ class Splice:
 
     def _inline_strong_zero(self) -> None:
         """Between known scalars, `strong_zero(g, r)` becomes the intrinsic that codegen
-        writes inline (`r if r == r else ...`): a comparison instead of a call."""
+        writes inline (`r if g else ...`): a truth test instead of a call."""
         for op in self.ops:
             if op.opcode == "call" and op.attrs["fn"] is runtime.strong_zero and len(op.operands) == 2:
                 g, r = op.operands
-                op.operands = [g, r, r]
+                op.operands = [g, r, g]
                 op.attrs = {**op.attrs, "fn": scalar_strong_zero, "expr": "scalar_strong_zero"}
 
     def _drop_dead(self) -> None:

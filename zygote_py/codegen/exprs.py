@@ -120,11 +120,10 @@ def call_expr(fn, expr_hint, args: list[ast.expr], kw: tuple, star: tuple, binde
         if intrinsic is not None and intrinsic.python_syntax == "or" and len(args) == 2:
             return ast.BoolOp(ast.Or(), args)
         if intrinsic is not None and intrinsic.python_syntax == "strong_zero" and len(args) == 3 \
-                and isinstance(args[1], ast.Name):
-            # `r if r == r else strong_zero(g, r)`: the nan test inline, the helper only for nan
+                and isinstance(args[0], ast.Name):
+            # `r if g else strong_zero(g, r)`: only a zero cotangent calls the helper
             general = binder.expr_for(strong_zero, "_zp_strong_zero")
-            return ast.IfExp(ast.Compare(args[1], [ast.Eq()], [args[1]]), args[1],
-                             ast.Call(general, [args[0], args[1]], []))
+            return ast.IfExp(args[0], args[1], ast.Call(general, [args[0], args[1]], []))
     func = binder.expr_for(fn, expr_hint)
     return ast.Call(func, *split_arguments(args, kw, star))
 

@@ -15,6 +15,7 @@ codegen/ can all import it without an upward import.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -57,12 +58,12 @@ def builtins_or(a, b):
 
 # The strong zero between values known to be scalars (runtime/helpers.py `strong_zero`
 # is the general helper; ad/splice.py puts this in its place where a rule's output is a
-# known scalar).  Codegen writes it inline, `r if r == r else strong_zero(g, r)`, so the
-# common case, a product that is not nan, costs one comparison and no call.  r is passed
-# twice so that it is a named value (used twice, never folded into the expression).
+# known scalar).  Codegen writes it inline, `r if g else strong_zero(g, r)`: only a zero
+# cotangent can need the strong zero, so the common case costs one truth test of g and
+# no call.  g is passed twice so that it is a named value (read twice, never folded).
 @intrinsic(pure=True, python_syntax="strong_zero")
-def scalar_strong_zero(g, r, r_again=None):
+def scalar_strong_zero(g, r, g_again=None):
     """r, or 0 where r is nan (0 * inf, 0 / 0) and the cotangent g is exactly 0."""
-    if r == r or g != 0:
+    if g != 0 or not math.isnan(r):
         return r
     return type(r)(0.0)

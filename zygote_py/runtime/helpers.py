@@ -7,6 +7,8 @@ cheap branch first (same shape, `None`) and allocates only when it must.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..tree import accumulate, zeros_like
@@ -137,6 +139,7 @@ def zero_spread(spread, x, axis=None):
 # non-finite path looks at g.
 
 _PLAIN_FLOATS = (float, np.float64)
+_isnan = math.isnan
 
 
 @pure
@@ -148,13 +151,13 @@ def strong_zero(g, r):
     cotangent against an array partial): NumPy broadcasting lines them up."""
     kind = type(r)
     if kind in _PLAIN_FLOATS:
-        if r == r or g != 0:
+        if g != 0 or not _isnan(r):
             return r
         return kind(0.0)
     if kind is _ndarray:
         if r.dtype.kind == "f" and r.size:
             low = np.minimum.reduce(r, axis=None)  # nan if any entry is nan: one pass, no copy
-            if low == low:
+            if not _isnan(low):
                 return r
         elif not (r.dtype.kind == "c" and np.isnan(r).any()):
             return r
@@ -177,7 +180,7 @@ def strong_zero_kept(h, g, r):
     if h is None:
         return None
     if type(r) in _PLAIN_FLOATS and type(h) in _PLAIN_FLOATS:
-        return h if (r == r or g != 0) else type(h)(0.0)
+        return h if (g != 0 or not _isnan(r)) else type(h)(0.0)
     nan = np.isnan(r)
     if not np.any(nan):
         return h

@@ -76,9 +76,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     elif how.kind == RULE:
         rule = how.rule
         bound = bind_call(rule, op, op.operands)
-        if rule.meta.get("sequence") and any(
-                _is_sequence(v) or v.id in builder.sequences or v.id not in builder.arrays
-                for v in op.operands):  # a list or tuple, or not known to be a number or array
+        if rule.meta.get("sequence") and any(_is_sequence(v) or v.id in builder.sequences
+                                             for v in op.operands):
             dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
