@@ -239,9 +239,10 @@ def classify_source(
         sys.modules.pop(module.__name__, None)
 
 
-def assert_correct(f, args: tuple, timeout: float = 60.0) -> None:
+def assert_correct(f, args: tuple, timeout: float = 60.0, forward: bool = True) -> None:
     """For regression tests: differentiating f at args gives the plain-Python
     value and the finite-difference gradient (refusing is not enough: the
-    program uses only constructs the docs list as supported)."""
-    outcome = classify_function(f, tuple(args), timeout)
+    program uses only constructs the docs list as supported); with `forward`, a
+    jvp and perhaps a Hessian that are right or refused (forward_oracle.py)."""
+    outcome = classify_function(f, tuple(args), timeout, forward)
     assert outcome.kind == OK, f"{outcome.kind}: {outcome.signature}\n{outcome.detail}"

@@ -33,4 +33,6 @@ def make_args():
 
 
 def test_fuzz_regression():
-    assert_correct(f, make_args())
+    # reverse mode only: forward mode does not promise the strong zero (an infinite
+    # tangent times tanh's zero derivative is nan there; docs/limitations.md)
+    assert_correct(f, make_args(), forward=False)
