@@ -97,7 +97,16 @@ CONSTRUCT_OF = {
     "iterator_values": "iterators",
     "layers_loop": "objects",
     "mutation_probe": "mutation",
+    # families.py: each producer is its own construct
+    "array_writes": "array_writes",
+    "built_objects": "built_objects",
+    "closure_forms": "closure_forms",
+    "dict_list_ops": "dict_list_ops",
+    "iterator_builtins": "iterator_builtins",
+    "while_break": "while_break",
 }
+FAMILIES = ("array_writes", "built_objects", "closure_forms", "dict_list_ops", "iterator_builtins",
+            "while_break")
 OPTIONAL = (
     "broadcasting",
     "reductions",
@@ -120,6 +129,8 @@ class ExprWriter(ShapeProducers):
         self.enabled = {"expressions"} | {c for c in OPTIONAL if rng.random() < 0.6}
         if rng.random() < 0.15:
             self.enabled.add("mutation")
+        self.enabled |= {c for c in FAMILIES if rng.random() < 0.35}
+        self.has_object_classes = False  # program.py writes families.OBJECT_CLASSES
         self.tags: set[str] = set()
         self.counter = 0
         self.nesting = 0  # how many if/loop bodies enclose the statement being written

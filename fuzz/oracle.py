@@ -22,6 +22,7 @@ Finite differences are central, in float64, one per float of every argument
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import itertools
 import math
@@ -37,6 +38,7 @@ import numpy as np
 
 import zygote_py as zp
 
+from .forward_oracle import check_forward
 from .outcome import (  # noqa: F401 -- re-exported: the kinds are part of the oracle's interface
     FAILURES,
     INTERNAL,
@@ -90,7 +92,7 @@ def load_module(source: str, directory: str, stem: str = "prog"):
 
 # names the generator makes up (v12, acc3, a0_x, ...) and the temp module names
 _IDENT = re.compile(
-    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|xs|vs|fs|acc|buf|row|layer|fn|hs)\d+"
+    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|c|xs|vs|fs|acc|buf|row|layer|fn|hs|al|obj|srt|mk)\d+"
     r"(?:_[xv])?|_?zpfuzz_\w+)\b"
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
@@ -138,19 +140,20 @@ def _disarm(old) -> None:
         signal.signal(signal.SIGALRM, old)
 
 
-def classify_function(f, args: tuple, timeout: float = 30.0) -> Outcome:
-    """The outcome of differentiating f at args (see the module docstring)."""
+def classify_function(f, args: tuple, timeout: float = 30.0, forward: bool = True) -> Outcome:
+    """The outcome of differentiating f at args (see the module docstring); with
+    `forward`, a right gradient is followed by forward_oracle.py's jvp and Hessian checks."""
     old = _alarm(timeout)
     try:
         with np.errstate(all="ignore"):
-            return _classify(f, args)
+            return _classify(f, args, forward)
     except FuzzTimeout as exc:
         return Outcome(INTERNAL, str(exc), "internal_error: time-out")
     finally:
         _disarm(old)
 
 
-def _classify(f, args: tuple) -> Outcome:
+def _classify(f, args: tuple, forward: bool = True) -> Outcome:
     pristine = copy.deepcopy(args)
     try:
         y0 = scalar_value(f(*copy.deepcopy(args)))
@@ -212,27 +215,34 @@ def _classify(f, args: tuple) -> Outcome:
                     f"{label} arg{i}{where}: zygote_py {have!r}, finite differences {want!r}",
                     "wrong_gradient: value",
                 )
-    return Outcome(OK)
+    if not forward:
+        return Outcome(OK)
+    failure, notes = check_forward(f, args, fd, y0, copy.deepcopy)
+    if failure is not None:
+        return dataclasses.replace(failure, forward=notes)
+    return Outcome(OK, forward=notes)
 
 
 def classify_source(
-    source: str, directory: str, timeout: float = 30.0, stem: str = "prog"
+    source: str, directory: str, timeout: float = 30.0, stem: str = "prog", forward: bool = True
 ) -> Outcome:
-    """Import the program text and classify its `f` at `make_args()`."""
+    """Import the program text and classify its `f` at `make_args()` (`forward`: with the
+    jvp and Hessian checks of forward_oracle.py)."""
     try:
         module = load_module(source, directory, stem)
         f, args = module.f, tuple(module.make_args())
     except Exception as exc:  # noqa: BLE001 -- a program that cannot even import
         return Outcome(INVALID, f"cannot import: {type(exc).__name__}: {exc}")
     try:
-        return classify_function(f, args, timeout)
+        return classify_function(f, args, timeout, forward)
     finally:
         sys.modules.pop(module.__name__, None)
 
 
-def assert_correct(f, args: tuple, timeout: float = 60.0) -> None:
+def assert_correct(f, args: tuple, timeout: float = 60.0, forward: bool = True) -> None:
     """For regression tests: differentiating f at args gives the plain-Python
     value and the finite-difference gradient (refusing is not enough: the
-    program uses only constructs the docs list as supported)."""
-    outcome = classify_function(f, tuple(args), timeout)
+    program uses only constructs the docs list as supported); with `forward`, a
+    jvp and perhaps a Hessian that are right or refused (forward_oracle.py)."""
+    outcome = classify_function(f, tuple(args), timeout, forward)
     assert outcome.kind == OK, f"{outcome.kind}: {outcome.signature}\n{outcome.detail}"

@@ -21,6 +21,7 @@ class Outcome:
     kind: str
     detail: str = ""
     signature: str = ""  # groups outcomes that are (probably) the same defect
+    forward: tuple = ()  # what forward_oracle.py checked: ('jvp ok', 'hessian refused'), ...
 
     @property
     def failed(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from .families import OBJECT_CLASSES
 from .literals import array_literal
 from .stmts import EXPR_DEPTH, StmtWriter, indent, literal_of
 from .types import ARRAYS, Scope
@@ -150,8 +151,12 @@ def helper_source(w: StmtWriter, k: int) -> list[str]:
 def generate(seed: int, index: int) -> Program:
     rng = random.Random(f"zygote-fuzz:{seed}:{index}")
     w = StmtWriter(rng)
-    lines = ["import itertools", "import math", "", "import numpy as np", "", ""]
+    lines = ["import itertools", "import math", "from dataclasses import dataclass", "",
+             "import numpy as np", "", ""]
     module_scope = Scope()
+    if "built_objects" in w.enabled:
+        lines += OBJECT_CLASSES.strip("\n").splitlines() + ["", ""]
+        w.has_object_classes = True
     if "objects" in w.enabled and rng.random() < 0.6:
         w.tags.add("objects")
         lines += class_source(w)  # before has_class: methods must not call themselves

@@ -37,6 +37,12 @@ CONSTRUCTS = (
     "objects",
     "globals",
     "mutation",
+    "array_writes",
+    "built_objects",
+    "closure_forms",
+    "dict_list_ops",
+    "iterator_builtins",
+    "while_break",
 )
 EXCLUDED = "excluded"  # skipped by --exclude
 COLUMNS = (
@@ -195,6 +201,14 @@ def summary(report: Report) -> str:
     for construct in CONSTRUCTS:
         row = Counter(r.outcome.kind for r in report.results if construct in r.constructs)
         lines.append(f"{construct:<16}" + "".join(f"{row.get(c, 0):>11}" for c in COLUMNS))
+    forward = Counter(note for r in report.results for note in r.outcome.forward)
+    if forward:  # forward_oracle.py: jvp and Hessian checks after a right gradient
+        lines += ["", "forward mode and Hessians (programs whose gradient was right):"]
+        for what in ("jvp", "hessian"):
+            row = {k: forward.get(f"{what} {k}", 0) for k in ("ok", "refused", "failed", "skipped")}
+            lines.append(f"{what:<16}" + "".join(f"{k} {n:<8}" for k, n in row.items()))
+        refused = Counter({k: n for k, n in forward.items() if k.startswith("refusal: ")})
+        lines += [f"{n:>6}  {sig[len('refusal: '):]}" for sig, n in refused.most_common(8)]
     refusals = Counter(r.outcome.signature for r in report.results if r.outcome.kind == REFUSED)
     if refusals:
         lines += ["", "refusals (ZygoteError), most frequent first:"]

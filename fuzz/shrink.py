@@ -146,6 +146,7 @@ def _edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
                             return True
 
                         yield inline
+    yield from _family_edits(tree)
     n_exprs = len(_editable_exprs(tree))
     for ei in range(n_exprs):
         for ri in range(len(_replacements(_editable_exprs(tree)[ei]))):
@@ -164,6 +165,43 @@ def _edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
                 return False
 
             yield hoist
+
+
+def _decorated(tree: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.decorator_list]
+
+
+def _classes(tree: ast.AST) -> list[ast.ClassDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+
+
+def _family_edits(tree: ast.Module) -> Iterator[Callable[[ast.Module], bool]]:
+    """Edits for the families of fuzz/families.py: drop a decorator (@dataclass, frozen=,
+    @property), a base class (`Scaled(Point)`) and the `else:` of a loop."""
+    for di, node in enumerate(_decorated(tree)):
+        for k in range(len(node.decorator_list)):
+
+            def undecorate(t, di=di, k=k):
+                del _decorated(t)[di].decorator_list[k]
+                return True
+
+            yield undecorate
+    for ci, node in enumerate(_classes(tree)):
+        if node.bases:
+
+            def unbase(t, ci=ci):
+                _classes(t)[ci].bases = []
+                return True
+
+            yield unbase
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While)) and n.orelse]
+    for li in range(len(loops)):
+
+        def drop_else(t, li=li):
+            [n for n in ast.walk(t) if isinstance(n, (ast.For, ast.While)) and n.orelse][li].orelse = []
+            return True
+
+        yield drop_else
 
 
 def shrink(

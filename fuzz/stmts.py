@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .exprs import ExprWriter
 from .extra_stmts import ExtraStmts
+from .families import FamilyStmts
 from .literals import array_literal, const
 from .types import ARRAYS, NUMERIC, Scope, fn_type
 
@@ -22,7 +23,7 @@ def indent(lines: list[str], by: int = 1) -> list[str]:
     return ["    " * by + line for line in lines]
 
 
-class StmtWriter(ExtraStmts, ExprWriter):
+class StmtWriter(FamilyStmts, ExtraStmts, ExprWriter):
     """Adds statements to ExprWriter."""
 
     def body(
@@ -43,6 +44,12 @@ class StmtWriter(ExtraStmts, ExprWriter):
             self.container_methods,
             self.iterator_values,
             self.mutation_probe,
+            self.array_writes,
+            self.built_objects,
+            self.closure_forms,
+            self.dict_list_ops,
+            self.iterator_builtins,
+            self.while_break,
         ]
         compound = [
             self.if_stmt,

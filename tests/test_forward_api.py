@@ -163,3 +163,16 @@ def test_a_new_custom_rule_reaches_compiled_hessians():
         from zygote_py.forward_compiler import FORWARD
         COMPILER.clear()
         FORWARD.clear()
+
+
+_HELD = np.array([0.5, 2.0])
+
+
+def _constant_in_x(x):
+    return np.sum(_HELD**2) + 3.0
+
+
+def test_hessian_of_a_function_constant_in_a_float_argument_is_zero():
+    # (found by the fuzzer's Hessian oracle: float(None) was a TypeError)
+    assert zp.hessian(_constant_in_x, 0.3) == 0.0
+    np.testing.assert_array_equal(zp.hessian(_constant_in_x, np.array([0.3, 0.1])), np.zeros((2, 2)))

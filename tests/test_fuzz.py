@@ -37,9 +37,11 @@ from fuzz.oracle import (
     WRONG_PRIMAL,
     classify_source,
 )
+from fuzz.exprs import FAMILIES
+from fuzz.forward_oracle import check_forward
 from fuzz.program import generate
 from fuzz.runner import Failure, regression_module, run, summary
-from fuzz.shrink import shrink
+from fuzz.shrink import _family_edits, shrink
 
 SEED = 7
 COUNT = 300
@@ -49,10 +51,15 @@ COUNT = 300
 KNOWN_FAILURES: dict[int, str] = {}
 
 
+# the jvp / Hessian checks (fuzz/forward_oracle.py) run on every FORWARD_EVERY-th program
+FORWARD_EVERY = 4
+
+
 def test_fixed_seed_has_no_new_failures(tmp_path):
+    programs = {i: generate(SEED, i) for i in range(COUNT)}
     outcomes = {
-        i: classify_source(generate(SEED, i).source, str(tmp_path), stem=f"t{i}")
-        for i in range(COUNT)
+        i: classify_source(p.source, str(tmp_path), stem=f"t{i}", forward=i % FORWARD_EVERY == 0)
+        for i, p in programs.items()
     }
     new = [
         f"#{i}: {o.kind}: {o.signature}\n{o.detail}"
@@ -67,6 +74,14 @@ def test_fixed_seed_has_no_new_failures(tmp_path):
     # the generator must keep producing programs that say something
     assert counts[OK] >= 0.6 * COUNT, counts
     assert counts[INVALID] + counts[UNSTABLE] <= 0.1 * COUNT, counts
+    # every statement family of fuzz/families.py is exercised, mostly with a right answer
+    for family in FAMILIES:
+        used = [i for i, p in programs.items() if family in p.constructs]
+        right = [i for i in used if outcomes[i].kind == OK]
+        assert len(used) >= 20 and len(right) >= 0.6 * len(used), (family, len(used), len(right))
+    # and the forward oracle answered on some of them
+    notes = Counter(n for o in outcomes.values() for n in o.forward)
+    assert notes["jvp ok"] >= 20 and notes["hessian ok"] >= 3, notes
 
 
 # --------------------------------------------------------------------------- the oracle
@@ -240,3 +255,69 @@ def test_excluded_patterns_are_not_run():
     report = run(seed=3, count=4, exclude=("import numpy",))  # every program imports numpy
     assert report.counts() == Counter({"excluded": 4}) and report.failures == []
     assert "excluded               4" in summary(report)
+
+
+# --------------------------------------------------------------------------- the forward oracle
+
+SMOOTH = """
+    import numpy as np
+
+    def f(x, w):
+        return np.sum(np.sin(x) * w) + np.sum(x * x) * 0.5
+
+    def make_args():
+        return (np.array([0.3, -0.2, 0.9]), 0.7)
+"""
+
+
+def test_forward_oracle_accepts_right_jvp_and_hessian(tmp_path):
+    module = oracle.load_module(textwrap.dedent(SMOOTH), str(tmp_path))
+    args = module.make_args()
+    y0 = module.f(*args)
+    fd = oracle.finite_differences(module.f, args, y0)
+    failure, notes = check_forward(module.f, args, fd, y0, lambda a: a)
+    assert failure is None and "jvp ok" in notes
+    from fuzz.forward_oracle import check_hessian
+
+    assert check_hessian(module.f, args, lambda a: a) == (None, "hessian ok")
+
+
+def test_forward_oracle_finds_a_wrong_jvp_and_a_wrong_hessian(tmp_path, monkeypatch):
+    module = oracle.load_module(textwrap.dedent(SMOOTH), str(tmp_path))
+    args = module.make_args()
+    y0 = module.f(*args)
+    fd = oracle.finite_differences(module.f, args, y0)
+    real_jvp, real_hessian = zp.jvp, zp.hessian
+    monkeypatch.setattr(zp, "jvp", lambda f, p, t: (lambda y, d: (y, d * 1.01))(*real_jvp(f, p, t)))
+    failure, _ = check_forward(module.f, args, fd, y0, lambda a: a)
+    assert failure is not None and failure.signature == "wrong_jvp: value"
+    monkeypatch.setattr(zp, "jvp", real_jvp)
+    monkeypatch.setattr(zp, "hessian", lambda f, x: real_hessian(f, x) + 1e-3)
+    from fuzz.forward_oracle import check_hessian
+
+    failure, note = check_hessian(module.f, args, lambda a: a)
+    assert note == "hessian failed" and failure.signature == "wrong_hessian: value"
+
+
+def test_shrinker_drops_decorators_and_base_classes():
+    import ast
+
+    tree = ast.parse(textwrap.dedent("""
+        from dataclasses import dataclass
+
+        @dataclass(frozen=True)
+        class P:
+            a: float
+
+        class Q(P):
+            pass
+    """))
+    edits = list(_family_edits(tree))
+    assert len(edits) == 2
+    for edit in edits:
+        copy = ast.parse(ast.unparse(tree))
+        assert edit(copy)
+        assert ast.unparse(copy) != ast.unparse(tree)
+    copy = ast.parse(ast.unparse(tree))
+    edits[0](copy)
+    assert "@dataclass" not in ast.unparse(copy)

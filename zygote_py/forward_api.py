@@ -184,7 +184,8 @@ def hessian(f, x):
     grad_fn = _gradient_function(f, x)
     if not isinstance(x, np.ndarray):
         _, dy = _over_gradient(grad_fn, x, 1.0, f)
-        return float(dy[1][0])
+        second = dy[1][0]
+        return 0.0 if second is None else float(second)  # None: the gradient does not move
     columns = []
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)

@@ -4,16 +4,13 @@
 What zygote_py did:
     gradient arg1[(1,)]: zygote_py nan, finite differences 0.0
 
-Open: np.where selects 1.0 where cosh(a1 * a1) overflows; the unselected side gets a
-cotangent of exactly 0, and cosh's rule multiplies it by sinh(...) = inf: 0 * inf is
-nan (JAX and PyTorch give nan here too).  The fix is a "strong zero" in the
-elementwise rules (a zero cotangent stays zero whatever the derivative); until then
-this stays a strict xfail (docs/limitations.md, "Semantic differences to know").
+np.where selects 1.0 where cosh(a1 * a1) overflows; the unselected side gets a
+cotangent of exactly 0, and cosh's rule multiplied it by sinh(...) = inf: 0 * inf was
+nan (JAX and PyTorch give nan here too).  Fixed by the strong zero (runtime/helpers.py
+`strong_zero`): a zero cotangent contributes exactly 0 whatever the local derivative.
 """
 
 import numpy as np
-import pytest
-
 from fuzz.oracle import assert_correct
 
 G_S = 1.0
@@ -31,6 +28,5 @@ def make_args():
     return (1, np.array([0.18, 0.54, 0.55]))
 
 
-@pytest.mark.xfail(strict=True, reason="0 * inf = nan through the unselected side of np.where (open)")
 def test_fuzz_regression():
     assert_correct(f, make_args())

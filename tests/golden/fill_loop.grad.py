@@ -29,26 +29,29 @@ def fill_loop_grad(x):
     # grad of: return np.sum(out * out)  cases.py:118
     t_5 = _zp_expand_reduced(dy_1, t_4, None, False)
     t_6 = _zp_like_input(t_5, t_4)
-    t_7 = _zp_unbroadcast(t_6 * out, out)
-    out_bar = t_7 * 2
+    t_7 = _zp_strong_zero(t_6, t_6 * out)
+    t_8 = _zp_unbroadcast(t_7, out)
+    out_bar = t_8 * 2
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
     _zp_refills = len(_zp_tape[0]) > 0
     for i_1 in reversed(range(t)):
         if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
-        t_8 = _zp_tape.pop()
         t_9 = _zp_tape.pop()
+        t_10 = _zp_tape.pop()
         out_saved_1 = _zp_tape.pop()
         out_1 = _zp_tape.pop()
         out_written_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_10 = _zp_written_value_cotangent(out_bar, i_1, out_written_1, out_1)
+        t_11 = _zp_written_value_cotangent(out_bar, i_1, out_written_1, out_1)
         out_bar = _zp_overwritten_cotangent(out_bar, i_1)
         _zp_restore_region(out_1, i_1, out_saved_1)
-        if t_10 is not None:
-            v_bar = _zp_unbroadcast(t_10 * t_8, t_9)
-            v_bar_1 = _zp_unbroadcast(t_10 * t_9, t_8)
+        if t_11 is not None:
+            t_12 = _zp_strong_zero(t_11, t_11 * t_9)
+            v_bar = _zp_unbroadcast(t_12, t_10)
+            t_13 = _zp_strong_zero(t_11, t_11 * t_10)
+            v_bar_1 = _zp_unbroadcast(t_13, t_9)
         else:
             v_bar, v_bar_1 = None, None
         if v_bar_1 is not None:
@@ -56,13 +59,13 @@ def fill_loop_grad(x):
         else:
             x_bar_1 = x_bar
         if v_bar is not None:
-            v_bar_2 = v_bar * (1 - t_9 * t_9)
+            v_bar_2 = v_bar * (1 - t_10 * t_10)
         else:
             v_bar_2 = None
         if v_bar_2 is not None:
             x_bar = _zp_accum_index(x_bar_1, x, i_1, v_bar_2, False)
         else:
             x_bar = x_bar_1
-    t_11 = (x_bar,)
+    t_14 = (x_bar,)
     _zp_restore_final(_zp_final)
-    return _zp_y, t_11
+    return _zp_y, t_14

@@ -10,16 +10,17 @@ def mlp_grad(W1, b1, W2, x):
     _zp_y = t_3 / t_4
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return np.sum((h @ W2) ** 2) / x.shape[0]  cases.py:95
-    t_5 = _zp_unbroadcast(dy_1 / t_4, t_3)
-    t_6 = _zp_expand_reduced(t_5, t_2, None, False)
-    t_7 = _zp_like_input(t_6, t_2)
-    t_8 = t_7 * 2 * t_1
-    h_bar = _zp_matmul_cotangent_a(t_8, h, W2)
-    W2_bar = _zp_matmul_cotangent_b(t_8, h, W2)
+    t_5 = _zp_strong_zero(dy_1, dy_1 / t_4)
+    t_6 = _zp_unbroadcast(t_5, t_3)
+    t_7 = _zp_expand_reduced(t_6, t_2, None, False)
+    t_8 = _zp_like_input(t_7, t_2)
+    t_9 = t_8 * 2 * t_1
+    h_bar = _zp_matmul_cotangent_a(t_9, h, W2)
+    W2_bar = _zp_matmul_cotangent_b(t_9, h, W2)
     # grad of: h = np.tanh(x @ W1 + b1)  cases.py:94
-    t_9 = h_bar * (1 - h * h)
-    t_10 = _zp_unbroadcast(t_9, t)
-    b1_bar = _zp_unbroadcast(t_9, b1)
-    x_bar = _zp_matmul_cotangent_a(t_10, x, W1)
-    W1_bar = _zp_matmul_cotangent_b(t_10, x, W1)
+    t_10 = h_bar * (1 - h * h)
+    t_11 = _zp_unbroadcast(t_10, t)
+    b1_bar = _zp_unbroadcast(t_10, b1)
+    x_bar = _zp_matmul_cotangent_a(t_11, x, W1)
+    W1_bar = _zp_matmul_cotangent_b(t_11, x, W1)
     return _zp_y, (W1_bar, b1_bar, W2_bar, x_bar)

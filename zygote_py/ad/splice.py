@@ -27,6 +27,7 @@ from ..rules.indexing import _index_cotangent
 from ..rules.shapes import like_input
 from ..runtime import helpers as runtime
 from ..ir.builder import IRBuilder, replace_op
+from ..ir.intrinsics import scalar_strong_zero
 from ..ir.clone import clone_op, replace_all_uses
 from ..ir.core import Block, Op, Value
 from ..transforms.simplify import fold, simplify
@@ -182,6 +183,9 @@ class Splice:
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
         self._fold(builder)
         self._elide_unbroadcast(bound, result_is_scalar)
+        self._elide_strong_zero()
+        if result_is_scalar:
+            self._inline_strong_zero()
         self._drop_dead()
 
     def _fold(self, builder: IRBuilder) -> None:
@@ -225,6 +229,31 @@ class Splice:
             for op in self.ops:
                 op.operands = [mapping.get(v.id, v) for v in op.operands]
             self.outputs = {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
+
+    def _elide_strong_zero(self) -> None:
+        """Drop `strong_zero(g, r)` where r is g (or -g) times or over a finite nonzero
+        constant (`g * 1.01`, a constant factor of a product): r is 0 exactly where g is,
+        and nan only where g is, so there is nothing to correct."""
+        mapping = {}
+        for op in self.ops:
+            if op.opcode != "call" or op.attrs["fn"] is not runtime.strong_zero or len(op.operands) != 2:
+                continue
+            g, r = op.operands
+            if _scales_by_a_finite_constant(r, g):
+                mapping[op.result.id] = r
+        if mapping:
+            for op in self.ops:
+                op.operands = [mapping.get(v.id, v) for v in op.operands]
+            self.outputs = {k: mapping.get(v.id, v) for k, v in self.outputs.items()}
+
+    def _inline_strong_zero(self) -> None:
+        """Between known scalars, `strong_zero(g, r)` becomes the intrinsic that codegen
+        writes inline (`r if g else ...`): a truth test instead of a call."""
+        for op in self.ops:
+            if op.opcode == "call" and op.attrs["fn"] is runtime.strong_zero and len(op.operands) == 2:
+                g, r = op.operands
+                op.operands = [g, r, g]
+                op.attrs = {**op.attrs, "fn": scalar_strong_zero, "expr": "scalar_strong_zero"}
 
     def _drop_dead(self) -> None:
         live = {v.id for v in self.outputs.values()}
@@ -277,6 +306,33 @@ class Splice:
 
     def placeholders_by_name(self) -> dict[str, Value]:
         return {self.param_of[v.id]: v for v in self.placeholders.values()}
+
+
+def _finite_nonzero_constant(value) -> bool:
+    known = _known_constant(value)
+    return type(known) in (int, float) and known != 0 and np.isfinite(known)
+
+
+def _is_value(value, target) -> bool:
+    """value is target, or -target."""
+    if value is target or (isinstance(value, Value) and isinstance(target, Value) and value.id == target.id):
+        return True
+    op = value.defining_op if isinstance(value, Value) else None
+    return op is not None and op.opcode == "call" and op.attrs.get("fn") is operator.neg \
+        and len(op.operands) == 1 and _is_value(op.operands[0], target)
+
+
+def _scales_by_a_finite_constant(r, g) -> bool:
+    """r = g * c, c * g or g / c (g possibly negated) for a finite nonzero constant c."""
+    op = r.defining_op if isinstance(r, Value) else None
+    if op is None or op.opcode != "call" or len(op.operands) != 2:
+        return False
+    fn, (a, b) = op.attrs.get("fn"), op.operands
+    if fn is operator.mul:
+        return _is_value(a, g) and _finite_nonzero_constant(b) or _is_value(b, g) and _finite_nonzero_constant(a)
+    if fn is operator.truediv:
+        return _is_value(a, g) and _finite_nonzero_constant(b)
+    return False
 
 
 def _ops_within(op: Op):

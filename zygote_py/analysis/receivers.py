@@ -367,7 +367,8 @@ def _op_gives_array(op: Op, is_known, is_plain, is_sequence) -> bool:
             return is_known(op.operands[0]) and is_known(op.operands[1])
         if fn is operator.getitem:  # an item or a slice of a known array; an item of a sequence
             return len(op.operands) == 2 and (is_known(op.operands[0]) or (
-                is_sequence(op.operands[0]) and is_known(op.operands[1])))
+                is_sequence(op.operands[0]) and is_known(op.operands[1])
+                and not _is_slice(op.operands[1])))  # a slice of a list is a list
         if isinstance(fn, types.BuiltinFunctionType) and fn.__module__ == "math":
             return True  # a float or an int, whatever the argument (its __float__ decides)
         if _numpy_array_function(fn):
@@ -402,12 +403,37 @@ def _op_gives_sequence(op: Op, is_known, is_plain, is_sequence) -> bool:
         fn = op.attrs["fn"]
         if fn is untracked:
             return is_sequence(op.operands[0])
+        if fn is operator.getitem:  # a slice of a list or tuple of arrays or numbers
+            return len(op.operands) == 2 and is_sequence(op.operands[0]) and \
+                not is_known(op.operands[0]) and _is_slice(op.operands[1])
+        if fn is operator.add and len(op.operands) == 2:  # concatenation: a list again
+            return not any(is_known(v) for v in op.operands) and \
+                all(is_sequence(v) for v in op.operands)
+        if fn is operator.mul and len(op.operands) == 2:  # repetition by a literal count
+            a, b = op.operands
+            return is_sequence(a) and not is_known(a) and _is_int_constant(b) or \
+                is_sequence(b) and not is_known(b) and _is_int_constant(a)
         try:
             several = fn in _SEQUENCE_RESULTS
         except TypeError:
             return False
         return several and all(is_plain(v) for v in op.operands)
     return False
+
+
+def _is_int_constant(value) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode == "const" and type(op.attrs["value"]) is int
+
+
+def _is_slice(index) -> bool:
+    """The index is a slice (`p[1:]`, `p[::-1]`, `slice(...)`): it takes a part, not an item."""
+    op = index.defining_op
+    if op is None:
+        return False
+    if op.opcode == "const":
+        return isinstance(op.attrs["value"], slice)
+    return op.opcode == "call" and op.attrs.get("fn") is builtins.slice
 
 
 def _op_gives_plain(op: Op, is_known, is_plain) -> bool:

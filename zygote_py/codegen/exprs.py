@@ -13,6 +13,7 @@ import operator
 import types
 
 from ..ir.intrinsics import lookup as lookup_intrinsic
+from ..runtime.helpers import strong_zero
 
 _BINOPS = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult,
            operator.truediv: ast.Div, operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod,
@@ -118,6 +119,11 @@ def call_expr(fn, expr_hint, args: list[ast.expr], kw: tuple, star: tuple, binde
         intrinsic = lookup_intrinsic(fn)
         if intrinsic is not None and intrinsic.python_syntax == "or" and len(args) == 2:
             return ast.BoolOp(ast.Or(), args)
+        if intrinsic is not None and intrinsic.python_syntax == "strong_zero" and len(args) == 3 \
+                and isinstance(args[0], ast.Name):
+            # `r if g else strong_zero(g, r)`: only a zero cotangent calls the helper
+            general = binder.expr_for(strong_zero, "_zp_strong_zero")
+            return ast.IfExp(args[0], args[1], ast.Call(general, [args[0], args[1]], []))
     func = binder.expr_for(fn, expr_hint)
     return ast.Call(func, *split_arguments(args, kw, star))
 

@@ -15,6 +15,7 @@ codegen/ can all import it without an upward import.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -53,3 +54,16 @@ def is_pure_intrinsic(fn) -> bool:
 def builtins_or(a, b):
     """Either early-exit flag is set (flags are plain bools)."""
     return a or b
+
+
+# The strong zero between values known to be scalars (runtime/helpers.py `strong_zero`
+# is the general helper; ad/splice.py puts this in its place where a rule's output is a
+# known scalar).  Codegen writes it inline, `r if g else strong_zero(g, r)`: only a zero
+# cotangent can need the strong zero, so the common case costs one truth test of g and
+# no call.  g is passed twice so that it is a named value (read twice, never folded).
+@intrinsic(pure=True, python_syntax="strong_zero")
+def scalar_strong_zero(g, r, g_again=None):
+    """r, or 0 where r is nan (0 * inf, 0 / 0) and the cotangent g is exactly 0."""
+    if g != 0 or not math.isnan(r):
+        return r
+    return type(r)(0.0)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from zygote_py.rules.indexing import _index_cotangent
 from zygote_py.rules.registry import nondifferentiable, vjp
 from zygote_py.runtime import helpers, transposes, writes
-from zygote_py.runtime.helpers import expand_reduced, unbroadcast
+from zygote_py.runtime.helpers import expand_reduced, strong_zero_kept, unbroadcast
 from zygote_py.runtime.transposes import (
     addend_part,
     broadcast_like,
@@ -99,6 +99,22 @@ def accum_index_(g, y, acc, seq, i, ct, reverse=False):
 def zeros_if_none_(g, y, ct, x):
     """ct, or zeros shaped like x: the cotangent passes through to ct when it was there."""
     return None if ct is None else g
+
+
+# ---------------------------------------------------------------------------
+# the strong zero (a zero cotangent contributes exactly zero; runtime/helpers.py)
+
+
+@vjp(helpers.strong_zero, diff=("r",))
+def strong_zero_(g, y, ct, r):
+    """r passes where it was kept; where a zero cotangent ct replaced a nan, nothing."""
+    return strong_zero_kept(g, ct, r)
+
+
+@vjp(helpers.strong_zero_kept, diff=("h",))
+def strong_zero_kept_(g, y, h, ct, r):
+    """Linear in h, a mask: its own transpose."""
+    return strong_zero_kept(g, ct, r)
 
 
 # ---------------------------------------------------------------------------

@@ -190,6 +190,15 @@ jvp(np.dot)(jvp_dot)
 # -- elementwise unary: the reverse rule is the jvp (diagonal Jacobian) ----------------------
 
 
+def _array_tangent(dx, x):
+    """The tangent of a (nested) list or tuple that NumPy takes as an array, as that array
+    (None items are zeros of their item's shape)."""
+    if type(dx) not in (list, tuple):
+        return dx
+    items = [np.zeros(np.shape(xi)) if d is None else _array_tangent(d, xi) for d, xi in zip(dx, x)]
+    return np.asarray(items, dtype=float)
+
+
 def _diagonal(rule):
     vjp_fn = rule.vjp
     complex_ok = rule.complex_ok
@@ -197,6 +206,8 @@ def _diagonal(rule):
     def jvp_elementwise(dx, y, *args, **kwargs):
         if dx is None:
             return None
+        if type(dx) in (list, tuple) and args:  # np.exp2([1.0, p]): NumPy made an array of it
+            dx = _array_tangent(dx, args[0])
         if not complex_ok and _is_complex_value(y):  # g * f'(x) is the jvp only where declared
             raise registry_errors.NoDerivativeRule(
                 f"forward mode of {rule.qualname} with complex values is not supported",

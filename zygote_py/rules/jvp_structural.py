@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
+from ..runtime.helpers import strong_zero, strong_zero_kept
 from . import registry
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
 from .registry import jvp
@@ -141,6 +142,7 @@ _JOINTLY_LINEAR_HELPERS = (
     "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
     "zygote_py.runtime.helpers.accum_owned",
     "zygote_py.runtime.helpers.zeros_if_none", "zygote_py.runtime.helpers.item_cotangent",
+    "zygote_py.runtime.helpers.strong_zero_kept",
     "zygote_py.runtime.helpers.unpack_cotangent", "zygote_py.runtime.helpers.split_last",
     "zygote_py.runtime.helpers.split_tail", "zygote_py.rules.indexing._index_cotangent",
     "zygote_py.rules.indexing._diagonal_cotangent", "zygote_py.rules.indexing._take_cotangent",
@@ -201,6 +203,15 @@ def jvp_list_pop(d_items, y, items, index=-1):
     item = rest.pop(index)
     return rest, item
 
+
+def jvp_strong_zero(d_r, y, g, r):
+    """Linear in r: the tangent passes where the entry was kept."""
+    return strong_zero_kept(d_r, g, r)
+
+
+_rule = registry.function_rule(strong_zero)
+if _rule is not None:
+    _rule.jvp = jvp_strong_zero
 
 _rule = registry.function_rule(containers.list_pop)
 if _rule is not None:

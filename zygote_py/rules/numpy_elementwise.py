@@ -16,7 +16,7 @@ import numpy as np
 from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import unbroadcast
+from zygote_py.runtime import strong_zero, unbroadcast
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -31,52 +31,52 @@ def square(g, y, x, out=None, **kwargs):
 
 @vjp(np.sqrt)
 def sqrt(g, y, x, out=None, **kwargs):
-    return g / (2 * y)
+    return strong_zero(g, g / (2 * y))  # inf at sqrt(0)
 
 
 @vjp(np.cbrt)
 def cbrt(g, y, x, out=None, **kwargs):
-    return g / (3 * y * y)
+    return strong_zero(g, g / (3 * y * y))
 
 
 @vjp(np.reciprocal)
 def reciprocal(g, y, x, out=None, **kwargs):
-    return -g * y * y
+    return strong_zero(g, -g * y * y)
 
 
 @vjp(np.exp)
 def exp(g, y, x, out=None, **kwargs):
-    return g * y
+    return strong_zero(g, g * y)  # y is inf where exp overflowed
 
 
 @vjp(np.exp2)
 def exp2(g, y, x, out=None, **kwargs):
-    return g * y * _LN2
+    return strong_zero(g, g * y * _LN2)
 
 
 @vjp(np.expm1)
 def expm1(g, y, x, out=None, **kwargs):
-    return g * (y + 1)
+    return strong_zero(g, g * (y + 1))
 
 
 @vjp(np.log)
 def log(g, y, x, out=None, **kwargs):
-    return g / x
+    return strong_zero(g, g / x)  # 0 / 0 at log(0)
 
 
 @vjp(np.log2)
 def log2(g, y, x, out=None, **kwargs):
-    return g / (x * _LN2)
+    return strong_zero(g, g / (x * _LN2))
 
 
 @vjp(np.log10)
 def log10(g, y, x, out=None, **kwargs):
-    return g / (x * _LN10)
+    return strong_zero(g, g / (x * _LN10))
 
 
 @vjp(np.log1p)
 def log1p(g, y, x, out=None, **kwargs):
-    return g / (1 + x)
+    return strong_zero(g, g / (1 + x))
 
 
 @vjp(np.sin)
@@ -91,17 +91,17 @@ def cos(g, y, x, out=None, **kwargs):
 
 @vjp(np.tan)
 def tan(g, y, x, out=None, **kwargs):
-    return g * (1 + y * y)
+    return strong_zero(g, g * (1 + y * y))
 
 
 @vjp(np.arcsin)
 def arcsin(g, y, x, out=None, **kwargs):
-    return g / np.sqrt(1 - x * x)
+    return strong_zero(g, g / np.sqrt(1 - x * x))
 
 
 @vjp(np.arccos)
 def arccos(g, y, x, out=None, **kwargs):
-    return -g / np.sqrt(1 - x * x)
+    return strong_zero(g, -g / np.sqrt(1 - x * x))
 
 
 @vjp(np.arctan)
@@ -111,12 +111,12 @@ def arctan(g, y, x, out=None, **kwargs):
 
 @vjp(np.sinh)
 def sinh(g, y, x, out=None, **kwargs):
-    return g * np.cosh(x)
+    return strong_zero(g, g * np.cosh(x))
 
 
 @vjp(np.cosh)
 def cosh(g, y, x, out=None, **kwargs):
-    return g * np.sinh(x)
+    return strong_zero(g, g * np.sinh(x))
 
 
 @vjp(np.tanh)
@@ -131,12 +131,12 @@ def arcsinh(g, y, x, out=None, **kwargs):
 
 @vjp(np.arccosh)
 def arccosh(g, y, x, out=None, **kwargs):
-    return g / np.sqrt(x * x - 1)
+    return strong_zero(g, g / np.sqrt(x * x - 1))
 
 
 @vjp(np.arctanh)
 def arctanh(g, y, x, out=None, **kwargs):
-    return g / (1 - x * x)
+    return strong_zero(g, g / (1 - x * x))
 
 
 @vjp(np.sinc)
@@ -163,14 +163,14 @@ def conjugate(g, y, x, out=None, **kwargs):
 
 @vjp(np.arctan2)
 def arctan2(g, y, a, b, out=None, **kwargs):
-    gr = g / (a * a + b * b)
+    gr = strong_zero(g, g / (a * a + b * b))  # 0 / 0 at (0, 0)
     return unbroadcast(gr * b, a), unbroadcast(-gr * a, b)
 
 
 @vjp(np.hypot)
 def hypot(g, y, a, b, out=None, **kwargs):
-    gr = g / y
-    return unbroadcast(gr * a, a), unbroadcast(gr * b, b)
+    gr = strong_zero(g, g / y)  # 0 / 0 at (0, 0)
+    return unbroadcast(strong_zero(gr, gr * a), a), unbroadcast(strong_zero(gr, gr * b), b)
 
 
 @vjp(np.logaddexp)

@@ -17,7 +17,7 @@ import numpy as np
 
 from zygote_py.rules.iterators import read_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
-from zygote_py.runtime import accum, unbroadcast
+from zygote_py.runtime import accum, strong_zero, unbroadcast
 from zygote_py.runtime.helpers import pure
 from zygote_py.runtime.iterators import Items, read_start
 
@@ -72,14 +72,15 @@ def subtract(g, y, a, b, out=None, **kwargs):
 
 @vjp(operator.mul, np.multiply, sequence=_repeat_rule, symmetric=("a", "b"))
 def multiply(g, y, a, b, out=None, **kwargs):
-    """Numbers and arrays (a list/tuple repeated n times uses the sequence rule)."""
-    return unbroadcast(g * b, a), unbroadcast(g * a, b)
+    """Numbers and arrays (a list/tuple repeated n times uses the sequence rule).  An
+    operand may be inf (np.where(p > 0, p * np.log(p), 0) at p = 0): the strong zero."""
+    return unbroadcast(strong_zero(g, g * b), a), unbroadcast(strong_zero(g, g * a), b)
 
 
 @vjp(operator.truediv, np.divide)
 def divide(g, y, a, b, out=None, **kwargs):
-    ga = g / b
-    return unbroadcast(ga, a), unbroadcast(-ga * y, b)
+    ga = strong_zero(g, g / b)  # 0 / 0 where b is 0
+    return unbroadcast(ga, a), unbroadcast(strong_zero(ga, -ga * y), b)  # y is inf there
 
 
 @vjp(operator.neg, np.negative)
@@ -116,9 +117,9 @@ def _pow_exponent_cotangent(g, y, a):
     bases that are zero or negative.
     """
     if isinstance(a, (float, int)):
-        return g * y * math.log(a) if a > 0 else 0.0 * g
+        return strong_zero(g, g * y * math.log(a)) if a > 0 else 0.0 * g
     a = np.asarray(a)
-    return g * y * np.log(np.where(a > 0, a, 1.0))
+    return strong_zero(g, g * y * np.log(np.where(a > 0, a, 1.0)))
 
 
 @vjp(operator.pow, np.power, builtins.pow, math.pow)
@@ -136,24 +137,24 @@ def power(g, y, a, b, out=None, **kwargs):
         if b == 0:
             return None, gb
         if b == -1:
-            return -g * y * y, gb
+            return strong_zero(g, -g * y * y), gb
         if b == 3:
             return g * 3 * a * a, gb
-        return g * b * a ** (b - 1), gb
+        return strong_zero(g, g * b * a ** (b - 1)), gb
     gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
     if isinstance(b, float):
         if b == 0.0:  # a ** 0.0 is 1 for every a, 0.0 ** 0.0 included: no base cotangent
             return None, gb
         if isinstance(a, (float, int)) and a == 0 and b < 1:
-            return g * b * math.inf, gb  # the slope of 0.0 ** b (0 < b < 1) is infinite
-        return unbroadcast(g * b * a ** (b - 1), a), gb
+            return strong_zero(g, g * b * math.inf), gb  # the slope of 0.0 ** b (0 < b < 1) is infinite
+        return unbroadcast(strong_zero(g, g * b * a ** (b - 1)), a), gb
     # where the exponent is 0 the base's cotangent is 0, not 0 * 0 ** -1 (nan)
-    return unbroadcast(g * b * a ** np.where(b == 0, 1.0, b - 1), a), gb
+    return unbroadcast(strong_zero(g, g * b * a ** np.where(b == 0, 1.0, b - 1)), a), gb
 
 
 @vjp(np.float_power)
 def float_power(g, y, a, b, out=None, **kwargs):
-    ga = unbroadcast(g * b * np.float_power(a, b - 1), a)
+    ga = unbroadcast(strong_zero(g, g * b * np.float_power(a, b - 1)), a)
     gb = unbroadcast(_pow_exponent_cotangent(g, y, a), b)
     return ga, gb
 

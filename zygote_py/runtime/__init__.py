@@ -26,6 +26,8 @@ from .helpers import (  # noqa: F401
     split_key,
     split_last,
     split_tail,
+    strong_zero,
+    strong_zero_kept,
     unbroadcast,
     unpack_cotangent,
     zero_spread,

@@ -301,8 +301,8 @@ def _object_operands(f, flat: _Flat, loc):
                               _failure(loc))
         if found is None:
             return None
-        y, back = found
-        return y, lambda g: (None, *flat.regroup(back(g), {}))
+        y, back = found  # a method that builds or writes objects must keep its mark
+        return y, with_effects(lambda g: (None, *flat.regroup(back(g), {})), back)
     if all(map(is_plain_operand, flat.args)) and all(map(is_plain_operand, flat.kwargs.values())):
         return None
     handoff = numpy_handoff(f, tuple(flat.args), flat.kwargs)
@@ -319,7 +319,7 @@ def _object_operands(f, flat: _Flat, loc):
 def _method_pullback(method, receiver, others: tuple):
     """(y, back) of method(receiver, *others); back gives the receiver's cotangent, the others'."""
     y, back = _function_pullback(method, _Flat(others, [None] * len(others)), prefix=(receiver,))
-    return y, lambda g: back(g)[1:]
+    return y, with_effects(lambda g: back(g)[1:], back)
 
 
 def _failure(loc):

@@ -7,6 +7,8 @@ cheap branch first (same shape, `None`) and allocates only when it must.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..tree import accumulate, zeros_like
@@ -154,6 +156,66 @@ def zero_spread(spread, x, axis=None):
     scale = np.max(np.abs(x), axis=axis, keepdims=True)
     eps = np.finfo(np.result_type(x.dtype, np.float64) if x.dtype.kind not in "fc" else x.dtype).eps
     return np.asarray(spread) <= 8.0 * eps * scale
+
+
+# -- the strong zero: a zero cotangent contributes exactly zero ----------------------------
+#
+# A rule multiplies its cotangent g by a local partial; where the forward overflowed or sat
+# on a singularity (np.exp of 1e3, np.log(0), np.sqrt(0), x / 0) the partial is inf and
+# 0 * inf is nan, although a zero cotangent (np.where's side not selected, a saturated
+# tanh) says the output does not depend on that value at all: finite differences give 0.
+# Rules whose partial can be non-finite pass their product through `strong_zero`, which
+# costs one nan test on the product when it is finite (the common case) and only on the
+# non-finite path looks at g.
+
+_PLAIN_FLOATS = (float, np.float64)
+_isnan = math.isnan
+
+
+@pure
+def strong_zero(g, r):
+    """r (= g times a local partial), with 0 wherever g is exactly 0.
+
+    Only entries that came out nan can differ (0 * inf, 0 / 0), so a product without
+    nan is returned as it is after one test.  g may be smaller than r (a scalar
+    cotangent against an array partial): NumPy broadcasting lines them up."""
+    kind = type(r)
+    if kind in _PLAIN_FLOATS:
+        if g != 0 or not _isnan(r):
+            return r
+        return kind(0.0)
+    if kind is _ndarray:
+        if r.dtype.kind == "f" and r.size:
+            low = np.minimum.reduce(r, axis=None)  # nan if any entry is nan: one pass, no copy
+            if not _isnan(low):
+                return r
+        elif not (r.dtype.kind == "c" and np.isnan(r).any()):
+            return r
+        return np.where(np.asarray(g) == 0, np.zeros((), r.dtype), r)
+    if r is None or g is None or kind is int or kind is bool:
+        return r
+    values = np.asarray(r)  # other scalars (complex, float32, 0-d) and array subclasses
+    if not np.isnan(values).any():
+        return r
+    fixed = np.where(np.asarray(g) == 0, np.zeros((), values.dtype), values)
+    if isinstance(r, np.ndarray):
+        return fixed
+    return complex(fixed) if kind is complex else fixed[()]
+
+
+@pure
+def strong_zero_kept(h, g, r):
+    """The cotangent (or tangent) h of r moved through `strong_zero(g, r)`: h where the
+    entry was kept, 0 where the strong zero replaced a nan (it is constant there)."""
+    if h is None:
+        return None
+    if type(r) in _PLAIN_FLOATS and type(h) in _PLAIN_FLOATS:
+        return h if (g != 0 or not _isnan(r)) else type(h)(0.0)
+    nan = np.isnan(r)
+    if not np.any(nan):
+        return h
+    zeroed = nan & (np.asarray(g) == 0)
+    return np.where(zeroed, np.zeros((), np.result_type(h)), h)
 
 
 @pure

@@ -42,7 +42,12 @@ def call_operator(fn, operands: tuple, method_pullback, active, fail):
             if y is NotImplemented:
                 continue
             receiver_position = next(i for i in range(n) if i not in positions)
-            return y, _reordered(back, receiver_position, positions, n)
+            # keep the mark of a method that builds or writes objects (built_objects.py):
+            # its back must run even when no cotangent reaches its result directly
+            reordered = _reordered(back, receiver_position, positions, n)
+            if getattr(back, "_zp_effects", False):
+                reordered._zp_effects = True
+            return y, reordered
         bound = method.__get__(receiver, type(receiver)) if hasattr(type(method), "__get__") \
             else method
         y = bound(*others)

@@ -76,7 +76,8 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     elif how.kind == RULE:
         rule = how.rule
         bound = bind_call(rule, op, op.operands)
-        if rule.meta.get("sequence") and any(_is_sequence(v) for v in op.operands):
+        if rule.meta.get("sequence") and any(_is_sequence(v) or v.id in builder.sequences
+                                             for v in op.operands):
             dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
@@ -612,13 +613,22 @@ def _deciding_operands(fn, op: Op) -> list[Value]:
     return op.operands[:1] if fn is operator.getitem else op.operands
 
 
-def _is_sequence(value: Value) -> bool:
-    """Statically a list or tuple (a literal, a comprehension, or updates of one)."""
+def _is_sequence(value: Value, depth: int = 8) -> bool:
+    """Statically a list or tuple (a literal, a comprehension, or updates of one; a slice
+    of one, `p[::-1]`; a concatenation of two, `p + q`)."""
     op = value.defining_op
-    if op is None:
+    if op is None or depth <= 0:
         return False
     if op.opcode in ("tuple", "list", "append", "extend"):
         return True
+    if op.opcode == "call" and len(op.operands) == 2:
+        fn, (a, b) = op.attrs.get("fn"), op.operands
+        if fn is operator.getitem:
+            index = b.defining_op
+            sliced = index is not None and index.opcode == "const" and isinstance(index.attrs["value"], slice)
+            return sliced and _is_sequence(a, depth - 1)
+        if fn is operator.add:
+            return _is_sequence(a, depth - 1) and _is_sequence(b, depth - 1)
     return op.opcode == "const" and isinstance(op.attrs["value"], (tuple, list))
 
 
