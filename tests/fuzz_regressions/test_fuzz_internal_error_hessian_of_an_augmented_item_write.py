@@ -13,9 +13,10 @@ What zygote_py did:
 
 Found by the Hessian check of fuzz/forward_oracle.py: the gradient itself was
 right; forward mode over the generated gradient read the source location bound for
-the augmented write `buf17[1] += a1` as a local it never assigned.  It passes
-once the fuzz, nested-modes and forward fast-path branches are merged (the Hessian
-matches differences of the gradient); kept as a regression test.
+the augmented write `buf17[1] += a1` as a local it never assigned.  On the merged
+code the Hessian is refused clearly instead (NoDerivativeRule: forward mode does not
+follow writes into arrays), which the oracle accepts; kept as a regression test
+against the internal error coming back.
 """
 
 import numpy as np
