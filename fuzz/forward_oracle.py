@@ -26,6 +26,7 @@ import numpy as np
 
 import zygote_py as zp
 
+from .loading import load_module, normalise
 from .outcome import INTERNAL, WRONG_GRADIENT, Outcome
 from .slots import ATOL, RTOL, get_at, scalar_value
 
@@ -40,7 +41,7 @@ class _NoTangent(Exception):
 
 def tangent_like(value, rng):
     """A random tangent with value's structure (None for ints, bools and strings)."""
-    if isinstance(value, bool) or isinstance(value, (int, str, np.integer)):
+    if isinstance(value, (bool, int, str, np.integer)):
         return None
     if isinstance(value, float):
         return float(rng.uniform(-1.0, 1.0))
@@ -72,7 +73,6 @@ def _only(f, args: tuple, i: int):
     gradient does not follow)."""
     if len(args) == 1:
         return f
-    from .oracle import load_module  # oracle.py imports this module
 
     held = ", ".join("x" if k == i else f"H{k}" for k in range(len(args)))
     source = (f"import sys\n\nf = sys.modules[{f.__module__!r}].f\n\n\n"
@@ -106,7 +106,6 @@ def _failure(exc: BaseException, what: str) -> Outcome | None:
 
 
 def _refusal(what: str, exc: BaseException) -> str:
-    from .oracle import normalise  # oracle.py imports this module
 
     return f"refusal: {what}: {type(exc).__name__}: {normalise(str(exc))}"
 

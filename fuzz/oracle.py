@@ -23,22 +23,19 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
-import itertools
 import math
 import os
-import re
 import signal
 import sys
 import threading
 import traceback
-import warnings
 
 import numpy as np
 
 import zygote_py as zp
 
 from .forward_oracle import check_forward
+from .loading import load_module, normalise
 from .outcome import (  # noqa: F401 -- re-exported: the kinds are part of the oracle's interface
     FAILURES,
     INTERNAL,
@@ -65,46 +62,6 @@ from .slots import (  # noqa: F401 -- re-exported for tests and tools
 
 PRIMAL_RTOL = 1e-9
 MAX_VALUE = 1e6
-
-_counter = itertools.count()
-
-
-# --------------------------------------------------------------------------- loading
-
-
-def load_module(source: str, directory: str, stem: str = "prog"):
-    """Write `source` to a fresh file (a new name each time: linecache and
-    zygote_py's cache key on file names) and import it."""
-    name = f"_zpfuzz_{stem}_{os.getpid()}_{next(_counter)}"
-    path = os.path.join(directory, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    with warnings.catch_warnings():  # shrunk candidates may be odd (`0.5[1]`)
-        warnings.simplefilter("ignore")
-        spec.loader.exec_module(module)
-    return module
-
-
-# --------------------------------------------------------------------------- signatures
-
-# names the generator makes up (v12, acc3, a0_x, ...) and the temp module names
-_IDENT = re.compile(
-    r"\b(?:(?:v|t|a|p|q|g|h|k|i|j|u|d|c|xs|vs|fs|acc|buf|row|layer|fn|hs|al|obj|srt|mk)\d+"
-    r"(?:_[xv])?|_?zpfuzz_\w+)\b"
-)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
-
-
-def normalise(message: str) -> str:
-    """An error message with the program's own names and numbers blanked out."""
-    first = message.strip().splitlines()[0] if message.strip() else ""
-    first = _IDENT.sub("<name>", first)
-    first = re.sub(r"/\S+\.py", "<file>", first)
-    return _NUMBER.sub("N", first)[:160]
-
 
 def error_site(exc: BaseException) -> str:
     """Innermost zygote_py frame of a traceback ('generated code' if the

@@ -55,7 +55,6 @@ import gast
 import numpy as np
 
 from ..ir.core import Value, value_block
-from ..errors import MutationError
 from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..rules.indexing import _index_cotangent

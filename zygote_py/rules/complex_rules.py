@@ -35,7 +35,7 @@ from zygote_py.rules.registry import (
     vjp_attr,
 )
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import degrees_of_freedom, reduced_size, unbroadcast, zero_spread
+from zygote_py.runtime import degrees_of_freedom, unbroadcast, zero_spread
 
 
 def _conj_unit(a, magnitude):

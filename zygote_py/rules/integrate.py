@@ -32,7 +32,6 @@ import numpy as np
 from zygote_py import context
 from zygote_py.errors import NoDerivativeRule, ZygoteError
 from zygote_py.kinds import scalar_kinds
-from zygote_py.rules.registry import vjp
 
 from zygote_py.rules.scipy_support import Library
 

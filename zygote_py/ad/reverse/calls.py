@@ -28,7 +28,6 @@ from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
 from ...ir.core import Op, Value, is_inside, value_block
-from ...kinds import COMPLEX, HOLDS_COMPLEX, ITEMS
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
                         RULE, UNKNOWN, no_rule, resolve)
 from ...rules import registry
