@@ -286,7 +286,29 @@ class ExprLowering:
                                    "build the sequence with + or list(...) instead")
         return [self.expr(e) for e in elts]
 
+    def starred_sequence(self, elts, node, opcode: str, convert):
+        """`[a, *b, c]` / `(a, *b, c)`: `[a] + list(b) + [c]`, as Python builds it (each
+        starred value is unpacked when it is reached, before the items after it are
+        evaluated)."""
+        pieces, run = [], []
+        for element in elts:
+            if isinstance(element, gast.Starred):
+                if run:
+                    pieces.append(self.emit(opcode, run, node=node).result)
+                    run = []
+                pieces.append(self.call_static(convert, (self.expr(element.value),), node))
+            else:
+                run.append(self.expr(element))
+        if run:
+            pieces.append(self.emit(opcode, run, node=node).result)
+        result = pieces[0]
+        for piece in pieces[1:]:
+            result = self.call_static(operator.add, (result, piece), node)
+        return result
+
     def expr_Tuple(self, node):
+        if any(isinstance(e, gast.Starred) for e in node.elts) and isinstance(node.ctx, gast.Load):
+            return self.starred_sequence(node.elts, node, "tuple", builtins.tuple)
         values = self.elements(node.elts, node)
         consts = [self.constant_of(v, _MISSING) for v in values]
         if all(c is not _MISSING for c in consts) and all(_plain_constant(c) for c in consts):
@@ -294,6 +316,8 @@ class ExprLowering:
         return self.emit("tuple", values, node=node).result
 
     def expr_List(self, node):
+        if any(isinstance(e, gast.Starred) for e in node.elts) and isinstance(node.ctx, gast.Load):
+            return self.starred_sequence(node.elts, node, "list", builtins.list)
         return self.emit("list", self.elements(node.elts, node), node=node).result
 
     def expr_Dict(self, node):

@@ -375,18 +375,36 @@ def _positions(rule):
     return tuple(names.index(name) for name in rule.diff), len(names)
 
 
+def _keyword_only(primal) -> frozenset:
+    """The names the function itself takes by keyword only (empty where its signature
+    cannot be read, e.g. a builtin without one)."""
+    try:
+        signature = inspect.signature(primal)
+    except (TypeError, ValueError):
+        return frozenset()
+    return frozenset(p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY)
+
+
 def _jointly_linear(primal, rule):
     """jvp of a function linear in all its differentiable arguments together (each given
     as a value; zeros where their tangent is zero)."""
     params = inspect.Signature(list(rule.params))
     positions = _positions(rule)
+    # The rule's signature may list as positional what the function itself takes by
+    # keyword only (np.vstack's dtype=, casting=): those are passed by name.
+    keyword_only = _keyword_only(primal)
+    by_position = positions[1] if positions is not None else 0
+    if keyword_only:
+        names = [p.name for p in rule.params]
+        by_position = min(by_position, next(
+            (i for i, name in enumerate(names) if name in keyword_only), len(names)))
 
     def jvp_jointly_linear(*rest, **kwargs):
         n = len(rule.diff)
         dxs, (_, *args) = rest[:n], rest[n:]
         if all(d is None for d in dxs):
             return None
-        if not kwargs and positions is not None and len(args) <= positions[1]:
+        if not kwargs and positions is not None and len(args) <= by_position:
             # all by position (gradient code calls its helpers so): no binding
             for i, d in zip(positions[0], dxs):
                 if i < len(args):
@@ -396,7 +414,11 @@ def _jointly_linear(primal, rule):
         for name, d in zip(rule.diff, dxs):
             if name in bound.arguments:
                 bound.arguments[name] = dense(d, bound.arguments[name])
-        return primal(*bound.args, **bound.kwargs)
+        if not keyword_only:
+            return primal(*bound.args, **bound.kwargs)
+        positional = [v for name, v in bound.arguments.items() if name not in keyword_only]
+        named = {name: v for name, v in bound.arguments.items() if name in keyword_only}
+        return primal(*positional, **named)
 
     jvp_jointly_linear.gives_tangent = True
     jvp_jointly_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
