@@ -187,6 +187,46 @@ def test_oracle_refused_kink_and_invalid(tmp_path):
     assert broken.kind == INVALID
 
 
+def test_oracle_calls_a_derivative_exact_at_a_single_point_unstable(tmp_path):
+    # A branch taken only at an exact value (np.sum(b) is exactly 0.0, so `or` picks 0.5)
+    # and a tie at np.maximum too small for the one-sided check: both found by the 10,000
+    # program run of seed 20261201. zygote_py gives the derivative of the branch taken;
+    # finite differences see the neighbourhood's. A step away, both agree.
+    branch = _classify(
+        tmp_path,
+        """
+        import numpy as np
+
+        def f(b):
+            return np.sum(b * (np.sum(b) or 0.5))
+
+        def make_args():
+            return (np.array([0.34, -0.34]),)
+    """,
+    )
+    assert branch.kind == UNSTABLE and "this point only" in branch.detail
+    tie = _classify(
+        tmp_path,
+        """
+        import numpy as np
+
+        def f(a):
+            m = np.maximum(a, 0.05) * 0.5
+            return np.sum(m * m) * 1e-3
+
+        def make_args():
+            return (np.array([0.25, 0.05, -0.4]),)
+    """,
+    )
+    assert tie.kind == UNSTABLE, tie
+
+
+def test_oracle_still_finds_a_wrong_gradient_that_persists_a_step_away(tmp_path):
+    # the neighbour check must not excuse a rule that is wrong everywhere
+    outcome = _classify(tmp_path, WRONG_RULE)
+    assert outcome.kind == WRONG_GRADIENT
+
+
 def test_oracle_reports_internal_errors_and_wrong_primals(tmp_path, monkeypatch):
     source = """
         def f(x):

@@ -662,6 +662,12 @@ class WriteLowering:
             for key, bound in list(lowerer.env.items()):
                 if not isinstance(bound, Value):
                     continue
+                if lowerer is self and key == name and bound is not new:
+                    # the name written is bound to the write's result, whatever it held after
+                    # reading `old`: in `a += h(a)`, h may have written into a (or rebound
+                    # nothing, a being a number), and Python stores a.__iadd__(...) in a
+                    lowerer.env[key] = new
+                    continue
                 if bound is old and whole and not (lowerer is self and key == name):
                     if others_new is None:
                         others_new = self.emit(
