@@ -144,8 +144,29 @@ class Emitter:
         if handler is None:
             raise NotImplementedError(f"codegen for {op.opcode}")
         if op.regions and self.pending:
+            if self.region_flushes(op):
+                # a flush inside the region would write this block's pending expressions
+                # into one branch (or the loop body): unbound on the other paths. The op's
+                # own operands (a condition, the iterable) are read in its header, first.
+                own = {v.id for v in op.operands}
+                for vid in list(self.pending):
+                    if vid not in own:
+                        expr = self.pending.pop(vid)
+                        self.line(f"{self.name(self._pending_values[vid])} = {unparse(expr)}")
+                self.state_reads.intersection_update(self.pending)
             self.flush_reading(self.names_assigned_within(op))
         handler(op)
+
+    def region_flushes(self, op: Op) -> bool:
+        """Whether something inside op's regions writes out every pending expression (a
+        write into an array) or the pending attribute reads (any impure op)."""
+        for region in op.regions:
+            for inner in region.walk():
+                if inner.opcode == "call" and getattr(inner.attrs.get("fn"), "_zp_writes", False):
+                    return True
+                if self.state_reads and not is_pure(inner):
+                    return True
+        return False
 
     def names_assigned_within(self, op: Op) -> set[str]:
         """The names a branch or loop assigns inside its regions (already named ones only:

@@ -390,6 +390,10 @@ class ExprLowering:
         if isinstance(callee, LocalFunction):
             return self.inline_call(callee, node)
         obj = self.constant_of(callee, _MISSING)
+        if obj is not _MISSING and not callable(obj):
+            # `np(3)` in a branch that may never run: Python raises its TypeError only when
+            # the call runs, so the call is left to run time as a call of a value
+            obj = _MISSING
         if obj is builtins.map or obj is builtins.filter:
             return self.map_or_filter(obj, node)
         operands, star, kw = self.call_arguments(node)
