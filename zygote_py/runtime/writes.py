@@ -580,3 +580,4 @@ def position_count(index) -> int:
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final):
     _fn._zp_writes = True
+
