@@ -37,12 +37,19 @@ def setdefault_on_argument(x, d):
     (insert_into_argument, [1.0]), (update_argument, {"a": 1.0}), (pop_from_argument, [1.0, 2.0]),
     (setdefault_on_argument, {"a": 1.0}),
 ], ids=["list.insert", "dict.update", "list.pop", "dict.setdefault"])
-def test_update_of_a_container_the_function_did_not_create_is_refused(func, container):
-    before = type(container)(container)
-    with pytest.raises(zp.MutationError, match="did not create") as info:
-        zp.gradient(func, X, container)
-    assert info.value.loc.line == func.__code__.co_firstlineno + 1
-    assert container == before  # refused before it was modified
+def test_update_of_a_container_the_function_did_not_create_is_followed(func, container):
+    # refused before lists and dicts from outside were updated in place
+    # (runtime/outside_containers.py; every form: tests/frontend/test_outside_containers.py)
+    plain = type(container)(container)
+    expected_value = func(X.copy(), plain)
+    h = 1e-6
+    expected = np.array([(func(X + h * e, type(container)(container))
+                          - func(X - h * e, type(container)(container))) / (2 * h)
+                         for e in np.eye(len(X))])
+    value, (g, _) = zp.withgradient(func, X.copy(), container)
+    assert value == pytest.approx(expected_value)
+    np.testing.assert_allclose(g, expected, atol=1e-8)
+    assert container == plain  # the caller sees the update, as after a plain call
 
 
 class Accumulator:

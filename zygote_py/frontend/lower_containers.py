@@ -20,6 +20,8 @@ import gast
 
 from ..ir.core import Value
 from ..runtime import containers as forms
+from ..runtime import outside_containers as outside
+from ..runtime.built_objects import set_attribute
 from ..runtime.iterators import for_pass
 from .scope import resolve_free
 
@@ -42,6 +44,22 @@ _FORM_KINDS = {**{f: "list" for f, _ in LIST_METHODS.values()},
                **{f: "dict" for f, _ in DICT_METHODS.values()},
                forms.list_setitem: "list", forms.list_delitem: "list", forms.dict_delitem: "dict",
                builtins.list: "list", builtins.dict: "dict", builtins.sorted: "list"}
+
+
+# the updating methods followed on a list or dict from outside the function (outside_update)
+OUTSIDE_METHODS = {"list": frozenset({"append", "extend", *LIST_METHODS}),
+                   "dict": frozenset(DICT_METHODS)}
+_COPIES = {"list": builtins.list, "dict": builtins.dict}
+
+
+def _describe(receiver) -> str:
+    return receiver.id if isinstance(receiver, gast.Name) else f"{_describe(receiver.value)}.{receiver.attr}" \
+        if isinstance(receiver, gast.Attribute) else "the container"
+
+
+def _hint_of(receiver) -> str:
+    return receiver.id if isinstance(receiver, gast.Name) else \
+        receiver.attr if isinstance(receiver, gast.Attribute) else ""
 
 
 class ContainerLowering:
@@ -132,6 +150,9 @@ class ContainerLowering:
         """Lower `name.method(...)` on a list or dict made here, or return None."""
         found = self.local_container(func)
         if found is None:
+            outside = self.outside_update(func, base, operands, star, kw, node)
+            if outside is not None:
+                return outside
             if func.attr not in ("append", "extend") and \
                     any(func.attr in names for names in forms.MUTATING_METHODS.values()):
                 # decided by the receiver when it runs: a list or dict is refused, any other
@@ -171,6 +192,110 @@ class ContainerLowering:
         new.hint = name
         self.rebind(name, current, new, kind)
         return result
+
+    # -- lists and dicts from outside the function, updated in place --------------------------
+    def outside_update(self, func, base, operands, star, kw, node):
+        """`xs.append(v)` (and the other updating methods) where xs is not a container made
+        here: a name of the function (an argument, say) or an attribute (`self.items`).
+        Lowered as `if is_container(xs, kind): <functional form on a copy, written back in
+        place> else: <the method call>` (runtime/outside_containers.py); None when the
+        receiver or the method is not one of these."""
+        method = func.attr
+        kinds = [k for k in ("list", "dict") if method in OUTSIDE_METHODS[k]]
+        receiver = func.value
+        if not kinds or star or None in kw:
+            return None
+        if isinstance(receiver, gast.Name):
+            if receiver.id not in self.local_names or self.env.get(receiver.id) is not base or \
+                    base.id in self.escaped or base.id in self.consumed:
+                return None  # (a global, a closure value, an enclosing function's name,
+                # a list made here that something else holds: refused as before)
+        elif not isinstance(receiver, gast.Attribute):
+            return None
+        slot = f"<result of {method} at {id(node)}>"
+
+        def updated(kind):
+            def branch():
+                self.refuse_update_while_iterated(base, _describe(receiver), node)
+                copy = self.call_static(_COPIES[kind], (base,), node)
+                self.kinds[copy.id] = kind
+                self.fresh.add(copy.id)
+                new, result = self.functional_update(kind, method, copy, operands, kw, node)
+                written = self.emit("call", [base, new, self.const(self.loc(node), node)],
+                                    attrs={"fn": outside.replace_contents,
+                                           "expr": "_zp_replace_contents", "kw": (), "star": ()},
+                                    node=node, hint=_hint_of(receiver)).result
+                if isinstance(receiver, gast.Name):
+                    self.record_write(receiver.id, base, written, node)
+                else:  # the object's attribute is written too: the object's ledger follows it
+                    owner = base.defining_op.operands[0] if base.defining_op is not None and \
+                        base.defining_op.opcode == "getattr" else None
+                    if owner is None:
+                        raise self.mutation_error(node, "the container updated is not read "
+                                                  "from an attribute here", "name it first")
+                    self.store_attribute(owner, self.const(receiver.attr, node), written, node,
+                                         set_attribute)
+                self.env[slot] = result
+            return branch
+
+        def plain():
+            self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
+                      attrs={"fn": forms.refuse_container_update,
+                             "expr": "refuse_container_update", "kw": (), "star": ()}, node=node)
+            self.env[slot] = self.emit("method", [base, *operands],
+                                       attrs={"name": method, "kw": kw, "star": star},
+                                       node=node).result
+
+        def chain(remaining):
+            if not remaining:
+                return plain
+            kind = remaining[0]
+
+            def test():
+                cond = self.call_static(outside.is_container, (base, self.const(kind, node)), node)
+                self.if_stmt(cond, updated(kind), chain(remaining[1:]), node)
+            return test
+
+        chain(kinds)()
+        result = self.env.pop(slot)
+        return result
+
+    def functional_update(self, kind, method, copy, operands, kw, node):
+        """(new container, the method's result) of `copy.method(...)` on a container made
+        here, by the functional forms (whose rules carry the cotangents)."""
+        none = self.const(None, node)
+        if method == "append":
+            if kw or len(operands) != 1:
+                raise self.unsupported(node, "list.append() takes one argument", "pass one")
+            return self.emit("append", [copy, operands[0]], node=node).result, none
+        if method == "extend":
+            if kw or len(operands) != 1:
+                raise self.unsupported(node, "list.extend() takes one argument", "pass one")
+            return self.emit("extend", [copy, operands[0]], node=node).result, none
+        if kind == "dict" and method == "update":
+            positional = operands[:len(operands) - len(kw)]
+            if len(positional) > 1:
+                raise self.unsupported(node, "dict.update() takes at most one positional "
+                                       "argument", "pass one mapping")
+            sources = list(positional)
+            if kw:
+                pairs = []
+                for key, value in zip(kw, operands[len(positional):]):
+                    pairs += [self.const(key, node), value]
+                sources.append(self.emit("dict", pairs, node=node).result)
+            current = copy
+            for source in sources:
+                current = self.emit("call", [current, source], node=node, attrs={
+                    "fn": forms.dict_update, "expr": "dict_update", "kw": (), "star": ()}).result
+            return current, none
+        form, returns_pair = (LIST_METHODS if kind == "list" else DICT_METHODS)[method]
+        call = self.emit("call", [copy, *operands], node=node,
+                         attrs={"fn": form, "expr": form.__name__, "kw": kw, "star": ()}).result
+        if not returns_pair:
+            return call, none
+        new, result = self.emit("unpack", [call], nresults=2, node=node,
+                                attrs={"n": 2, "star": None}).results
+        return new, result
 
     def dict_update(self, name, current, operands, kw, node):
         """d.update(other, k=v): other's items, then the keywords' (as Python applies them)."""
