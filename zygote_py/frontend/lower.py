@@ -213,6 +213,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
                 "function (a global, a closure variable or a variable of an enclosing function)",
                 f"write into a copy made here ({base_node.id} = {base_node.id}.copy()), or "
                 "return the values and write them where the array is created")
+        if self.outside_item_update(target, node, value, augment):  # lower_containers.py
+            return  # an attribute's list or dict (anything else refused while running)
         raise self.mutation_error(
             node, f"{what} writes into an object reached through an expression",
             "name the array first (a = obj.a; a[i] = v), or build the result functionally "

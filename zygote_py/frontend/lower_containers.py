@@ -212,7 +212,64 @@ class ContainerLowering:
                 # a list made here that something else holds: refused as before)
         elif not isinstance(receiver, gast.Attribute):
             return None
-        slot = f"<result of {method} at {id(node)}>"
+        return self.outside_chain(
+            receiver, base, kinds,
+            lambda kind, copy: self.functional_update(kind, method, copy, operands, kw, node),
+            lambda: self._plain_method(base, method, operands, star, kw, node), node)
+
+    def _plain_method(self, base, method, operands, star, kw, node):
+        self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
+                  attrs={"fn": forms.refuse_container_update,
+                         "expr": "refuse_container_update", "kw": (), "star": ()}, node=node)
+        return self.emit("method", [base, *operands],
+                         attrs={"name": method, "kw": kw, "star": star}, node=node).result
+
+    def outside_item_update(self, target, node, value=None, augment=None, delete=False) -> bool:
+        """`xs[k] = v`, `xs[k] op= v` or `del xs[k]` where xs is an attribute (`self.items`),
+        or for del a name of the function: as outside_update, with the functional
+        setitem/delitem; anything but a list or dict there is refused while running (name
+        an array first).  False when the target is not one of these."""
+        receiver = target.value
+        if isinstance(receiver, gast.Name):
+            if not delete or receiver.id not in self.local_names or \
+                    not isinstance(self.env.get(receiver.id), Value):
+                return False
+            base = self.env[receiver.id]
+            if base.id in self.escaped or base.id in self.consumed:
+                return False
+        elif isinstance(receiver, gast.Attribute):
+            base = self.expr(receiver)
+        else:
+            return False
+        key = self.expr(target.slice)
+        if augment is not None:
+            fn, rhs = augment
+            old = self.call_static(operator.getitem, (base, key), node)
+            value = self.call_static(fn, (old, self.expr(rhs)), node)
+        none = self.const(None, node)
+
+        def new(kind, copy):
+            if delete:
+                form = forms.list_delitem if kind == "list" else forms.dict_delitem
+                return self.call_static(form, (copy, key), node), none
+            if kind == "list":
+                return self.call_static(forms.list_setitem, (copy, key, value), node), none
+            return self.emit("setitem", [copy, key, value], node=node).result, none
+
+        def refused():
+            what = "del of an item" if delete else "item assignment"
+            self.emit("call", [base, self.const(what, node), self.const(self.loc(node), node)],
+                      attrs={"fn": outside.refuse_item_update, "expr": "_zp_refuse_item_update",
+                             "kw": (), "star": ()}, node=node)
+            return none
+
+        self.outside_chain(receiver, base, ("list", "dict"), new, refused, node)
+        return True
+
+    def outside_chain(self, receiver, base, kinds, make_new, plain, node):
+        """`if is_container(base, kind): <make_new on a copy, written back> elif ...: else:
+        plain()`; returns the method's result."""
+        slot = f"<result at {id(node)}>"
 
         def updated(kind):
             def branch():
@@ -220,7 +277,7 @@ class ContainerLowering:
                 copy = self.call_static(_COPIES[kind], (base,), node)
                 self.kinds[copy.id] = kind
                 self.fresh.add(copy.id)
-                new, result = self.functional_update(kind, method, copy, operands, kw, node)
+                new, result = make_new(kind, copy)
                 written = self.emit("call", [base, new, self.const(self.loc(node), node)],
                                     attrs={"fn": outside.replace_contents,
                                            "expr": "_zp_replace_contents", "kw": (), "star": ()},
@@ -238,17 +295,12 @@ class ContainerLowering:
                 self.env[slot] = result
             return branch
 
-        def plain():
-            self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
-                      attrs={"fn": forms.refuse_container_update,
-                             "expr": "refuse_container_update", "kw": (), "star": ()}, node=node)
-            self.env[slot] = self.emit("method", [base, *operands],
-                                       attrs={"name": method, "kw": kw, "star": star},
-                                       node=node).result
+        def otherwise():
+            self.env[slot] = plain()
 
         def chain(remaining):
             if not remaining:
-                return plain
+                return otherwise
             kind = remaining[0]
 
             def test():
@@ -256,9 +308,8 @@ class ContainerLowering:
                 self.if_stmt(cond, updated(kind), chain(remaining[1:]), node)
             return test
 
-        chain(kinds)()
-        result = self.env.pop(slot)
-        return result
+        chain(list(kinds))()
+        return self.env.pop(slot)
 
     def functional_update(self, kind, method, copy, operands, kw, node):
         """(new container, the method's result) of `copy.method(...)` on a container made
@@ -355,8 +406,13 @@ class ContainerLowering:
                     new.hint = name
                     self.rebind(name, current, new, kind)
                     continue
+                if self.outside_item_update(target, node, delete=True):
+                    continue
                 raise self.mutation_error(node, "del of an item of a container this function did "
                                           "not create writes into it in place",
                                           "copy it first (xs = list(xs)), or build a new one")
+            if isinstance(target, gast.Subscript) and self.outside_item_update(target, node,
+                                                                               delete=True):
+                continue
             raise self.unsupported(node, "del is only supported for items of a list or dict the "
                                    "function created", "let the variable go out of scope instead")

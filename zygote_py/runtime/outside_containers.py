@@ -81,3 +81,13 @@ def holds(value, target, depth=0, seen=None) -> bool:
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (replace_contents, restore_contents):
     _fn._zp_writes = True
+
+
+def refuse_item_update(obj, what: str, loc=None) -> None:
+    """`obj.attr[k] = v`, or `del xs[k]`, where the container is not a list or dict: an
+    array reached through an expression is not followed (its names would not see the
+    write), nor is another object's __setitem__ or __delitem__ there."""
+    raise MutationError(f"{what} into a {type(obj).__name__} that is not a list or dict from "
+                        "outside the function, which zygote_py follows there", loc,
+                        "name an array first (a = obj.a; a[i] = v), or build the result "
+                        "functionally (np.where, np.concatenate, a new container)")
