@@ -87,7 +87,9 @@ def refuse_item_update(obj, what: str, loc=None) -> None:
     """`obj.attr[k] = v`, or `del xs[k]`, where the container is not a list or dict: an
     array reached through an expression is not followed (its names would not see the
     write), nor is another object's __setitem__ or __delitem__ there."""
-    raise MutationError(f"{what} into a {type(obj).__name__} that is not a list or dict from "
-                        "outside the function, which zygote_py follows there", loc,
+    where = "an object reached through an expression" if what.startswith("item") else \
+        "an object this function did not create"
+    raise MutationError(f"{what} writes into {where} (a {type(obj).__name__}), which zygote_py "
+                        "follows for a list or dict only", loc,
                         "name an array first (a = obj.a; a[i] = v), or build the result "
                         "functionally (np.where, np.concatenate, a new container)")
