@@ -217,6 +217,22 @@ class ContainerLowering:
             lambda kind, copy: self.functional_update(kind, method, copy, operands, kw, node),
             lambda: self._plain_method(base, method, operands, star, kw, node), node)
 
+    def sort_outside_or_array(self, func, base, operands, kw, node):
+        """`xs.sort(...)` on a name of the function: a list from outside sorted in place
+        (as outside_update), an array's in-place sort otherwise (lower_writes.py)."""
+        name = func.value.id
+        if "key" in kw or "reverse" in kw:  # not an ndarray's sort: another object's method
+            array_sort = lambda: self._plain_method(base, "sort", operands, (), kw, node)  # noqa: E731
+        else:
+            array_sort = lambda: self.sort_in_place(name, base, operands, kw, node)  # noqa: E731
+        if base.id in self.escaped or base.id in self.consumed or \
+                self.env.get(name) is not base:
+            return array_sort()
+        return self.outside_chain(
+            func.value, base, ("list",),
+            lambda kind, copy: self.functional_update(kind, "sort", copy, operands, kw, node),
+            array_sort, node)
+
     def _plain_method(self, base, method, operands, star, kw, node):
         self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
                   attrs={"fn": forms.refuse_container_update,
