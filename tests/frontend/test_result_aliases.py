@@ -82,6 +82,16 @@ class Blur:
     def own(self):
         return self.k
 
+    def step(self, x):
+        y = self.apply(G)  # self's method, checked while running to be Blur.apply
+        y[0] = x[0] * 3.0
+        return np.sum(y * x)
+
+
+class Passing(Blur):
+    def apply(self, f):
+        return f  # the global itself
+
 
 BLUR = Blur(0.9)
 BLUR_ARRAY = Blur(np.ones(5))
@@ -156,6 +166,14 @@ def writes_into_a_class_function_result(x):
                                writes_into_a_class_function_result])
 def test_writes_into_results_of_calls(f):
     check_leaves_globals(f, X)
+
+
+def test_a_method_calling_a_method_of_its_own_class():
+    check_leaves_globals(lambda x: Blur(0.9).step(x), X)
+    before = G.copy()
+    with pytest.raises(zp.MutationError, match="is not the method Blur.apply"):
+        zp.gradient(lambda x: Passing(0.9).step(x), X.copy())
+    np.testing.assert_array_equal(G, before)
 
 
 def test_a_helper_that_writes_into_a_fresh_result_writes_nothing_of_its_caller():

@@ -148,6 +148,20 @@ def _current_value(pyfn, opcode: str, name: str):
         return False, None
 
 
+def _defining_class(pyfn):
+    """The class a function was defined in (read from its qualified name: `Sim.step`), when
+    it is reachable from its module's globals; None otherwise."""
+    parts = getattr(pyfn, "__qualname__", "").split(".")
+    if len(parts) < 2 or "<locals>" in parts:
+        return None
+    obj = getattr(pyfn, "__globals__", {}).get(parts[0])
+    for part in parts[1:-1]:
+        obj = getattr(obj, part, None)
+    if not isinstance(obj, type) or inspect.getattr_static(obj, parts[-1], None) is not pyfn:
+        return None
+    return obj
+
+
 class ResultAliasLowering:
     """Mixin of the Lowerer: calls whose result follows the callee's summary, and the
     summary of the function being lowered."""
@@ -199,21 +213,30 @@ class ResultAliasLowering:
                 self.alias_union(result, operands[binding[item]])
 
     def summarised_method(self, op) -> bool:
-        """`obj.name(args)` on a module global or closure value obj whose class defines name
-        as a Python function with a summary: the result joins what the summary names
-        (obj is parameter 0), under a check while running that obj.name is still that
-        function (`alias_checks.check_method_is`).  False when the method cannot be summarised."""
+        """`obj.name(args)` on a module global or closure value obj, or on `self` in a method
+        of a class, whose class defines name as a Python function with a summary: the
+        result joins what the summary names (obj is parameter 0), under a check while
+        running that obj.name is that function (`alias_checks.check_method_is`).  False
+        when the method cannot be summarised."""
         if op.attrs["star"] or None in op.attrs["kw"]:
             return False
         receiver = op.operands[0]
         owner = receiver.defining_op
-        if owner is None or owner.opcode not in ("global", "cell"):
-            return False
-        found, obj = _current_value(self.root_lowerer().pyfn, owner.opcode, owner.attrs["name"])
-        if not found or isinstance(obj, (type, types.ModuleType)):
+        root = self.root_lowerer()
+        obj = None
+        if owner is not None and owner.opcode in ("global", "cell"):
+            found, obj = _current_value(root.pyfn, owner.opcode, owner.attrs["name"])
+            if not found or isinstance(obj, (type, types.ModuleType)):
+                return False
+            cls = type(obj)
+        elif root.root_block is not None and root.root_block.args and \
+                receiver is root.root_block.args[0]:
+            cls = _defining_class(root.pyfn)  # self.name(...) in a method of cls: the method
+            if cls is None:  # cls defines, checked while running (a subclass may override it)
+                return False
+        else:
             return False
         name = op.attrs["name"]
-        cls = type(obj)
         try:
             fn = inspect.getattr_static(cls, name)
         except AttributeError:
