@@ -3,6 +3,8 @@ result may share memory with decides whether a write into it, in the caller, is 
 into the caller's arrays, a global's (refused), or a fresh array's.  Every gradient is
 checked against central differences; the globals must be left as they were."""
 
+import sys
+
 import numpy as np
 import pytest
 from write_checks import check_writes
@@ -12,6 +14,7 @@ from zygote_py.compiler import COMPILER
 from zygote_py.frontend.result_aliases import EXTERNAL
 
 G = np.linspace(0.1, 1.0, 5)
+test_module = sys.modules[__name__]  # this module, as a module object the code reads from
 X = np.array([0.3, -0.2, 0.5, 0.7, 1.1])
 
 
@@ -62,6 +65,10 @@ def with_buffer(x, buf=np.zeros(3)):
     return buf
 
 
+def module_attribute():
+    return test_module.G  # data of a module, read while running
+
+
 def stash(x, holder):
     y = x * 2.0
     holder.y = y
@@ -105,6 +112,7 @@ def test_the_summaries():
     assert summary(tail_after) == frozenset({0})
     assert summary(powered) == frozenset()
     assert summary(global_row) == frozenset({EXTERNAL})
+    assert summary(module_attribute) == frozenset({EXTERNAL})
     assert summary(stash) == frozenset({1})  # the result is held by the object passed in
     assert summary(unknown_call) is None
 
@@ -220,6 +228,18 @@ def returned_default(x):
     return np.sum(b)
 
 
+def returned_module_attribute(x):
+    r = module_attribute()
+    r[0] = x[0]
+    return np.sum(r)
+
+
+def written_module_attribute(x):
+    r = test_module.G
+    r[0] = x[0]
+    return np.sum(r)
+
+
 def method_returning_its_receivers_array(x):
     k = BLUR_ARRAY.own()
     k[0] = x[0]
@@ -233,7 +253,8 @@ def unknown_result_of_global(x):
 
 
 @pytest.mark.parametrize("f", [view_of_global, conditional_global, recursive_global,
-                               returned_global, returned_default,
+                               returned_global, returned_default, returned_module_attribute,
+                               written_module_attribute,
                                method_returning_its_receivers_array, unknown_result_of_global])
 def test_results_that_may_be_outside_memory_are_refused(f):
     before = G.copy()

@@ -224,6 +224,17 @@ class WriteLowering:
             return
         if code == "getattr" and op.attrs["name"] in FRESH_ATTRIBUTES:
             return
+        if code == "getattr" and isinstance(self.constant_of(op.operands[0], None),
+                                            (types.ModuleType, type, types.FunctionType)):
+            # data held by a module, a class or a function (`config.W`), read while running:
+            # state outside the function, as a module global is
+            owner = self.constant_of(op.operands[0])
+            info = self.alias_class(op.result)
+            info.external = f"the attribute {op.attrs['name']!r} of " \
+                f"{getattr(owner, '__name__', 'an object')}"
+            info.shared = True
+            self.made_at[op.result.id] = self.root_lowerer().writes_done
+            return
         opaque = self.opaque_result(op)  # result_aliases.py
         operands = op.operands
         if code == "call" and _first_operand_only(op.attrs["fn"]):

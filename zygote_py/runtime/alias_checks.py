@@ -36,7 +36,8 @@ def check_method_is(receiver, name: str, fn, loc=None) -> None:
     fn, the method found when it was compiled, returns (frontend/result_aliases.py): the
     method called must have been fn."""
     cls = type(receiver)
-    if getattr(cls, name, None) is fn and name not in getattr(receiver, "__dict__", {}):
+    if getattr(cls, name, None) is fn and name not in getattr(receiver, "__dict__", {}) and \
+            cls.__getattribute__ is object.__getattribute__:
         return
     raise MutationError(
         f"{cls.__name__}.{name} is not the method {getattr(fn, '__qualname__', name)} that "
