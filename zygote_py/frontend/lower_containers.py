@@ -50,6 +50,7 @@ _FORM_KINDS = {**{f: "list" for f, _ in LIST_METHODS.values()},
 OUTSIDE_METHODS = {"list": frozenset({"append", "extend", *LIST_METHODS}),
                    "dict": frozenset(DICT_METHODS)}
 _COPIES = {"list": builtins.list, "dict": builtins.dict}
+_ABSENT = object()
 
 
 def _describe(receiver) -> str:
@@ -210,8 +211,10 @@ class ContainerLowering:
                     base.id in self.escaped or base.id in self.consumed:
                 return None  # (a global, a closure value, an enclosing function's name,
                 # a list made here that something else holds: refused as before)
-        elif not isinstance(receiver, gast.Attribute):
-            return None
+        elif not isinstance(receiver, gast.Attribute) or self._held_by_a_constant(base):
+            return None  # (`config.LOG.append(v)`: module state, as before)
+        if self.alias_class(base).external:
+            return None  # a global's: as before (refused while running with a derivative)
         return self.outside_chain(
             receiver, base, kinds,
             lambda kind, copy: self.functional_update(kind, method, copy, operands, kw, node),
@@ -232,6 +235,12 @@ class ContainerLowering:
             func.value, base, ("list",),
             lambda kind, copy: self.functional_update(kind, "sort", copy, operands, kw, node),
             array_sort, node)
+
+    def _held_by_a_constant(self, base) -> bool:
+        """Whether base is `owner.attr` of a module, class or other constant owner."""
+        op = base.defining_op
+        return op is not None and op.opcode == "getattr" and \
+            self.constant_of(op.operands[0], _ABSENT) is not _ABSENT
 
     def _plain_method(self, base, method, operands, star, kw, node):
         self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
@@ -255,6 +264,8 @@ class ContainerLowering:
                 return False
         elif isinstance(receiver, gast.Attribute):
             base = self.expr(receiver)
+            if self._held_by_a_constant(base):
+                return False
         else:
             return False
         key = self.expr(target.slice)
