@@ -36,7 +36,8 @@ def check_method_is(receiver, name: str, fn, loc=None) -> None:
     fn, the method found when it was compiled, returns (frontend/result_aliases.py): the
     method called must have been fn."""
     cls = type(receiver)
-    if getattr(cls, name, None) is fn and name not in getattr(receiver, "__dict__", {}) and \
+    if _same_function(getattr(cls, name, None), fn) and \
+            name not in getattr(receiver, "__dict__", {}) and \
             cls.__getattribute__ is object.__getattribute__:
         return
     raise MutationError(
@@ -45,3 +46,15 @@ def check_method_is(receiver, name: str, fn, loc=None) -> None:
         "only with what that method returns", loc,
         "keep the object's class and its methods unchanged while differentiating, or call "
         "the method on an argument")
+
+
+def _same_function(found, fn) -> bool:
+    """found is fn, or a copy of it made from the same source (a standalone module written
+    by `zygote-py grad` defines its own copies of the user's classes and functions)."""
+    if found is fn:
+        return True
+    a, b = getattr(found, "__code__", None), getattr(fn, "__code__", None)
+    return a is not None and b is not None and \
+        getattr(found, "__qualname__", None) == getattr(fn, "__qualname__", None) and \
+        a.co_code == b.co_code and a.co_names == b.co_names and \
+        a.co_varnames == b.co_varnames
