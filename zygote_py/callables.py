@@ -67,6 +67,9 @@ class CallPlan:
         if self.has_vararg and len(args) > npos:
             grouped.append(tuple(args[npos:]))
         self.grouped = tuple(grouped)  # one value per parameter the arguments fill
+        # their structure as the call starts: the function may update a list or dict it is
+        # passed in place, and gradients are of the values at the call (docs/mutation.md)
+        self.at_call = tuple(structure_at_call(a) for a in self.grouped)
 
     def active(self, selected=None, ints: bool = True) -> tuple:
         """Per parameter, whether it is differentiated (selected: the user's argument
@@ -83,7 +86,7 @@ class CallPlan:
 
     def gradients(self, bars) -> tuple:
         """One gradient per argument the user passed, from the per-parameter cotangents."""
-        out = [finalize(b, _as_real(a)) for b, a in zip(bars, self.grouped[:self.npos])]
+        out = [finalize(b, _as_real(a)) for b, a in zip(bars, self.at_call[:self.npos])]
         if self.has_vararg and len(self.args) > self.npos:
             rest = tuple(_as_real(a) for a in self.args[self.npos:])
             bar = bars[self.npos] if len(bars) > self.npos else None
@@ -91,6 +94,44 @@ class CallPlan:
             out += list(rest_grads) if rest_grads is not None else [None] * len(rest)
         out += [None] * (len(self.args) - len(out))
         return tuple(out[self.skip:])
+
+
+def structure_at_call(x, depth: int = 0):
+    """x, or where x is or holds a list or dict, a copy of its containers (and of the
+    instance dict of objects holding them) with the same leaves: what the gradient's
+    structure follows when the call updates them in place."""
+    if depth > 8 or not _holds_container(x, depth):
+        return x
+    t = type(x)
+    if t is list:
+        return [structure_at_call(v, depth + 1) for v in x]
+    if t is dict:
+        return {k: structure_at_call(v, depth + 1) for k, v in x.items()}
+    if t is tuple:
+        return tuple(structure_at_call(v, depth + 1) for v in x)
+    attrs = getattr(x, "__dict__", None)
+    if type(attrs) is dict and not hasattr(t, "__slots__"):
+        try:
+            clone = object.__new__(t)
+        except TypeError:  # a class object.__new__ cannot make: as it is
+            return x
+        clone.__dict__.update({k: structure_at_call(v, depth + 1) for k, v in attrs.items()})
+        return clone
+    return x
+
+
+def _holds_container(x, depth: int) -> bool:
+    t = type(x)
+    if t is list or t is dict:
+        return True
+    if depth > 8 or t is np.ndarray or t is float or t is int or x is None:
+        return False
+    if t is tuple:
+        return any(_holds_container(v, depth + 1) for v in x)
+    attrs = getattr(x, "__dict__", None)
+    if type(attrs) is dict and not isinstance(x, (type, types.ModuleType, types.FunctionType)):
+        return any(_holds_container(v, depth + 1) for v in attrs.values())
+    return False
 
 
 def call_plan(f, args: tuple, kwargs: dict) -> CallPlan:

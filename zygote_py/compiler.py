@@ -34,6 +34,7 @@ from .codegen.generate import compile_generated, generate
 from .codegen.naming import function_name
 from .errors import MutationError, ZygoteError
 from .frontend.lower import lower_function
+from .frontend.result_aliases import join as join_summaries
 from .frontend.lower_expr import _MISSING
 from .ir.clone import clone_block
 from .ir.core import Function
@@ -193,6 +194,9 @@ class Compiler:
         # parameters a recursive call is assumed to write into, their order, those whose
         # assumption was read, and those resting on an assumption of an outer lowering
         self._lowering: dict = {}
+        # ... and the result-alias summary a recursive call is assumed to have
+        # (frontend/result_aliases.py; at first fresh)
+        self._assumed_results: dict = {}
         self._lowering_order: list = []
         self._consulted: set = set()
         self._tainted: set = set()
@@ -235,21 +239,27 @@ class Compiler:
         key = (fn, threads)
         lowering = self._lowering
         lowering[key] = self._lowering.get((fn, ()), ())
+        assumed = self._assumed_results
+        assumed[key] = assumed.get((fn, ()), frozenset())
         self._lowering_order.append(key)
         try:
             while True:
                 self._consulted.discard(key)
-                ir = lower_function(fn, self.argument_writes_of, threads)
+                ir = lower_function(fn, self.argument_writes_of, threads, self.result_aliases_of)
                 _show("lowered", ir)
                 simplify(ir, check=_pass_checker())  # observers see the IR after every pass
                 _show("simplified", ir)
                 found = tuple(sorted(set(lowering[key]) | set(written_parameters(ir))))
-                if threads or found == lowering[key] or key not in self._consulted:
+                summary = join_summaries(assumed[key], ir.meta["result_aliases"])
+                if threads or key not in self._consulted or \
+                        (found == lowering[key] and summary == assumed[key]):
                     break
-                lowering[key] = found  # a recursive call writes more: lower again
+                # a recursive call writes more, or returns more: lower again
+                lowering[key], assumed[key] = found, summary
         finally:
             self._lowering_order.pop()
             del lowering[key]
+            del assumed[key]
             clean = key not in self._tainted
             self._tainted.discard(key)
         return ir, clean
@@ -267,6 +277,20 @@ class Compiler:
             return written_parameters(self.lowered_ir(fn))
         except Exception:  # noqa: BLE001 - no source, or refused: decided where it is called,
             return ()  # as before this question was asked (an error shows there)
+
+    def result_aliases_of(self, fn):
+        """What fn's result may share memory with (its summary, frontend/result_aliases.py;
+        None: unknown): what a caller's lowering asks for each Python function it calls."""
+        key = (fn, ())
+        if key in self._assumed_results:  # recursion: what is assumed so far
+            self._consulted.add(key)
+            position = self._lowering_order.index(key)
+            self._tainted.update(self._lowering_order[position + 1:])
+            return self._assumed_results[key]
+        try:
+            return self.lowered_ir(fn).meta.get("result_aliases")
+        except Exception:  # noqa: BLE001 - no source, or refused: unknown (an error shows
+            return None  # where it is called)
 
     def fresh_ir(self, fn) -> Function:
         """A private copy of the lowered IR, for a caller that wants to edit one (the

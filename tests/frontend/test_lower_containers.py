@@ -37,12 +37,19 @@ def setdefault_on_argument(x, d):
     (insert_into_argument, [1.0]), (update_argument, {"a": 1.0}), (pop_from_argument, [1.0, 2.0]),
     (setdefault_on_argument, {"a": 1.0}),
 ], ids=["list.insert", "dict.update", "list.pop", "dict.setdefault"])
-def test_update_of_a_container_the_function_did_not_create_is_refused(func, container):
-    before = type(container)(container)
-    with pytest.raises(zp.MutationError, match="did not create") as info:
-        zp.gradient(func, X, container)
-    assert info.value.loc.line == func.__code__.co_firstlineno + 1
-    assert container == before  # refused before it was modified
+def test_update_of_a_container_the_function_did_not_create_is_followed(func, container):
+    # refused before lists and dicts from outside were updated in place
+    # (runtime/outside_containers.py; every form: tests/frontend/test_outside_containers.py)
+    plain = type(container)(container)
+    expected_value = func(X.copy(), plain)
+    h = 1e-6
+    expected = np.array([(func(X + h * e, type(container)(container))
+                          - func(X - h * e, type(container)(container))) / (2 * h)
+                         for e in np.eye(len(X))])
+    value, (g, _) = zp.withgradient(func, X.copy(), container)
+    assert value == pytest.approx(expected_value)
+    np.testing.assert_allclose(g, expected, atol=1e-8)
+    assert container == plain  # the caller sees the update, as after a plain call
 
 
 class Accumulator:
@@ -93,11 +100,14 @@ def test_popitem_is_refused():
         zp.gradient(popitem_on_a_created_dict, X)
 
 
-def test_del_of_a_name_is_unsupported_and_of_an_argument_item_a_mutation():
+def test_del_of_a_name_is_unsupported_and_of_an_argument_item_followed():
     with pytest.raises(zp.UnsupportedSyntax, match="del is only supported"):
         zp.gradient(del_of_a_name, X)
-    with pytest.raises(zp.MutationError, match="did not create"):
-        zp.gradient(del_of_an_argument_item, X, [1.0, 2.0])
+    p = [1.0, 2.0]  # (refused before lists from outside were updated in place)
+    g = zp.gradient(del_of_an_argument_item, X, p)
+    assert p == [2.0] and np.array_equal(g[0], [1.0, 0.0, 0.0]) and g[1] is None
+    with pytest.raises(zp.MutationError, match="del of an item"):
+        zp.gradient(del_of_an_argument_item, X, (1.0, 2.0))
 
 
 @pytest.mark.parametrize("func", [accumulate_with_a_function, iter_with_a_sentinel])

@@ -49,9 +49,21 @@ def test_augmented_write_keeps_numpys_rules():
     assert writes.augmented_write(2.0, 3.0) == 3.0
 
 
-def test_write_item_refuses_a_list():
-    with pytest.raises(zp.MutationError, match="list"):
-        writes.write_item([1.0, 2.0], 0, 3.0)
+def test_write_item_into_a_list_or_dict_and_back():
+    xs, d, log = [1.0, 2.0], {"a": 1.0}, {}
+    saved = writes.saved_region(xs, 0, log), writes.saved_region(d, "b", log)
+    assert writes.write_item(xs, 0, 3.0) is xs and xs == [3.0, 2.0]
+    assert writes.write_item(d, "b", 4.0) is d and d == {"a": 1.0, "b": 4.0}
+    assert writes.written_value_cotangent([5.0, 6.0], 0, 3.0, xs) == 5.0
+    assert writes.overwritten_cotangent([5.0, 6.0], 0) == [None, 6.0]
+    assert writes.overwritten_cotangent({"a": 1.0, "b": 2.0}, "b") == {"a": 1.0}
+    writes.restore_region(xs, 0, saved[0])
+    writes.restore_region(d, "b", saved[1])
+    assert xs == [1.0, 2.0] and d == {"a": 1.0} and len(log) == 2
+    with pytest.raises(zp.MutationError, match="one item at an integer index"):
+        writes.write_item(xs, slice(0, 1), [3.0])
+    with pytest.raises(zp.MutationError, match="tuple"):
+        writes.write_item((1.0,), 0, 3.0)
 
 
 def test_check_distinct_arguments():
@@ -85,11 +97,11 @@ def test_snapshot_except_leaves_out_the_arguments_memory():
     assert [x is other for x, _ in pairs] == [True]
 
 
-def test_log_written_arguments_logs_arrays_only():
+def test_log_written_arguments_logs_arrays_lists_and_dicts_only():
     log = {}
-    a = np.zeros(2)
-    writes.log_written_arguments(a, 3.0, [1.0], log)
-    assert list(log.values()) == [a]
+    a, xs = np.zeros(2), [1.0]
+    writes.log_written_arguments(a, 3.0, xs, (1.0,), log)
+    assert list(log.values()) == [a, xs]
 
 
 def test_positions_follow_numpy():

@@ -24,6 +24,7 @@ from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_objects import ObjectLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
+from .result_aliases import ResultAliasLowering
 from .lower_writes import WriteLowering, written_slot
 from .scope import Signature, function_locals, signature_of
 from .source import find_function_node, loc_of
@@ -38,8 +39,8 @@ _LITERALS = frozenset({"list", "tuple", "dict"})
 _HOLDING_OPS = _LITERALS | {"append", "extend", "setitem", "insert"}
 
 
-class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, IteratorLowering,
-              ObjectLowering):
+class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, ContainerLowering,
+              IteratorLowering, ObjectLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -75,6 +76,10 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
         # fn -> the indices of the parameters fn writes into (the compiler's answer; None: no
         # function called here is asked, lower_writes.py: argument_writing_call)
         self.argument_writes = parent.argument_writes if parent else None
+        # fn -> what fn's result may share memory with (its summary, result_aliases.py;
+        # None: no function called here is asked)
+        self.result_aliases = parent.result_aliases if parent else None
+        self.array_methods: list = []  # ndarray-named method calls (on the root lowerer)
 
         self._rebinding: RebindingIndex | None = None
         self.unmerged: dict = {}  # names whose nested function failed to merge (lower_stmt.py)
@@ -208,6 +213,8 @@ class Lowerer(WriteLowering, ExprLowering, StmtLowering, ContainerLowering, Iter
                 "function (a global, a closure variable or a variable of an enclosing function)",
                 f"write into a copy made here ({base_node.id} = {base_node.id}.copy()), or "
                 "return the values and write them where the array is created")
+        if self.outside_item_update(target, node, value, augment):  # lower_containers.py
+            return  # an attribute's list or dict (anything else refused while running)
         raise self.mutation_error(
             node, f"{what} writes into an object reached through an expression",
             "name the array first (a = obj.a; a[i] = v), or build the result functionally "
@@ -429,14 +436,16 @@ def _bind(sig: Signature, fn: LocalFunction, args, kwargs) -> dict | None:
     return out
 
 
-def lower_function(pyfn, argument_writes=None, threads: tuple = ()) -> Function:
+def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_aliases=None) -> Function:
     """Parse and lower a Python function to IR (no passes run).
 
     argument_writes(f) says which parameters a Python function f called here writes into
     (the compiler answers it; None: no call is treated as writing, docs/mutation.md).
     threads: the *threaded* variant of a function that writes into these parameters'
     arrays: it returns `(result, those arrays as the function leaves them...)`, the form
-    a caller's pullback needs (runtime/writes.py: ArgumentWrites)."""
+    a caller's pullback needs (runtime/writes.py: ArgumentWrites).
+    result_aliases(f) says what the result of a Python function f called here may share
+    memory with (its summary, frontend/result_aliases.py; None: unknown for every f)."""
     node, filename = find_function_node(pyfn)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntax("async def is not supported", loc_of(filename, node),
@@ -450,6 +459,7 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = ()) -> Function:
     lowerer.open_blocks.append(body)
     lowerer.env = dict(zip(sig.names, params))
     lowerer.argument_writes = argument_writes
+    lowerer.result_aliases = result_aliases
     for index, param in enumerate(params):
         lowerer.alias_class(param).params.add(index)
     for index in threads:  # a name no code can bind: follows the argument's array through
@@ -460,6 +470,9 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = ()) -> Function:
     else:
         lowerer.stmts(node.body)
         result = lowerer.finish_body(node)
+    summary = lowerer.summary_of_result(result)
+    if summary is not None:
+        lowerer.guard_array_methods(result)
     if threads:
         result = lowerer.threaded_result(result, [sig.names[i] for i in threads], node)
     lowerer.emit("return", [result], nresults=0, node=node)
@@ -475,4 +488,5 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = ()) -> Function:
     fn.meta["param_writes"] = lowerer.param_writes
     fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
     fn.meta["threads"] = tuple(threads)
+    fn.meta["result_aliases"] = summary
     return fn

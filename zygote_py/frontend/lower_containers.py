@@ -20,6 +20,8 @@ import gast
 
 from ..ir.core import Value
 from ..runtime import containers as forms
+from ..runtime import outside_containers as outside
+from ..runtime.built_objects import set_attribute
 from ..runtime.iterators import for_pass
 from .scope import resolve_free
 
@@ -42,6 +44,23 @@ _FORM_KINDS = {**{f: "list" for f, _ in LIST_METHODS.values()},
                **{f: "dict" for f, _ in DICT_METHODS.values()},
                forms.list_setitem: "list", forms.list_delitem: "list", forms.dict_delitem: "dict",
                builtins.list: "list", builtins.dict: "dict", builtins.sorted: "list"}
+
+
+# the updating methods followed on a list or dict from outside the function (outside_update)
+OUTSIDE_METHODS = {"list": frozenset({"append", "extend", *LIST_METHODS}),
+                   "dict": frozenset(DICT_METHODS)}
+_COPIES = {"list": builtins.list, "dict": builtins.dict}
+_ABSENT = object()
+
+
+def _describe(receiver) -> str:
+    return receiver.id if isinstance(receiver, gast.Name) else f"{_describe(receiver.value)}.{receiver.attr}" \
+        if isinstance(receiver, gast.Attribute) else "the container"
+
+
+def _hint_of(receiver) -> str:
+    return receiver.id if isinstance(receiver, gast.Name) else \
+        receiver.attr if isinstance(receiver, gast.Attribute) else ""
 
 
 class ContainerLowering:
@@ -132,6 +151,9 @@ class ContainerLowering:
         """Lower `name.method(...)` on a list or dict made here, or return None."""
         found = self.local_container(func)
         if found is None:
+            outside = self.outside_update(func, base, operands, star, kw, node)
+            if outside is not None:
+                return outside
             if func.attr not in ("append", "extend") and \
                     any(func.attr in names for names in forms.MUTATING_METHODS.values()):
                 # decided by the receiver when it runs: a list or dict is refused, any other
@@ -171,6 +193,187 @@ class ContainerLowering:
         new.hint = name
         self.rebind(name, current, new, kind)
         return result
+
+    # -- lists and dicts from outside the function, updated in place --------------------------
+    def outside_update(self, func, base, operands, star, kw, node):
+        """`xs.append(v)` (and the other updating methods) where xs is not a container made
+        here: a name of the function (an argument, say) or an attribute (`self.items`).
+        Lowered as `if is_container(xs, kind): <functional form on a copy, written back in
+        place> else: <the method call>` (runtime/outside_containers.py); None when the
+        receiver or the method is not one of these."""
+        method = func.attr
+        kinds = [k for k in ("list", "dict") if method in OUTSIDE_METHODS[k]]
+        receiver = func.value
+        if not kinds or star or None in kw:
+            return None
+        if isinstance(receiver, gast.Name):
+            if receiver.id not in self.local_names or self.env.get(receiver.id) is not base or \
+                    base.id in self.escaped or base.id in self.consumed:
+                return None  # (a global, a closure value, an enclosing function's name,
+                # a list made here that something else holds: refused as before)
+        elif not isinstance(receiver, gast.Attribute) or self._held_by_a_constant(base):
+            return None  # (`config.LOG.append(v)`: module state, as before)
+        if self.alias_class(base).external:
+            return None  # a global's: as before (refused while running with a derivative)
+        return self.outside_chain(
+            receiver, base, kinds,
+            lambda kind, copy: self.functional_update(kind, method, copy, operands, kw, node),
+            lambda: self._plain_method(base, method, operands, star, kw, node), node)
+
+    def sort_outside_or_array(self, func, base, operands, kw, node):
+        """`xs.sort(...)` on a name of the function: a list from outside sorted in place
+        (as outside_update), an array's in-place sort otherwise (lower_writes.py)."""
+        name = func.value.id
+        if "key" in kw or "reverse" in kw:  # not an ndarray's sort: another object's method
+            array_sort = lambda: self._plain_method(base, "sort", operands, (), kw, node)  # noqa: E731
+        else:
+            array_sort = lambda: self.sort_in_place(name, base, operands, kw, node)  # noqa: E731
+        if base.id in self.escaped or base.id in self.consumed or \
+                self.env.get(name) is not base:
+            return array_sort()
+        return self.outside_chain(
+            func.value, base, ("list",),
+            lambda kind, copy: self.functional_update(kind, "sort", copy, operands, kw, node),
+            array_sort, node)
+
+    def _held_by_a_constant(self, base) -> bool:
+        """Whether base is `owner.attr` of a module, class or other constant owner."""
+        op = base.defining_op
+        return op is not None and op.opcode == "getattr" and \
+            self.constant_of(op.operands[0], _ABSENT) is not _ABSENT
+
+    def _plain_method(self, base, method, operands, star, kw, node):
+        self.emit("call", [base, self.const(method, node), self.const(self.loc(node), node)],
+                  attrs={"fn": forms.refuse_container_update,
+                         "expr": "refuse_container_update", "kw": (), "star": ()}, node=node)
+        return self.emit("method", [base, *operands],
+                         attrs={"name": method, "kw": kw, "star": star}, node=node).result
+
+    def outside_item_update(self, target, node, value=None, augment=None, delete=False) -> bool:
+        """`xs[k] = v`, `xs[k] op= v` or `del xs[k]` where xs is an attribute (`self.items`),
+        or for del a name of the function: as outside_update, with the functional
+        setitem/delitem; anything but a list or dict there is refused while running (name
+        an array first).  False when the target is not one of these."""
+        receiver = target.value
+        if isinstance(receiver, gast.Name):
+            if not delete or receiver.id not in self.local_names or \
+                    not isinstance(self.env.get(receiver.id), Value):
+                return False
+            base = self.env[receiver.id]
+            if base.id in self.escaped or base.id in self.consumed:
+                return False
+        elif isinstance(receiver, gast.Attribute):
+            base = self.expr(receiver)
+            if self._held_by_a_constant(base):
+                return False
+        else:
+            return False
+        key = self.expr(target.slice)
+        if augment is not None:
+            fn, rhs = augment
+            old = self.call_static(operator.getitem, (base, key), node)
+            value = self.call_static(fn, (old, self.expr(rhs)), node)
+        none = self.const(None, node)
+
+        def new(kind, copy):
+            if delete:
+                form = forms.list_delitem if kind == "list" else forms.dict_delitem
+                return self.call_static(form, (copy, key), node), none
+            if kind == "list":
+                return self.call_static(forms.list_setitem, (copy, key, value), node), none
+            return self.emit("setitem", [copy, key, value], node=node).result, none
+
+        def refused():
+            what = "del of an item" if delete else "item assignment"
+            self.emit("call", [base, self.const(what, node), self.const(self.loc(node), node)],
+                      attrs={"fn": outside.refuse_item_update, "expr": "_zp_refuse_item_update",
+                             "kw": (), "star": ()}, node=node)
+            return none
+
+        self.outside_chain(receiver, base, ("list", "dict"), new, refused, node)
+        return True
+
+    def outside_chain(self, receiver, base, kinds, make_new, plain, node):
+        """`if is_container(base, kind): <make_new on a copy, written back> elif ...: else:
+        plain()`; returns the method's result."""
+        slot = f"<result at {id(node)}>"
+
+        def updated(kind):
+            def branch():
+                self.refuse_update_while_iterated(base, _describe(receiver), node)
+                copy = self.call_static(_COPIES[kind], (base,), node)
+                self.kinds[copy.id] = kind
+                self.fresh.add(copy.id)
+                new, result = make_new(kind, copy)
+                written = self.emit("call", [base, new, self.const(self.loc(node), node)],
+                                    attrs={"fn": outside.replace_contents,
+                                           "expr": "_zp_replace_contents", "kw": (), "star": ()},
+                                    node=node, hint=_hint_of(receiver)).result
+                if isinstance(receiver, gast.Name):
+                    self.record_write(receiver.id, base, written, node)
+                else:  # the object's attribute is written too: the object's ledger follows it
+                    owner = base.defining_op.operands[0] if base.defining_op is not None and \
+                        base.defining_op.opcode == "getattr" else None
+                    if owner is None:
+                        raise self.mutation_error(node, "the container updated is not read "
+                                                  "from an attribute here", "name it first")
+                    self.store_attribute(owner, self.const(receiver.attr, node), written, node,
+                                         set_attribute)
+                self.env[slot] = result
+            return branch
+
+        def otherwise():
+            self.env[slot] = plain()
+
+        def chain(remaining):
+            if not remaining:
+                return otherwise
+            kind = remaining[0]
+
+            def test():
+                cond = self.call_static(outside.is_container, (base, self.const(kind, node)), node)
+                self.if_stmt(cond, updated(kind), chain(remaining[1:]), node)
+            return test
+
+        chain(list(kinds))()
+        return self.env.pop(slot)
+
+    def functional_update(self, kind, method, copy, operands, kw, node):
+        """(new container, the method's result) of `copy.method(...)` on a container made
+        here, by the functional forms (whose rules carry the cotangents)."""
+        none = self.const(None, node)
+        if method == "append":
+            if kw or len(operands) != 1:
+                raise self.unsupported(node, "list.append() takes one argument", "pass one")
+            return self.emit("append", [copy, operands[0]], node=node).result, none
+        if method == "extend":
+            if kw or len(operands) != 1:
+                raise self.unsupported(node, "list.extend() takes one argument", "pass one")
+            return self.emit("extend", [copy, operands[0]], node=node).result, none
+        if kind == "dict" and method == "update":
+            positional = operands[:len(operands) - len(kw)]
+            if len(positional) > 1:
+                raise self.unsupported(node, "dict.update() takes at most one positional "
+                                       "argument", "pass one mapping")
+            sources = list(positional)
+            if kw:
+                pairs = []
+                for key, value in zip(kw, operands[len(positional):]):
+                    pairs += [self.const(key, node), value]
+                sources.append(self.emit("dict", pairs, node=node).result)
+            current = copy
+            for source in sources:
+                current = self.emit("call", [current, source], node=node, attrs={
+                    "fn": forms.dict_update, "expr": "dict_update", "kw": (), "star": ()}).result
+            return current, none
+        form, returns_pair = (LIST_METHODS if kind == "list" else DICT_METHODS)[method]
+        call = self.emit("call", [copy, *operands], node=node,
+                         attrs={"fn": form, "expr": form.__name__, "kw": kw, "star": ()}).result
+        if not returns_pair:
+            return call, none
+        new, result = self.emit("unpack", [call], nresults=2, node=node,
+                                attrs={"n": 2, "star": None}).results
+        return new, result
 
     def dict_update(self, name, current, operands, kw, node):
         """d.update(other, k=v): other's items, then the keywords' (as Python applies them)."""
@@ -230,8 +433,13 @@ class ContainerLowering:
                     new.hint = name
                     self.rebind(name, current, new, kind)
                     continue
+                if self.outside_item_update(target, node, delete=True):
+                    continue
                 raise self.mutation_error(node, "del of an item of a container this function did "
                                           "not create writes into it in place",
                                           "copy it first (xs = list(xs)), or build a new one")
+            if isinstance(target, gast.Subscript) and self.outside_item_update(target, node,
+                                                                               delete=True):
+                continue
             raise self.unsupported(node, "del is only supported for items of a list or dict the "
                                    "function created", "let the variable go out of scope instead")

@@ -454,8 +454,8 @@ class ExprLowering:
         if name in ("sort", "put") and isinstance(func.value, gast.Name) and not star \
                 and func.value.id in self.local_names and self.local_container(func) is None:
             # an array's in-place sort or put (lower_writes.py), followed by the gradient
-            if name == "sort":
-                return self.sort_in_place(func.value.id, base, operands, kw, node)
+            if name == "sort":  # a list from outside, or an array (lower_containers.py)
+                return self.sort_outside_or_array(func, base, operands, kw, node)
             written = self.positions_write(np.put, ("a", "ind", "v", "mode"), operands, kw, node,
                                            receiver=func.value)
             if written is not None:

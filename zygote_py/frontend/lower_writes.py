@@ -59,8 +59,9 @@ from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..rules.indexing import _index_cotangent
 from ..rules.ufunc_methods import ufunc_at
-from ..runtime import writes
+from ..runtime import alias_checks, writes
 from ..runtime.library_code import is_library_function
+from .result_aliases import mutable_constant
 
 # the name under which the threaded variant of a function keeps following an argument's
 # array (frontend/lower.py): no Python code can bind it
@@ -104,6 +105,7 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
                                 writes.check_unaliased, writes.check_distinct_arguments,
                                 writes.check_sortable, writes.refuse_array_out,
+                                alias_checks.check_array_method, alias_checks.check_method_is,
                                 writes.put_positions,
                                 writes.place_positions, writes.diagonal_positions,
                                 writes.putmask_positions, writes.along_axis_positions,
@@ -120,13 +122,16 @@ CONTAINER_OPS = frozenset({"list", "tuple", "dict", "append", "extend", "setitem
 class AliasClass:
     """What one may-alias class holds: parameters, a global or cell, containers."""
 
-    __slots__ = ("containers", "external", "params", "shared", "untracked")
+    __slots__ = ("containers", "external", "opaque", "params", "shared", "untracked")
 
     def __init__(self):
         self.params: set[int] = set()  # indices of the parameters in it
         self.external: str | None = None  # "the module global 'W'" and the like
         self.containers = False
         self.shared = False  # joined by a view, a container or an unknown call's result
+        # joined by a value whose memory may come from where no operand leads (the result
+        # of an unknown call, frontend/result_aliases.py): the class has no result summary
+        self.opaque = False
         # where a value that may share memory with others was made under `with zp.no_grad():`
         self.untracked = None
 
@@ -135,6 +140,7 @@ class AliasClass:
         self.external = self.external or other.external
         self.containers = self.containers or other.containers
         self.shared = self.shared or other.shared
+        self.opaque = self.opaque or other.opaque
         self.untracked = self.untracked or other.untracked
 
 
@@ -155,9 +161,16 @@ class WriteLowering:
         return root
 
     def alias_union(self, a: Value, b: Value) -> None:
-        if self.constant_of(a, _NOT_CONST) is not _NOT_CONST or \
-                self.constant_of(b, _NOT_CONST) is not _NOT_CONST:
-            return  # literals and static callees alias nothing
+        const_a, const_b = self.constant_of(a, _NOT_CONST), self.constant_of(b, _NOT_CONST)
+        if const_a is not _NOT_CONST or const_b is not _NOT_CONST:
+            # literals and static callees alias nothing; memory held as a constant (an
+            # array) is outside every class: what is made from it has no result summary
+            for const, other in ((const_a, b), (const_b, a)):
+                if const is not _NOT_CONST and other is not None and \
+                        self.constant_of(other, _NOT_CONST) is _NOT_CONST and \
+                        mutable_constant(const):
+                    self.alias_class(other).opaque = True
+            return
         ra, rb = self.alias_root(a), self.alias_root(b)
         if ra == rb:
             return
@@ -189,10 +202,40 @@ class WriteLowering:
             self.alias_class(op.result).shared = True  # joined where it is lowered
             self.made_at[op.result.id] = self.root_lowerer().writes_done
             return
+        if code == "call" and not op.attrs["star"]:  # the callee's result summary
+            fn = op.attrs["fn"]
+            summary = self.callee_summary(fn)
+            if summary is not None:
+                self.join_summarised(op.result, fn, summary, op.operands, op.attrs["kw"],
+                                     getattr(fn, "__name__", "the function"))
+                self.made_at[op.result.id] = self.root_lowerer().writes_done
+                return
+        if code == "method" and self.summarised_method(op):  # result_aliases.py
+            self.made_at[op.result.id] = self.root_lowerer().writes_done
+            return
+        if code == "unpack" and _argument_writes_call(op.operands[0]):
+            # (result, written arrays...): the written arrays are the arguments (joined by
+            # record_write), the result is joined where the call is lowered
+            for result in op.results[1:]:
+                self.alias_union(result, op.operands[0])
+                self.made_at[result.id] = self.root_lowerer().writes_done
+            return
         if code == "method" and op.attrs["name"] in FRESH_METHODS and "copy" not in op.attrs["kw"]:
             return
         if code == "getattr" and op.attrs["name"] in FRESH_ATTRIBUTES:
             return
+        if code == "getattr" and isinstance(self.constant_of(op.operands[0], None),
+                                            (types.ModuleType, type, types.FunctionType)):
+            # data held by a module, a class or a function (`config.W`), read while running:
+            # state outside the function, as a module global is
+            owner = self.constant_of(op.operands[0])
+            info = self.alias_class(op.result)
+            info.external = f"the attribute {op.attrs['name']!r} of " \
+                f"{getattr(owner, '__name__', 'an object')}"
+            info.shared = True
+            self.made_at[op.result.id] = self.root_lowerer().writes_done
+            return
+        opaque = self.opaque_result(op)  # result_aliases.py
         operands = op.operands
         if code == "call" and _first_operand_only(op.attrs["fn"]):
             operands = operands[:1]  # x[i] views x, not i; a write copies its value in
@@ -203,6 +246,8 @@ class WriteLowering:
             return  # the same array, written: not a second reference to it
         if code in CONTAINER_OPS:
             self.alias_class(op.result).containers = True
+        if opaque:
+            self.alias_class(op.result).opaque = True
         self.alias_class(op.result).shared = True
         for result in op.results:  # made before the writes counted so far
             self.made_at[result.id] = self.root_lowerer().writes_done
@@ -587,12 +632,20 @@ class WriteLowering:
                                                   "kw": kw, "star": ()}, node=node).result
         parts = self.emit("unpack", [call], nresults=1 + len(written),
                           attrs={"n": 1 + len(written), "star": None}, node=node).results
-        # the result may be (a view of) any argument; the arrays written are the arguments
-        # themselves (record_write joins each to its own), so a number passed along does
-        # not join them unless the result is used
-        if not isinstance(self.rebinding_index().parents.get(id(node)), gast.Expr):
-            for operand in operands:
-                self.alias_union(parts[0], operand)
+        # the result may be (a view of) the arguments fn's summary names, or any argument
+        # when it has none; the arrays written are the arguments themselves (record_write
+        # joins each to its own), so a number passed along does not join them unless the
+        # result is used
+        summary = self.callee_summary(fn)
+        if summary is not None:
+            self.join_summarised(parts[0], fn, summary, operands, kw, name)
+        else:
+            self.alias_union(parts[0], call)
+            self.alias_class(parts[0]).opaque = True
+            if not isinstance(self.rebinding_index().parents.get(id(node)), gast.Expr):
+                for operand in operands:
+                    self.alias_union(parts[0], operand)
+        self.made_at[parts[0].id] = self.root_lowerer().writes_done
         arg_nodes = list(node.args) + [k.value for k in node.keywords]
         for source, old, new in zip(sources, passed, parts[1:]):
             position = source if type(source) is int else npos + kw.index(source)
@@ -827,6 +880,11 @@ def _bind_positional(names, operands, kw) -> dict | None:
             return None
         bound[key] = value
     return bound
+
+
+def _argument_writes_call(value: Value) -> bool:
+    op = value.defining_op
+    return op is not None and op.opcode == "call" and type(op.attrs["fn"]) is writes.ArgumentWrites
 
 
 def _makes_container(value: Value) -> bool:

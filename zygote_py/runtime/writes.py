@@ -30,6 +30,7 @@ import types
 import numpy as np
 
 from ..errors import MutationError
+from .outside_containers import holds
 
 _ndarray = np.ndarray
 
@@ -45,17 +46,38 @@ def _not_an_array(x, loc, what: str):
 
 
 def write_item(x, index, value, loc=None):
-    """x[index] = value, in place; x itself is returned."""
+    """x[index] = value, in place; x itself is returned.  x may also be a list (an integer
+    index) or a dict the function did not create (runtime/outside_containers.py)."""
     if type(x) is not _ndarray:
+        if _container_item(x, index, loc, "item assignment"):
+            x[index] = value
+            return x
         raise _not_an_array(x, loc, "item assignment")
     x[index] = value
     return x
+
+
+def _container_item(x, index, loc, what) -> bool:
+    """Whether x[index] is an item of a list (an integer index) or a dict, which the
+    writes here follow; a list's slice is refused (it may change the list's length)."""
+    if type(x) is dict:
+        return True
+    if type(x) is list:
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            return True
+        raise MutationError(f"{what} into a list with a {type(index).__name__} index, which "
+                            "zygote_py follows for one item at an integer index", loc,
+                            "write one item at a time (xs[i] = v), or build a new list")
+    return False
 
 
 def write_item_augmented(x, index, value, loc=None):
     """x[index] = value where value is `x[index] op v` (x[index] op= v): in place, refused
     with NumPy's own error where NumPy's in-place operator would not cast the result."""
     if type(x) is not _ndarray:
+        if _container_item(x, index, loc, "augmented item assignment"):
+            x[index] = value
+            return x
         raise _not_an_array(x, loc, "augmented item assignment")
     _check_cast(value, x)
     x[index] = value
@@ -139,7 +161,16 @@ def _check_cast(value, x) -> None:
 
 # -- the forward's saves and the backward's restores --------------------------------------
 def saved_region(x, index, log):
-    """A copy of x[index] (what a write is about to destroy); x is logged as written."""
+    """A copy of x[index] (what a write is about to destroy); x is logged as written.  For
+    a list, the item; for a dict, whether the key was there and its value."""
+    if type(x) is list or type(x) is dict:
+        log[id(x)] = x
+        if type(x) is dict:
+            return (index in x, x.get(index))
+        try:
+            return x[index]
+        except (IndexError, TypeError):
+            return None  # the write will raise Python's own error
     if type(x) is not _ndarray:
         return None  # the write will refuse it
     log[id(x)] = x
@@ -165,8 +196,14 @@ def saved_whole(y, log):
 
 def restore_region(x, index, saved) -> None:
     """Undo a write in the backward: x[index] = what it held before."""
-    if type(x) is _ndarray:
+    if type(x) is _ndarray or type(x) is list:
         x[index] = saved
+    elif type(x) is dict:
+        present, old = saved
+        if present:
+            x[index] = old
+        else:
+            x.pop(index, None)
 
 
 def restore_whole(y, saved) -> None:
@@ -182,7 +219,13 @@ def snapshot(log) -> list:
 def restore_final(snapshot_pairs) -> None:
     """Put back what the forward left, as the backward ends."""
     for x, final in snapshot_pairs:
-        x[...] = final
+        if type(x) is list:
+            x[:] = final
+        elif type(x) is dict:
+            x.clear()
+            x.update(final)
+        else:
+            x[...] = final
 
 
 # -- cotangents -----------------------------------------------------------------------------
@@ -202,6 +245,8 @@ def written_value_cotangent(g, index, value, x):
     A float written into an integer array is rounded: no derivative."""
     if g is None:
         return None
+    if type(x) is list or type(x) is dict:  # one item of a container from outside
+        return g.get(index) if type(g) is dict else g[index]
     if x.dtype.kind in "biu" and np.result_type(value).kind in "fc":
         return None
     part = g[index]
@@ -251,6 +296,14 @@ def overwritten_cotangent(g, index):
     cotangent sharing the array, the caller's seed) makes a copy."""
     if g is None:
         return None
+    if type(g) is dict:  # a dict's item: its old value (if any) got nothing
+        rest = dict(g)
+        rest.pop(index, None)
+        return rest
+    if type(g) is list or type(g) is tuple:
+        rest = list(g)
+        rest[index] = None
+        return rest
     if type(g) is _ndarray and g.base is None and sys.getrefcount(g) <= _sole_variable_refs() \
             and g.flags.writeable:
         g[index] = 0
@@ -324,6 +377,8 @@ def view_writeback(m, t, name, loc=None):
                                 "cannot follow element by element", loc,
                                 f"take a copy ({name} = {name}.copy()) before the write")
         return m
+    if (type(t) is list or type(t) is dict) and m is t:
+        return m  # the same container under another name: it holds the new items
     check_unaliased(m, t, name, loc)
     return m
 
@@ -332,6 +387,8 @@ def writeback_value_cotangent(g, m, t):
     """The part of m's cotangent g that belongs to the written array t (t's shape)."""
     if g is None:
         return None
+    if m is t and (type(t) is list or type(t) is dict):
+        return g
     pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
     if not pos:
         return None
@@ -344,6 +401,8 @@ def writeback_value_cotangent(g, m, t):
 def writeback_rest_cotangent(g, m, t):
     """m's cotangent g less the elements it shares with the written array t."""
     if g is None:
+        return None
+    if m is t and (type(t) is list or type(t) is dict):
         return None
     pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
     if not pos:
@@ -406,7 +465,15 @@ _OPAQUE = _Opaque
 
 def check_unaliased(value, buffer, name, loc=None) -> None:
     """Refuse a read of value when it shares memory with buffer, an array written since
-    value was made (the compiler's data flow would describe value as it was before)."""
+    value was made (the compiler's data flow would describe value as it was before).
+    buffer may also be a list or dict from outside, updated in place: value may not hold it."""
+    if type(buffer) is list or type(buffer) is dict:
+        if value is not buffer and holds(value, buffer):
+            raise MutationError(
+                f"{name!r} holds a {type(buffer).__name__} updated in place after it was "
+                "made, so what it holds changed behind its name", loc,
+                "read it again after the update, or update a copy")
+        return
     if type(buffer) is not _ndarray:
         return
     for part in _arrays_in(value):
@@ -421,6 +488,15 @@ def check_unaliased(value, buffer, name, loc=None) -> None:
 def check_distinct_arguments(values, written, loc=None) -> None:
     """At the entry of a function that writes into its arguments: the arguments (and the
     closure and module values it reads) written into must not share memory with others."""
+    for i in written:  # a list or dict written into: no other input may be or hold it
+        if type(values[i]) is list or type(values[i]) is dict:
+            for j, other in enumerate(values):
+                if j != i and (other is values[i] or holds(other, values[i])):
+                    raise MutationError(
+                        "the function updates a list or dict passed to it that another "
+                        "argument (or a global or closure value it reads) also holds", loc,
+                        "pass a copy (list(xs), dict(d)) so that the update changes one "
+                        "container only")
     parts = [[a for a in _arrays_in(v) if a is not _OPAQUE] for v in values]
     for i in written:
         for array in parts[i]:
@@ -478,7 +554,7 @@ def log_written_arguments(*values_and_log) -> None:
     what the forward left in them)."""
     *values, log = values_and_log
     for value in values:
-        if type(value) is _ndarray:
+        if type(value) is _ndarray or type(value) is list or type(value) is dict:
             log[id(value)] = value
 
 
@@ -489,7 +565,8 @@ def snapshot_except(log, kept) -> list:
     reading; the caller puts back their final state at its end."""
     arrays = [a for a in kept if type(a) is _ndarray]
     return [(x, x.copy()) for x in log.values()
-            if not any(np.may_share_memory(x, a) for a in arrays)]
+            if not any(x is a for a in kept) and not (
+                type(x) is _ndarray and any(np.may_share_memory(x, a) for a in arrays))]
 
 
 # -- NumPy's in-place functions, as item writes (frontend/lower_writes.py: in_place_call) ------
@@ -580,3 +657,4 @@ def position_count(index) -> int:
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final):
     _fn._zp_writes = True
+

@@ -14,13 +14,16 @@ A write is visited even when no cotangent reaches it, and so are the loops and
 branches holding one (`restoring_ops`): an earlier op's adjoint may read the array.
 `y2 = augmented_write(y1, new)` (`y op= v` on a name) is all of new: its
 cotangent goes to new, and an in-place write is undone the same way.
+`xs2 = replace_contents(xs1, new)` (a list or dict from outside updated in place,
+runtime/outside_containers.py) is the same for a container: its cotangent goes to new,
+and the items it replaced are put back.
 """
 
 from __future__ import annotations
 
 from ...errors import MutationError
 from ...ir.core import Function, Op
-from ...runtime import writes
+from ...runtime import outside_containers, writes
 from .callees import CalleeRef, bind_parameters, callee_kind
 
 # AdjointBuilder (adjoint.py, which imports this module) appears only in annotations,
@@ -37,7 +40,7 @@ def is_write(op: Op) -> bool:
         return False
     fn = op.attrs["fn"]
     return any(fn is w for w in ITEM_WRITES + WHOLE_WRITES) or fn is writes.view_writeback \
-        or type(fn) is writes.ArgumentWrites
+        or type(fn) is writes.ArgumentWrites or fn is outside_containers.replace_contents
 
 
 def _undoes(op: Op) -> bool:
@@ -71,6 +74,8 @@ def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
         _adjoint_argument_writes(builder, op)
     elif any(fn is w for w in ITEM_WRITES):
         _adjoint_item_write(builder, op)
+    elif fn is outside_containers.replace_contents:
+        _adjoint_replace_contents(builder, op)
     else:
         _adjoint_whole_write(builder, op)
 
@@ -110,6 +115,19 @@ def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
     saved = builder.plan.save_before(op, writes.saved_whole, [old], (old.hint or "y") + "_saved")
     builder.call(writes.restore_whole, builder.fetch(op.result), builder.fetch(saved),
                  expr="_zp_restore_whole")
+
+
+def _adjoint_replace_contents(builder: AdjointBuilder, op: Op) -> None:
+    """xs2 = replace_contents(xs1, new): all of xs2's cotangent is new's; the items the
+    update replaced (saved by the forward) are put back."""
+    old, new = op.operands[:2]
+    saved = builder.plan.save_before(op, outside_containers.saved_contents, [old],
+                                     (old.hint or "xs") + "_saved")
+    g = builder.bar(op.result)
+    if g is not None and builder.varied_operand(new):
+        builder.accumulate(new, g)
+    builder.call(outside_containers.restore_contents, builder.fetch(op.result),
+                 builder.fetch(saved), expr="_zp_restore_contents")
 
 
 def _adjoint_writeback(builder: AdjointBuilder, op: Op) -> None:
