@@ -15,7 +15,7 @@ import numpy as np
 
 from zygote_py.rules.index_tricks import index_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
-from zygote_py.runtime import ArrayShape
+from zygote_py.runtime import ArrayShape, accum
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies; they may loop)
@@ -70,6 +70,43 @@ def _index_cotangent(g, a, index):
     if isinstance(a, dict):
         return {index: g}
     return None
+
+
+def _adds_into_region(acc, g, a, index) -> bool:
+    """Whether `acc + _index_cotangent(g, a, index)` is `acc` with g added into acc[index]:
+    acc, a and g all float64 (compared by their scalar types: cheaper than dtype equality),
+    acc of a's shape, and a basic index (ints, slices, None, Ellipsis), which names each
+    element at most once."""
+    if acc.dtype.type is not np.float64 or (type(a) is not np.ndarray and type(a) is not ArrayShape) \
+            or a.dtype.type is not np.float64 or acc.shape != a.shape:
+        return False
+    kind = type(g)
+    if not (kind is np.ndarray and g.dtype.type is np.float64 or kind is float or kind is np.float64):
+        return False
+    if type(index) is slice:
+        return True
+    parts = index if type(index) is tuple else (index,)
+    for part in parts:
+        if not (type(part) is slice or type(part) is int or part is None or part is Ellipsis):
+            return False
+    return True
+
+
+def _add_index_cotangent(acc, g, a, index):
+    """`accum(acc, _index_cotangent(g, a, index))` in one step (codegen/fuse.py writes it
+    for that pair): where `_adds_into_region` holds, a copy of acc with g added into the
+    region, instead of an array of zeros with g scattered into it and a sum of the two
+    (one array and one pass over it fewer).  acc is never written: the adjoint may read it
+    elsewhere."""
+    if type(acc) is np.ndarray and _adds_into_region(acc, g, a, index):
+        out = acc.copy(order="K")
+        region = out[index]
+        if type(region) is np.ndarray:  # a view into out: added in place
+            region += g
+        else:  # one element
+            out[index] = region + g
+        return out
+    return accum(acc, _index_cotangent(g, a, index))
 
 
 def _take_cotangent(g, a, indices, axis, mode):

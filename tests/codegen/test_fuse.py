@@ -1,0 +1,120 @@
+"""codegen/fuse.py: a read's scattered cotangent added to the cotangent gathered so far
+(`accum(acc, _index_cotangent(g, a, index))`) is written as one helper,
+`_add_index_cotangent`, in gradients that run; gradients compiled to be differentiated
+again (zp.hessian) keep the pair.  Every gradient is checked against central differences."""
+
+import types
+
+import numpy as np
+import pytest
+
+import zygote_py as zp
+from zygote_py.aot.module import standalone_module
+from zygote_py.rules.indexing import _add_index_cotangent, _index_cotangent
+from zygote_py.runtime import ArrayShape, accum
+
+
+def central_differences(f, x, h=1e-6):
+    x = np.array(x, dtype=float)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        out[i] = (f(up) - f(down)) / (2 * h)
+    return out
+
+
+def gates(z):
+    # an LSTM's four gate slices of one pre-activation
+    n = z.shape[1] // 4
+    i = np.tanh(z[:, :n])
+    f = np.tanh(z[:, n:2 * n])
+    o = np.sin(z[:, 2 * n:3 * n])
+    g = np.cos(z[:, 3 * n:])
+    return np.sum(f * i + o * g * g)
+
+
+def stencil(u):
+    for _ in range(3):
+        u = u[1:-1] + 0.3 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u = np.concatenate([u[:1], u, u[-1:]])
+    return np.sum(u ** 2)
+
+
+def elements_and_rows(x):
+    # single elements (a number added into one entry), a row, None and Ellipsis
+    return x[0, 1] * x[1, 2] + np.sum(x[1] ** 2) + np.sum(x[None, ..., 0] * x[:, 1])
+
+
+def repeated_integer_index(x):
+    # an integer-array index with a repeat, then a slice: the general path must add up
+    return np.sum(x[[0, 0, 2]] ** 2) + np.sum(np.sin(x[1:]))
+
+
+CASES = [
+    (gates, (3, 8)),
+    (stencil, (9,)),
+    (elements_and_rows, (3, 4)),
+    (repeated_integer_index, (4,)),
+]
+
+
+@pytest.mark.parametrize("f, shape", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_gradients_through_fused_index_accumulation(f, shape):
+    x = np.random.default_rng(1).standard_normal(shape)
+    (grad,) = zp.gradient(f, x)
+    np.testing.assert_allclose(grad, central_differences(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_the_gate_slices_are_added_by_the_fused_helper():
+    text = zp.grad_source(gates, args=(np.ones((2, 8)),))
+    assert text.count("_zp_add_index_cotangent(") == 3
+    assert text.count("index_cotangent(") == 4  # the first slice starts the sum
+
+
+def test_a_hessian_differentiates_the_unfused_code():
+    x = np.random.default_rng(2).standard_normal(8) * 0.5
+
+    def f(z):
+        return np.sum(np.tanh(z[:4]) * np.sin(z[4:])) + np.sum(z[1:] * z[:-1])
+
+    hess = zp.hessian(f, x)
+    columns = [central_differences(lambda v, i=i: zp.gradient(f, v)[0][i], x, h=1e-5) for i in range(8)]
+    np.testing.assert_allclose(hess, np.stack(columns), rtol=1e-5, atol=1e-6)
+
+
+def test_a_standalone_module_carries_the_fused_helper():
+    text = standalone_module(gates, mode="grad")
+    assert "add_index_cotangent" in text
+    module = types.ModuleType("gates_grad")
+    exec(compile(text, "<gates_grad>", "exec"), module.__dict__)  # noqa: S102 -- the module under test
+    x = np.random.default_rng(3).standard_normal((2, 8))
+    (grad,) = module.grad_gates(x)
+    np.testing.assert_allclose(grad, zp.gradient(gates, x)[0], rtol=1e-15, atol=0)
+
+
+HELPER_CASES = [
+    # (acc, g, a, index): fast path (float64, basic index) and every general one
+    (np.arange(6.0), np.array([1.0, 2.0]), np.zeros(6), slice(1, 3)),
+    (np.arange(6.0).reshape(2, 3), 0.5, ArrayShape((2, 3), np.dtype(np.float64)), (1, 2)),
+    (np.arange(6.0).reshape(2, 3), np.ones((1, 3)), np.zeros((2, 3)), (None, 0, Ellipsis)),
+    (np.arange(6.0), np.array([1.0, 2.0, 3.0]), np.zeros(6), np.array([1, 1, 4])),  # repeats add
+    (np.arange(6.0), np.array([1.0, 2.0]), np.zeros(6), np.arange(6) < 2),  # a mask
+    (np.arange(6.0, dtype=np.float32), np.array([1.0, 2.0]), np.zeros(6, np.float32), slice(0, 2)),
+    (np.arange(6.0), np.array([1.0 + 2j, 2.0]), np.zeros(6), slice(0, 2)),  # real part only
+    (None, np.array([1.0, 2.0]), np.zeros(6), slice(0, 2)),
+    (np.ones((2, 3)), np.array([1.0, 2.0]), np.zeros(3), slice(0, 2)),  # acc broadcast: general
+]
+
+
+@pytest.mark.parametrize("acc, g, a, index", HELPER_CASES)
+def test_the_helper_is_the_pair_it_replaces_and_never_writes_its_accumulator(acc, g, a, index):
+    before = None if acc is None else acc.copy()
+    expected = accum(acc, _index_cotangent(g, a, index))
+    got = _add_index_cotangent(acc, g, a, index)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    if acc is not None:
+        np.testing.assert_array_equal(acc, before)
+        assert got is not acc
