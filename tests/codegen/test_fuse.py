@@ -1,8 +1,11 @@
 """codegen/fuse.py: a read's scattered cotangent added to the cotangent gathered so far
 (`accum(acc, _index_cotangent(g, a, index))`) is written as one helper,
 `_add_index_cotangent`, in gradients that run; gradients compiled to be differentiated
-again (zp.hessian) keep the pair.  Every gradient is checked against central differences."""
+again (zp.hessian) keep the pair.  The helper adds in place only into an array that
+nothing else holds and that the code never reads again.  Every gradient is checked
+against central differences."""
 
+import operator
 import types
 
 import numpy as np
@@ -10,6 +13,9 @@ import pytest
 
 import zygote_py as zp
 from zygote_py.aot.module import standalone_module
+from zygote_py.codegen.fuse import fuse_adjoint_helpers
+from zygote_py.ir.builder import IRBuilder
+from zygote_py.ir.core import Block
 from zygote_py.rules.indexing import _add_index_cotangent, _index_cotangent
 from zygote_py.runtime import ArrayShape, accum
 
@@ -70,6 +76,7 @@ def test_gradients_through_fused_index_accumulation(f, shape):
 def test_the_gate_slices_are_added_by_the_fused_helper():
     text = zp.grad_source(gates, args=(np.ones((2, 8)),))
     assert text.count("_zp_add_index_cotangent(") == 3
+    assert text.count(", True)") == 3  # each partial sum is read by the next call alone
     assert text.count("index_cotangent(") == 4  # the first slice starts the sum
 
 
@@ -118,3 +125,120 @@ def test_the_helper_is_the_pair_it_replaces_and_never_writes_its_accumulator(acc
     if acc is not None:
         np.testing.assert_array_equal(acc, before)
         assert got is not acc
+
+
+def plus_reversed(x):
+    return x + x[::-1]
+
+
+def test_the_callers_cotangent_is_never_written():
+    # the partial sum the fused call starts from is the caller's dy itself (and so is the
+    # cotangent it adds): it must be added into a copy
+    assert ", True)" in zp.grad_source(plus_reversed, mode="pullback", args=(np.arange(4.0),))
+    y, back = zp.pullback(plus_reversed, np.arange(4.0))
+    dy = np.array([1.0, 2.0, 3.0, 5.0])
+    kept = dy.copy()
+    (first,) = back(dy)
+    (second,) = back(dy)
+    np.testing.assert_array_equal(dy, kept)
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(first, [6.0, 5.0, 5.0, 6.0])
+
+
+def carried_through_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.sin(x[i:i + 3]) * x[i + 1:i + 4])
+    return s
+
+
+def test_an_accumulator_carried_around_a_loop():
+    x = np.random.default_rng(4).standard_normal(7)
+    (grad,) = zp.gradient(carried_through_a_loop, x)
+    np.testing.assert_allclose(grad, central_differences(carried_through_a_loop, x), rtol=1e-6, atol=1e-8)
+
+
+def test_in_place_only_into_an_array_nothing_else_holds():
+    a = np.zeros(4)
+    acc = np.ones(4)
+    out = _add_index_cotangent(acc, np.array([1.0, 2.0]), a, slice(0, 2), True)
+    assert out is acc  # held by this variable alone
+    np.testing.assert_array_equal(acc, [2.0, 3.0, 1.0, 1.0])
+    for holder in ("variable", "view", "list"):
+        acc = np.ones(4)
+        other = acc if holder == "variable" else acc[1:] if holder == "view" else [acc]
+        out = _add_index_cotangent(acc, np.array([1.0, 2.0]), a, slice(0, 2), True)
+        assert out is not acc and other is not None, holder
+        np.testing.assert_array_equal(acc, 1.0)
+        np.testing.assert_array_equal(out, [2.0, 3.0, 1.0, 1.0])
+    acc = np.ones(4)
+    assert _add_index_cotangent(acc, 1.0, a, 3, False) is not acc  # the code reads acc again
+    view = np.ones(6)[:4]  # memory of another array
+    assert _add_index_cotangent(view, 1.0, a, 3, True) is not view
+    np.testing.assert_array_equal(view, 1.0)
+
+
+# -- where the code reads the partial sum again (codegen/fuse.py `_is_last_read`) ----------
+
+
+def _fused_flags(build):
+    """Build a backward block with `build(b, body)`, fuse it; the last_read flags written."""
+    body = Block(["dy"])
+    build(IRBuilder(body), body)
+    fuse_adjoint_helpers(body)
+    flags = []
+    for op in body.walk():
+        if op.opcode == "call" and op.attrs["fn"] is _add_index_cotangent:
+            flags.append(op.operands[-1].owner.attrs["value"])
+    return flags
+
+
+def _pair(b, acc, g):
+    index = b.const(slice(1, 3))
+    return b.call(accum, acc, b.call(_index_cotangent, g, g, index))
+
+
+def test_a_partial_sum_read_after_the_call_is_not_written():
+    def build(b, body):
+        acc = b.call(np.negative, body.args[0])
+        total = _pair(b, acc, body.args[0])
+        b.emit("return", [b.call(operator.add, acc, total)], 0)  # acc read again
+
+    assert _fused_flags(build) == [False]
+
+
+def test_a_partial_sum_read_only_by_the_call_is_written():
+    def build(b, body):
+        acc = b.call(np.negative, body.args[0])
+        b.emit("return", [_pair(b, acc, body.args[0])], 0)
+
+    assert _fused_flags(build) == [True]
+
+
+def test_the_other_branch_of_an_if_may_read_it_but_not_a_later_op():
+    def build(b, body, read_after):
+        dy = body.args[0]
+        acc = b.call(np.negative, dy)
+        then, other = Block(), Block()
+        IRBuilder(then).emit("yield", [_pair(IRBuilder(then), acc, dy)], 0)
+        IRBuilder(other).emit("yield", [acc], 0)
+        merged = b.emit("if", [b.const(True)], 1, regions=[then, other]).result
+        b.emit("return", [b.call(operator.add, merged, acc) if read_after else merged], 0)
+
+    assert _fused_flags(lambda b, body: build(b, body, False)) == [True]
+    assert _fused_flags(lambda b, body: build(b, body, True)) == [False]
+
+
+def test_a_partial_sum_from_before_a_loop_is_read_again_by_the_next_iteration():
+    def build(b, body):
+        dy = body.args[0]
+        acc = b.call(np.negative, dy)
+        loop_body = Block(["i"])
+        inner = IRBuilder(loop_body)
+        inner.call(np.sum, _pair(inner, acc, dy))
+        inner.emit("yield", [], 0)
+        b.emit("for", [b.const(range(2))], 0, {"kind": "range", "exit": None, "ntargets": 1},
+               regions=[loop_body])
+        b.emit("return", [dy], 0)  # nothing reads acc after the loop: the loop alone forbids
+
+    assert _fused_flags(build) == [False]

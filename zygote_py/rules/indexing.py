@@ -10,12 +10,14 @@ None for untouched entries, a dict a dict {key: g}.
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
 from zygote_py.rules.index_tricks import index_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.runtime import ArrayShape, accum
+from zygote_py.runtime.writes import _sole_variable_refs
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies; they may loop)
@@ -92,14 +94,19 @@ def _adds_into_region(acc, g, a, index) -> bool:
     return True
 
 
-def _add_index_cotangent(acc, g, a, index):
+def _add_index_cotangent(acc, g, a, index, last_read=False):
     """`accum(acc, _index_cotangent(g, a, index))` in one step (codegen/fuse.py writes it
-    for that pair): where `_adds_into_region` holds, a copy of acc with g added into the
-    region, instead of an array of zeros with g scattered into it and a sum of the two
-    (one array and one pass over it fewer).  acc is never written: the adjoint may read it
-    elsewhere."""
+    for that pair): where `_adds_into_region` holds, acc with g added into the region,
+    instead of an array of zeros with g scattered into it and a sum of the two.
+
+    In acc itself where last_read (the generated code never reads acc after this call)
+    and nothing else refers to the array (its reference count: a tape, a container,
+    another variable or a view of it would each hold one; see writes.overwritten_cotangent);
+    in a copy otherwise.  The result is never an array anything else can see."""
     if type(acc) is np.ndarray and _adds_into_region(acc, g, a, index):
-        out = acc.copy(order="K")
+        owned = last_read and acc.base is None and acc.flags.writeable \
+            and sys.getrefcount(acc) <= _sole_variable_refs()
+        out = acc if owned else acc.copy(order="K")
         region = out[index]
         if type(region) is np.ndarray:  # a view into out: added in place
             region += g
