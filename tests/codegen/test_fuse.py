@@ -112,6 +112,7 @@ HELPER_CASES = [
     (np.arange(6.0), np.array([1.0 + 2j, 2.0]), np.zeros(6), slice(0, 2)),  # real part only
     (None, np.array([1.0, 2.0]), np.zeros(6), slice(0, 2)),
     (np.ones((2, 3)), np.array([1.0, 2.0]), np.zeros(3), slice(0, 2)),  # acc broadcast: general
+    (np.arange(6.0), np.array([[1.0, 2.0]]), np.zeros(6), slice(0, 2)),  # g with a leading 1
 ]
 
 

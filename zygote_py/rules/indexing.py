@@ -104,15 +104,19 @@ def _add_index_cotangent(acc, g, a, index, last_read=False):
     another variable or a view of it would each hold one; see writes.overwritten_cotangent);
     in a copy otherwise.  The result is never an array anything else can see."""
     if type(acc) is np.ndarray and _adds_into_region(acc, g, a, index):
+        # (the reference count first: the view taken below holds one more)
         owned = last_read and acc.base is None and acc.flags.writeable \
             and sys.getrefcount(acc) <= _sole_variable_refs()
-        out = acc if owned else acc.copy(order="K")
-        region = out[index]
-        if type(region) is np.ndarray:  # a view into out: added in place
-            region += g
-        else:  # one element
-            out[index] = region + g
-        return out
+        region = acc[index]  # a view, or one element
+        ndim = g.ndim if type(g) is np.ndarray else 0
+        if ndim <= (region.ndim if type(region) is np.ndarray else 0):  # as g assigned fits
+            out = acc if owned else acc.copy(order="K")
+            if type(region) is np.ndarray:
+                region = out[index]
+                region += g  # into out's memory
+            else:
+                out[index] = region + g
+            return out
     return accum(acc, _index_cotangent(g, a, index))
 
 
