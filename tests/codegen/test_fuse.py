@@ -243,3 +243,24 @@ def test_a_partial_sum_from_before_a_loop_is_read_again_by_the_next_iteration():
         b.emit("return", [dy], 0)  # nothing reads acc after the loop: the loop alone forbids
 
     assert _fused_flags(build) == [False]
+
+
+# -- the fused code differentiated again (rules/rule_helpers.py add_index_cotangent) -------
+
+
+def test_the_fused_gradient_code_has_reverse_and_forward_derivatives():
+    from zygote_py.compiler import COMPILER
+
+    grad_gates = COMPILER.entry(gates, (True,), "grad").fn
+    assert "_zp_add_index_cotangent" in grad_gates._zp_source
+    x = np.random.default_rng(5).standard_normal((2, 8)) * 0.7
+    w = np.random.default_rng(6).standard_normal((2, 8))
+
+    def directional(z):
+        return np.sum(grad_gates(z)[1][0] * w)
+
+    (reverse,) = zp.gradient(directional, x)
+    np.testing.assert_allclose(reverse, central_differences(directional, x), rtol=1e-6, atol=1e-8)
+    v = np.random.default_rng(7).standard_normal((2, 8))
+    _, forward = zp.jvp(directional, (x,), (v,))
+    assert forward == pytest.approx(np.sum(reverse * v), rel=1e-10)

@@ -11,9 +11,11 @@ path (`_is_last_read`).  The helper then adds in place when, besides, nothing el
 the array at run time (its reference count, as `overwritten_cotangent` decides); else it
 adds into a copy.  So no other value can see the write.
 
-Only for code that runs and is never read again: forward mode over a compiled gradient
-(zp.hessian, forward_compiler.py) differentiates the helpers it meets, and the fused one
-has no rule of its own, so the compiler asks for fusions exactly where it spills tapes.
+Only in code the reverse compiler builds to run (where it also spills tapes): gradients
+compiled for forward mode to read again (zp.hessian, forward_compiler.py) keep the two
+calls and their rules.  The fused helper has rules too (rules/rule_helpers.py), for
+generated code that is differentiated all the same (a gradient function called from a
+function being differentiated).
 """
 
 from __future__ import annotations
