@@ -11,6 +11,8 @@ per workload.  Usage:
     python bench/cputime.py --tree /tmp/base --tree . --workloads mlp,nbody
     python bench/cputime.py --tree . --retain        # with zp.retain_freed_memory()
 
+Workloads: those of bench/workloads.py, and `fill` and `heat` of bench/mutation.py.
+
 Prints a markdown table: per workload and tree, primal and gradient CPU time and ratio.
 """
 
@@ -38,9 +40,13 @@ elif retain == "1":  # an older tree: the same two mallopt calls
     libc = ctypes.CDLL("libc.so.6")
     libc.mallopt(-3, 32 * 1024 * 1024)
     libc.mallopt(-1, 1 << 30)
-data = W.make_data(name)
-args = W.call_args(name, data)
-f = W.FUNCTIONS[name]
+if name in ("fill", "heat"):  # issue 13's write loops (bench/mutation.py)
+    import mutation as M
+    f, args = M.CASES[name]
+else:
+    data = W.make_data(name)
+    args = W.call_args(name, data)
+    f = W.FUNCTIONS[name]
 zp.gradient(f, *args)
 def best(fn, n):
     out = []
@@ -54,7 +60,8 @@ grad = best(lambda: zp.gradient(f, *args), int(n))
 print(json.dumps({"primal": primal, "grad": grad}))
 """
 
-DEFAULT = "mlp,rnn,elementwise,small_ops,scalar_loop_n,nbody,lstm,transformer"
+DEFAULT = "mlp,rnn,elementwise,small_ops,scalar_loop_n,nbody,lstm,transformer,fill,heat"
+# also: long_loop (W9, a million steps: pass --samples 3)
 
 
 def _measure(tree: str, name: str, n: int, retain: bool) -> dict:

@@ -46,10 +46,16 @@ def peak(f, *args):
     return top
 
 
+# name -> (function, arguments); bench/cputime.py runs them by these names
+CASES = {
+    "fill": (fill, (np.random.default_rng(0).normal(size=10_000),)),
+    "heat": (heat, (np.sin(np.linspace(0, 3, 1000)), 0.2)),
+}
+
+
 def main():
-    cases = [("fill loop, n = 10,000", fill, (np.random.default_rng(0).normal(size=10_000),)),
-             ("heat equation, 1,000 steps x 1,000 points", heat,
-              (np.sin(np.linspace(0, 3, 1000)), 0.2))]
+    cases = [("fill loop, n = 10,000", *CASES["fill"]),
+             ("heat equation, 1,000 steps x 1,000 points", *CASES["heat"])]
     print("| workload | primal | gradient | ratio | primal peak memory | gradient peak memory |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, f, args in cases:

@@ -122,3 +122,44 @@ def test_strong_zero_changes_only_nan_entries_with_a_zero_cotangent():
     assert strong_zero(np.float32(0.0), np.array([np.nan], np.float32)).dtype == np.float32
     kept = strong_zero_kept(np.array([5.0, 6.0, 7.0, 8.0]), g, r)
     np.testing.assert_array_equal(kept, [0.0, 6.0, 7.0, 8.0])
+
+
+# -- the fast path: a cotangent known to have no zero entry skips the pass over r ----------
+
+
+def test_broadcast_cotangents_are_checked_through_their_distinct_entries():
+    with np.errstate(all="ignore"):
+        partial = np.array([[np.inf, 1.0], [np.inf, 1.0]])
+        zero_row = np.broadcast_to(np.array([[1.0], [0.0]]), (2, 2))  # a zero among the rows
+        out = strong_zero(zero_row, zero_row * partial)
+        np.testing.assert_array_equal(out, [[np.inf, 1.0], [0.0, 0.0]])
+        nonzero = np.broadcast_to(np.array([[1.0], [2.0]]), (2, 2))
+        r = nonzero * partial
+        assert strong_zero(nonzero, r) is r  # no zero in g: r as it is, nothing to correct
+        scalar_zero = np.broadcast_to(0.0, (2, 2))
+        np.testing.assert_array_equal(strong_zero(scalar_zero, scalar_zero * partial), 0.0)
+        r = 2.0 * partial
+        assert strong_zero(2.0, r) is r
+        nan_g = np.broadcast_to(np.nan, (2,))
+        assert np.isnan(strong_zero(nan_g, nan_g * 0.0)).all()  # nan is not 0: kept
+        kept = strong_zero_kept(np.ones((2, 2)), zero_row, zero_row * partial)
+        np.testing.assert_array_equal(kept, [[1.0, 1.0], [0.0, 1.0]])  # (0 * 1 is not nan)
+        np.testing.assert_array_equal(strong_zero_kept(np.ones(2), 3.0, np.array([np.nan, 1.0])), 1.0)
+
+
+def softmax_weighted_overflow(x):
+    # row 0's sum is not selected (cotangent 0) and its exp overflows: the broadcast
+    # cotangent of the keepdims sum holds a zero, so the fast path must not skip the check
+    e = np.exp(x)
+    s = np.sum(e, axis=1, keepdims=True)
+    return np.sum(np.where(np.array([[False], [True]]), np.log(s), 0.0)) + np.sum(x[1] ** 2)
+
+
+def test_a_zero_inside_a_broadcast_cotangent_still_contributes_zero():
+    x = np.array([[800.0, 0.5], [0.3, -0.2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        (grad,) = zp.gradient(softmax_weighted_overflow, x)
+        expected = central_differences(softmax_weighted_overflow, x)
+    assert np.all(np.isfinite(grad)), grad
+    np.testing.assert_allclose(grad, expected, rtol=1e-5, atol=1e-6)

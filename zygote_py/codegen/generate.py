@@ -27,6 +27,7 @@ import weakref
 from ..ir.core import Block, Function
 from .emit import Emitter
 from .exprs import Binder
+from .fuse import fuse_adjoint_helpers
 from .naming import Liveness, Names, coalesce
 from .unparse import unparse
 
@@ -74,6 +75,8 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
     pullbacks maps the program's callee references to the functions they resolve to."""
     forward: Function = program.forward
     backward: Block = program.backward
+    if spill_tapes:  # code that runs and is never read again by forward mode (fuse.py)
+        fuse_adjoint_helpers(backward)
     code = pyfn.__code__
     cells = dict(zip(code.co_freevars, pyfn.__closure__ or ()))
     binder = Binder(pyfn.__globals__, cells)

@@ -10,12 +10,14 @@ None for untouched entries, a dict a dict {key: g}.
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
 from zygote_py.rules.index_tricks import index_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
-from zygote_py.runtime import ArrayShape
+from zygote_py.runtime import ArrayShape, accum
+from zygote_py.runtime.writes import _sole_variable_refs
 
 # ---------------------------------------------------------------------------
 # helpers (called from rule bodies; they may loop)
@@ -70,6 +72,52 @@ def _index_cotangent(g, a, index):
     if isinstance(a, dict):
         return {index: g}
     return None
+
+
+def _adds_into_region(acc, g, a, index) -> bool:
+    """Whether `acc + _index_cotangent(g, a, index)` is `acc` with g added into acc[index]:
+    acc, a and g all float64 (compared by their scalar types: cheaper than dtype equality),
+    acc of a's shape, and a basic index (ints, slices, None, Ellipsis), which names each
+    element at most once."""
+    if acc.dtype.type is not np.float64 or (type(a) is not np.ndarray and type(a) is not ArrayShape) \
+            or a.dtype.type is not np.float64 or acc.shape != a.shape:
+        return False
+    kind = type(g)
+    if not (kind is np.ndarray and g.dtype.type is np.float64 or kind is float or kind is np.float64):
+        return False
+    if type(index) is slice:
+        return True
+    parts = index if type(index) is tuple else (index,)
+    for part in parts:
+        if not (type(part) is slice or type(part) is int or part is None or part is Ellipsis):
+            return False
+    return True
+
+
+def _add_index_cotangent(acc, g, a, index, last_read=False):
+    """`accum(acc, _index_cotangent(g, a, index))` in one step (codegen/fuse.py writes it
+    for that pair): where `_adds_into_region` holds, acc with g added into the region,
+    instead of an array of zeros with g scattered into it and a sum of the two.
+
+    In acc itself where last_read (the generated code never reads acc after this call)
+    and nothing else refers to the array (its reference count: a tape, a container,
+    another variable or a view of it would each hold one; see writes.overwritten_cotangent);
+    in a copy otherwise.  The result is never an array anything else can see."""
+    if type(acc) is np.ndarray and _adds_into_region(acc, g, a, index):
+        # (the reference count first: the view taken below holds one more)
+        owned = last_read and acc.base is None and acc.flags.writeable \
+            and sys.getrefcount(acc) <= _sole_variable_refs()
+        region = acc[index]  # a view, or one element
+        ndim = g.ndim if type(g) is np.ndarray else 0
+        if ndim <= (region.ndim if type(region) is np.ndarray else 0):  # as g assigned fits
+            out = acc if owned else acc.copy(order="K")
+            if type(region) is np.ndarray:
+                region = out[index]
+                region += g  # into out's memory
+            else:
+                out[index] = region + g
+            return out
+    return accum(acc, _index_cotangent(g, a, index))
 
 
 def _take_cotangent(g, a, indices, axis, mode):

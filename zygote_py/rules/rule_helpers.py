@@ -123,6 +123,24 @@ def index_cotangent(g, y, ct, a, index):
     return item_of(g, index, ct)
 
 
+def jvp_add_index_cotangent(d_acc, d_ct, y, acc, ct, a, index, last_read=False):
+    """Linear in acc and ct together: the same sum of their tangents, never in place (a
+    tangent may be read again where its primal is not)."""
+    if d_acc is None and d_ct is None:
+        return None
+    return indexing._add_index_cotangent(d_acc, zeros_if_none(d_ct, ct), a, index, False)
+
+
+jvp_add_index_cotangent.gives_tangent = True
+
+
+@vjp(indexing._add_index_cotangent, diff=("acc", "ct"), jvp=jvp_add_index_cotangent)
+def add_index_cotangent(g, y, acc, ct, a, index, last_read=False):
+    """acc + (ct written at a[index] into zeros), codegen/fuse.py's join of the two helpers:
+    acc's cotangent is g (in acc's form), ct's is g gathered back at index."""
+    return (None if acc is None else unbroadcast(g, acc)), item_of(g, index, ct)
+
+
 @vjp(indexing._diagonal_cotangent, diff=("ct",))
 def diagonal_cotangent(g, y, ct, a, offset, axis1, axis2):
     """A cotangent placed on a diagonal of zeros: its cotangent is that diagonal of g."""

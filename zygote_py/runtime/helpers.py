@@ -172,6 +172,21 @@ _PLAIN_FLOATS = (float, np.float64)
 _isnan = math.isnan
 
 
+def _nonzero_everywhere(g):
+    """Whether the cotangent g has no zero entry, found more cheaply than strong_zero's
+    pass over its product: g is a nonzero number, or an array broadcast along some axes
+    (stride 0: a reduction's cotangent spread back over what it reduced), whose distinct
+    entries are checked instead of all of them.  False means "not known", never "has a
+    zero".  (nan is not 0: a nan cotangent keeps r, as the general path does.)"""
+    kind = type(g)
+    if kind is float or kind is _float64 or kind is int:
+        return g != 0
+    if kind is _ndarray and g.size and 0 in g.strides and g.dtype.kind in "fc":
+        distinct = g[tuple(0 if stride == 0 else slice(None) for stride in g.strides)]
+        return bool(distinct.all()) if type(distinct) is _ndarray else distinct != 0
+    return False
+
+
 @pure
 def strong_zero(g, r):
     """r (= g times a local partial), with 0 wherever g is exactly 0.
@@ -185,6 +200,8 @@ def strong_zero(g, r):
             return r
         return kind(0.0)
     if kind is _ndarray:
+        if _nonzero_everywhere(g):
+            return r  # only entries where g is 0 can change: none, so no pass over r
         if r.dtype.kind == "f" and r.size:
             low = np.minimum.reduce(r, axis=None)  # nan if any entry is nan: one pass, no copy
             if not _isnan(low):
@@ -211,6 +228,8 @@ def strong_zero_kept(h, g, r):
         return None
     if type(r) in _PLAIN_FLOATS and type(h) in _PLAIN_FLOATS:
         return h if (g != 0 or not _isnan(r)) else type(h)(0.0)
+    if _nonzero_everywhere(g):
+        return h  # every entry was kept
     nan = np.isnan(r)
     if not np.any(nan):
         return h
