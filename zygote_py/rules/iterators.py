@@ -30,13 +30,11 @@ def items_cotangent(source, parts, start=0):
     parts = list(parts)
     if all(p is None for p in parts):
         return None
+    # (built without writing into a list: forward mode over gradient code reads this too)
     if type(source) is Items:
-        out = [None] * len(source.items)
-        out[start:start + len(parts)] = parts
-        return out
+        return [None] * start + parts + [None] * (len(source.items) - start - len(parts))
     if isinstance(source, (list, tuple, np.ndarray, ValuesView, ItemsView, KeysView)):
-        out = [None] * len(source)
-        out[start:start + len(parts)] = parts
+        out = [None] * start + parts + [None] * (len(source) - start - len(parts))
         if isinstance(source, np.ndarray):
             return np.stack([np.zeros(source.shape[1:], dtype=np.result_type(source.dtype, float))
                              if p is None else p for p in out])
@@ -140,10 +138,11 @@ def _sorted_cotangent(g, iterable, y, key, reverse):
     if g is None:
         return None
     source = iterable.items[read_start(iterable):] if type(iterable) is Items else iterable
-    out = [None] * len(source)
-    for k, position in enumerate(sort_order(list(source), key, reverse)):
-        out[position] = g[k]
-    return read_cotangent(out, iterable)
+    order = sort_order(list(source), key, reverse)
+    # where sorting put each item (the inverse permutation): its cotangent is read from there
+    # (built without writing into a list: forward mode over gradient code reads this too)
+    rank = sorted(range(len(order)), key=order.__getitem__)
+    return read_cotangent([g[k] for k in rank], iterable)
 
 
 # ---------------------------------------------------------------------------

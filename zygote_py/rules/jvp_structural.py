@@ -6,6 +6,8 @@ linear in the cotangents they move, so most jvps here apply the helper to the ta
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .. import errors as registry_errors
@@ -100,13 +102,29 @@ def jvp_list_of_items(d_items, y, items):
     return None if d_items is None else list(d_items)
 
 
+def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
+    """Each item's tangent goes where sorting put the item (stable, as sorted is); the keys
+    of a dict, a string's characters and the like have none."""
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+        start = iterators.read_start(iterable)
+        source, tangents = iterable.items[start:], list(d_iterable)[start:]
+    else:
+        source, tangents = iterable, _sequence_tangents(d_iterable, iterable)
+    if all(t is None for t in tangents):
+        return None
+    return [tangents[k] for k in containers.sort_order(list(source), key, reverse)]
+
+
 
 for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.enumerate_items, jvp_enumerate_items),
                      (iterators.reversed_items, jvp_reversed_items),
                      (iterators.iter_items, jvp_iter_items),
                      (iterators.for_pass, jvp_for_pass),
-                     (iterators.list_of_items, jvp_list_of_items)):
+                     (iterators.list_of_items, jvp_list_of_items),
+                     (builtins.sorted, jvp_sorted)):
     if registry.function_rule(_primal) is not None:
         jvp(_primal)(_fn)
 
