@@ -30,10 +30,14 @@ array holds what it held then, which is what the restores guarantee.
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import numpy as np
 
+from .. import context
+from ..errors import NoDerivativeRule, ZygoteError
+from ..kinds import scalar_kinds
 from . import writes
 
 _ndarray = np.ndarray
@@ -184,3 +188,45 @@ def linear_tangent(fn, g_dot, *rest):
     if type(g_dot) is _ndarray:
         g_dot = g_dot.copy()
     return fn(g_dot, *rest)
+
+
+# -- functions that write into the arrays they are passed (runtime/writes.ArgumentWrites) -----
+def _varies(t) -> bool:
+    if t is None:
+        return False
+    if type(t) in (list, tuple):
+        return any(map(_varies, t))
+    if type(t) is dict:
+        return any(map(_varies, t.values()))
+    return True
+
+
+def argument_writes_jvp(wrapper, wrapper_dot, args: tuple, tangents: tuple, spec: tuple, loc):
+    """`(r, *written) = ArgumentWrites(f, ...)(*args)` in forward mode: the forward-mode
+    program of f's threaded variant (the same body, returning its result and the written
+    arguments' arrays as it leaves them, frontend/lower.py) gives the tangents of all of
+    them, so the caller's names of those arrays take their tangents after the call."""
+    fn = wrapper.fn
+    compiler = context.current().compiler
+    jvp_entry = getattr(compiler, "jvp_entry", None)
+    if jvp_entry is None:
+        raise ZygoteError("forward-mode code ran outside zp.jvp", loc,
+                          "call generated forward code through zp.jvp")
+    if "*" in spec or "**" in spec:
+        raise NoDerivativeRule(f"forward mode does not follow a call of {wrapper.__name__}() "
+                               "with *args or **kwargs that writes into its arguments", loc,
+                               "pass the arguments one by one")
+    npos = sum(1 for s in spec if s is None)
+    kwargs = {s: a for s, a in zip(spec[npos:], args[npos:])}
+    tkwargs = {s: t for s, t in zip(spec[npos:], tangents[npos:]) if t is not None}
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args[:npos], **kwargs)
+    bound.apply_defaults()
+    values = list(bound.arguments.values())
+    tbound = sig.bind_partial(*tangents[:npos], **tkwargs).arguments
+    param_tangents = [tbound.get(name) for name in sig.parameters]
+    active = tuple(_varies(t) for t in param_tangents)
+    if not any(active):
+        return wrapper(*args[:npos], **kwargs), None
+    compiled = jvp_entry(fn, active, (), scalar_kinds(values), threads=wrapper.params)
+    return compiled(*values, *[t for t, a in zip(param_tangents, active) if a])

@@ -41,7 +41,7 @@ from ...ir.ops import loop_layout
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
 from ...runtime import forward_dispatch as fwd
-from ...runtime import built_objects, writes
+from ...runtime import built_objects, forward_writes, writes
 from .inline import NOT_INLINED, Inliner
 from .writes import follow_write, mark_in_place
 
@@ -51,9 +51,6 @@ _MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_object
 
 
 def _unfollowed(fn, module: str) -> str:
-    if type(fn) is writes.ArgumentWrites:
-        return (f"writes by a called function ({fn.__name__}) into the arrays passed to it "
-                "(in forward mode)")
     if module.endswith("writes"):
         return "this write into an array"
     return "attribute writes into objects"
@@ -190,6 +187,10 @@ class ForwardTransform:
         module = getattr(fn, "__module__", None)
         if module in _MUTATION_MODULES and follow_write(self, op):
             return  # writes into arrays, their saves and restores in gradient code (writes.py)
+        if type(fn) is writes.ArgumentWrites:  # `(r, u2) = f(u)` where f writes into u
+            self.dynamic(op, forward_writes.argument_writes_jvp, self.ir.const(fn),
+                         self.ir.const(None), op.operands)
+            return
         if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[0]))
