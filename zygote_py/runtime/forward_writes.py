@@ -45,16 +45,17 @@ _ndarray = np.ndarray
 
 def _tangent_dtype(x):
     """The dtype of a tangent for the array x: its own for floats and complex numbers;
-    None for integer and boolean arrays, whose values have no derivative."""
+    None for integer and boolean arrays, whose values have no derivative (as item_tangent
+    decides inline)."""
     kind = x.dtype.kind
     return x.dtype if kind in "fc" else None
 
 
-def _dense(tangent, like):
+def _dense(tangent):
     """A tangent written as an array: lists and tuples of tangents (a list literal
     written into an array), with None for a zero item, made into one array."""
     if isinstance(tangent, (list, tuple)):
-        parts = [0.0 if t is None else _dense(t, None) for t in tangent]
+        parts = [0.0 if t is None else _dense(t) for t in tangent]
         return np.array(parts)
     return tangent
 
@@ -108,18 +109,26 @@ def item_tangent(x, index, x_dot, value_dot, in_place=False):
     old tangent is not read again (in_place) and nothing else holds the array."""
     if type(x) is not _ndarray:
         return None  # (the primal write refused it already)
-    dtype = _tangent_dtype(x)
-    if dtype is None or (x_dot is None and value_dot is None):
-        return None
+    kind = x.dtype.kind
+    if kind not in "fc" or (x_dot is None and value_dot is None):
+        return None  # integers and booleans have no derivative
     if in_place and x_dot is not None and _alone(x_dot) and x_dot.shape == x.shape:
         buffer = x_dot
     else:
-        buffer = _fresh_copy(x, x_dot, dtype)
-    value_dot = _dense(value_dot, None)
-    if value_dot is not None and np.iscomplexobj(value_dot) and not np.iscomplexobj(buffer):
+        buffer = _fresh_copy(x, x_dot, x.dtype)
+    if value_dot is None:
+        buffer[index] = 0
+        return buffer
+    if type(value_dot) in (list, tuple):
+        value_dot = _dense(value_dot)
+    if type(value_dot) not in _REAL_SCALARS and buffer.dtype.kind != "c" and \
+            np.iscomplexobj(value_dot):
         value_dot = np.real(value_dot)  # the primal write dropped the imaginary part too
-    buffer[index] = 0 if value_dot is None else value_dot
+    buffer[index] = value_dot
     return buffer
+
+
+_REAL_SCALARS = (float, int, np.float64, np.float32)
 
 
 def augmented_tangent(y, new, new_dot):
