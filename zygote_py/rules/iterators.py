@@ -50,10 +50,10 @@ def placed_cotangent(source, parts, positions):
         return items_cotangent(source, parts)
     if all(p is None for p in parts):
         return None
-    out = [None] * len(source.items)
+    by_position = {}  # (a dict, not a list written in place: see items_cotangent)
     for position, part in zip(positions, parts):
-        out[position] = accum(out[position], part)
-    return out
+        by_position[position] = accum(by_position.get(position), part)
+    return [by_position.get(i) for i in range(len(source.items))]
 
 
 def items_read(source) -> list:
@@ -88,7 +88,8 @@ def _enumerate_cotangent(g, iterable, positions):
 
 def _chain_cotangents(g, iterables, y):
     parts = list(g or [None] * len(y.items))
-    out, offset = [], 0
+    out = []  # (a list made here, which the lowering lets this function append to)
+    offset = 0
     for source, positions, count in zip(iterables, y.positions, y.counts):
         out.append(placed_cotangent(source, parts[offset:offset + count], positions))
         offset += count
@@ -97,13 +98,14 @@ def _chain_cotangents(g, iterables, y):
 
 def _product_cotangents(g, iterables, repeat, y):
     pools = list(y.counts) * repeat
-    parts = [[None] * n for n in y.counts]
+    summed = {}  # (iterable j, item index) -> its cotangent, without writing into lists
     for k, gk in enumerate(g or ()):
         if gk is None:
             continue
         for slot, index in enumerate(np.unravel_index(k, pools) if pools else ()):
-            j = slot % len(y.counts)
-            parts[j][index] = accum(parts[j][index], gk[slot])
+            key = (slot % len(y.counts), int(index))
+            summed[key] = accum(summed.get(key), gk[slot])
+    parts = [[summed.get((j, i)) for i in range(n)] for j, n in enumerate(y.counts)]
     return tuple(placed_cotangent(source, part, positions)
                  for source, part, positions in zip(iterables, parts, y.positions))
 

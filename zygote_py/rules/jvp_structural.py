@@ -7,6 +7,7 @@ linear in the cotangents they move, so most jvps here apply the helper to the ta
 from __future__ import annotations
 
 import builtins
+import itertools
 
 import numpy as np
 
@@ -102,6 +103,26 @@ def jvp_list_of_items(d_items, y, items):
     return None if d_items is None else list(d_items)
 
 
+def _rows(d_iterables, iterables, qualname):
+    """The items' tangents of each iterable (None when none moves), refusing an iterator."""
+    tangents = tuple(d_iterables) if d_iterables is not None else (None,) * len(iterables)
+    if not any(t is not None for t in tangents):
+        return None
+    _refuse_items_source(qualname, iterables, tangents)
+    return [_sequence_tangents(t, s) for t, s in zip(tangents, iterables)]
+
+
+def jvp_chain_items(d_iterables, y, *iterables):
+    rows = _rows(d_iterables, iterables, "itertools.chain")
+    return None if rows is None else [t for row in rows for t in row]
+
+
+def jvp_product_items(d_iterables, y, *iterables, repeat=1):
+    """Each tuple's tangent is the tuple of its items' tangents (itertools.product's order)."""
+    rows = _rows(d_iterables, iterables, "itertools.product")
+    return None if rows is None else list(itertools.product(*rows, repeat=repeat))
+
+
 def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
     """Each item's tangent goes where sorting put the item (stable, as sorted is); the keys
     of a dict, a string's characters and the like have none."""
@@ -124,6 +145,8 @@ for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.iter_items, jvp_iter_items),
                      (iterators.for_pass, jvp_for_pass),
                      (iterators.list_of_items, jvp_list_of_items),
+                     (iterators.chain_items, jvp_chain_items),
+                     (iterators.product_items, jvp_product_items),
                      (builtins.sorted, jvp_sorted)):
     if registry.function_rule(_primal) is not None:
         jvp(_primal)(_fn)
