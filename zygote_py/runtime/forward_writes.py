@@ -239,3 +239,18 @@ def argument_writes_jvp(wrapper, wrapper_dot, args: tuple, tangents: tuple, spec
         return wrapper(*args[:npos], **kwargs), None
     compiled = jvp_entry(fn, active, (), scalar_kinds(values), threads=wrapper.params)
     return compiled(*values, *[t for t, a in zip(param_tangents, active) if a])
+
+
+def overwritten_cotangent(g, index):
+    """runtime/writes.overwritten_cotangent in forward-mode code over a gradient: g with the
+    written region zeroed, always on a copy (the tangent code around it may still read g)."""
+    if g is None:
+        return None
+    out = np.array(g, copy=True)
+    out[index] = 0
+    return out
+
+
+# generated code writes out its pending expressions before a call that may write into an
+# array they read (codegen/emit.py): item_tangent may write into the old tangent
+item_tangent._zp_writes = True

@@ -96,7 +96,12 @@ def follow_write(tr, op: Op) -> bool:
         return True
     if _is(fn, _LINEAR) and not op.attrs.get("kw") and not op.attrs.get("star"):
         g, rest = op.operands[0], op.operands[1:]
-        tr.copy(op)
+        if fn is writes.overwritten_cotangent:  # never in place here: see forward_writes.py
+            copy = tr.ir.call(fw.overwritten_cotangent, *[v(x) for x in op.operands],
+                              expr="_zp_overwritten_cotangent_copy", hint=op.result.hint)
+            tr.vmap[op.result.id] = copy
+        else:
+            tr.copy(op)
         if tr.t(g) is not None:  # (the other operands give positions and shapes only)
             tr.set_tangent(op.result, tr.helper(fw.linear_tangent, tr.ir.const(fn), tr.t(g),
                                                 *[v(x) for x in rest]))
