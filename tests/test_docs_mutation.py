@@ -22,7 +22,7 @@ def test_the_example_is_the_golden_file():
 
 def test_the_forward_mode_example_is_the_current_output():
     """The forward-mode code shown for the fill loop is what zp.jvp compiles today."""
-    args = dict((f.__name__, a) for f, a in cases.CASES)["fill_loop"]
+    args = {f.__name__: a for f, a in cases.CASES}["fill_loop"]
     source = FORWARD.forward_entry(cases.fill_loop, (True,), (), scalar_kinds(args)).source
     page = (ROOT / "docs" / "mutation.md").read_text()
     assert "```python\n" + source + "```" in page

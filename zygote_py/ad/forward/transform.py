@@ -40,8 +40,8 @@ from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
-from ...runtime import forward_dispatch as fwd
 from ...runtime import built_objects, forward_writes, writes
+from ...runtime import forward_dispatch as fwd
 from .inline import NOT_INLINED, Inliner
 from .writes import follow_write, mark_in_place
 
@@ -50,7 +50,7 @@ from .writes import follow_write, mark_in_place
 _MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects")
 
 
-def _unfollowed(fn, module: str) -> str:
+def _unfollowed(module: str) -> str:
     if module.endswith("writes"):
         return "this write into an array"
     return "attribute writes into objects"
@@ -202,7 +202,7 @@ class ForwardTransform:
                 fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
             return
         if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
-            raise fwd.not_followed(_unfollowed(fn, module), op.loc)
+            raise fwd.not_followed(_unfollowed(module), op.loc)
         res = resolve(fn, registry)
         if res.kind == NONDIFF:
             self.copy(op)

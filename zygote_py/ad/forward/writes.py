@@ -25,7 +25,8 @@ where the old tangent is read by nothing after the write.
 from __future__ import annotations
 
 from ...ir.core import Function, Op, Value, value_block
-from ...runtime import built_objects, forward_writes as fw, writes
+from ...runtime import built_objects, writes
+from ...runtime import forward_writes as fw
 
 # the gradient-code helpers that save, restore or check, whose results carry no tangent
 _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
