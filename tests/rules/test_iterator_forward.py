@@ -1,5 +1,5 @@
-"""Forward mode through sorted, list.sort, list item writes, itertools.chain and
-itertools.product (rules/jvp_structural.py), and forward mode over the gradient code their
+"""Forward mode through sorted, list.sort, list item writes, next(), itertools.chain,
+itertools.product and itertools.accumulate (rules/jvp_structural.py), and forward mode over the gradient code their
 reverse rules run (rules/iterators.py, rules/containers.py: built without writing into
 lists), each against central differences: zp.jvp along a random direction, zp.hessian
 against differences of reverse-mode gradients."""
@@ -59,8 +59,30 @@ def chain_loop(x):
     return s
 
 
+def accumulate_loop(x):
+    s = 0.0
+    for a in itertools.accumulate([x[0], x[1] ** 2, x[2]]):
+        s = s + a * a * x[3]
+    return s
+
+
+def accumulate_initial(x):
+    totals = list(itertools.accumulate((x[1], x[2] * x[0]), initial=x[3]))
+    return totals[0] * totals[1] * totals[2] ** 2
+
+
+def next_items(x):
+    it = iter([x[0] * x[1], x[2], x[3] ** 2])
+    first = next(it)
+    second = next(it)
+    rest = 0.0
+    for a in it:  # the loop starts where next() left the iterator
+        rest = rest + a * first
+    return first * second ** 2 + rest + next(it, x[1]) ** 3
+
+
 CASES = [sorted_list, sorted_reverse_of_an_array, list_sort, list_item_writes, product_loop,
-         product_with_constants, chain_loop]
+         product_with_constants, chain_loop, accumulate_loop, accumulate_initial, next_items]
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)

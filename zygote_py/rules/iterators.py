@@ -113,11 +113,12 @@ def _product_cotangents(g, iterables, repeat, y):
 def _accumulate_cotangents(g, iterable, initial, y):
     """Item i is in every running total from i on: its cotangent is their sum."""
     parts = list(g or ())
-    total, out = None, []
+    total = None
+    out = []  # (made here, so the lowering lets this function append to it)
     for gk in reversed(parts):
         total = accum(total, gk)
         out.append(total)
-    out.reverse()
+    out = out[::-1]
     if initial is None:
         return placed_cotangent(iterable, out, y.positions[0]), None
     return placed_cotangent(iterable, out[1:], y.positions[0]), (out[0] if out else None)

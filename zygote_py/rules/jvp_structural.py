@@ -123,6 +123,29 @@ def jvp_product_items(d_iterables, y, *iterables, repeat=1):
     return None if rows is None else list(itertools.product(*rows, repeat=repeat))
 
 
+def jvp_accumulate_items(d_iterable, d_initial, y, iterable, initial=None):
+    """Running sums of the items' tangents (after initial's, when given)."""
+    if d_iterable is None and d_initial is None:
+        return None
+    _refuse_items_source("itertools.accumulate", (iterable,), (d_iterable,))
+    running = d_initial
+    out = [d_initial] if initial is not None else []
+    for t in _sequence_tangents(d_iterable, iterable):
+        running = add_terms(running, t)
+        out.append(running)
+    return out
+
+
+def jvp_next_item(d_iterator, d_default, y, iterator, default=None):
+    """y is (the item, its position in the iterator's items; -1: the default)."""
+    position = y[1]
+    if position < 0:
+        t = d_default
+    else:
+        t = None if d_iterator is None else d_iterator[position]
+    return None if t is None else (t, None)
+
+
 def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
     """Each item's tangent goes where sorting put the item (stable, as sorted is); the keys
     of a dict, a string's characters and the like have none."""
@@ -147,6 +170,8 @@ for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.list_of_items, jvp_list_of_items),
                      (iterators.chain_items, jvp_chain_items),
                      (iterators.product_items, jvp_product_items),
+                     (iterators.accumulate_items, jvp_accumulate_items),
+                     (iterators.next_item, jvp_next_item),
                      (builtins.sorted, jvp_sorted)):
     if registry.function_rule(_primal) is not None:
         jvp(_primal)(_fn)
