@@ -246,3 +246,20 @@ def test_the_callers_tangent_is_never_written():
     x = X.copy()
     zp.jvp(W.argument_aug, (x,), (t,))
     np.testing.assert_array_equal(t, np.ones_like(X))
+
+
+def _stencil_vector(x):
+    u = np.tanh(x) * 1.0
+    for _ in range(2):
+        u[1:-1] += 0.3 * (u[2:] - 2 * u[1:-1] + u[:-2]) * u[1:-1]
+    return u
+
+
+def test_forward_jacobian_of_writes_agrees_with_central_differences():
+    (J,) = zp.jacobian(_stencil_vector, X.copy(), mode="forward")
+    h = 1e-6
+    want = np.stack([(_stencil_vector(X + h * e) - _stencil_vector(X - h * e)) / (2 * h)
+                     for e in np.eye(len(X))], axis=-1)
+    np.testing.assert_allclose(J, want, rtol=1e-6, atol=1e-8)
+    (J_reverse,) = zp.jacobian(_stencil_vector, X.copy(), mode="reverse")
+    np.testing.assert_allclose(J, J_reverse, rtol=1e-12, atol=1e-14)
