@@ -283,8 +283,15 @@ def test_implicit_params():
     np.testing.assert_allclose(grads[W], want, rtol=1e-6, atol=1e-8)
 
 
+def heat_of_fixed_step(x):
+    """A call of a function (heat) whose gradient keeps its callee's back functions on a
+    tape, which forward mode over that gradient reads (list() of functions)."""
+    return heat(x, 0.2)
+
+
 @pytest.mark.parametrize("f", [returns_a_value, aliases_see_the_write, recursion, fill_helper,
-                               keywords, branches, writes_after_recursing, view_returned],
+                               keywords, branches, writes_after_recursing, view_returned,
+                               heat_of_fixed_step],
                          ids=lambda f: f.__name__)
 def test_hessian_matches_central_differences(f):
     """Forward mode over the gradient, which calls the callees' threaded pullbacks."""

@@ -1,4 +1,4 @@
-"""Forward mode through sorted, list.sort, list item writes, next(), itertools.chain,
+"""Forward mode through list(), tuple(), sorted, list.sort, list item writes, next(), itertools.chain,
 itertools.product and itertools.accumulate (rules/jvp_structural.py), and forward mode over the gradient code their
 reverse rules run (rules/iterators.py, rules/containers.py: built without writing into
 lists), each against central differences: zp.jvp along a random direction, zp.hessian
@@ -81,7 +81,16 @@ def next_items(x):
     return first * second ** 2 + rest + next(it, x[1]) ** 3
 
 
-CASES = [sorted_list, sorted_reverse_of_an_array, list_sort, list_item_writes, product_loop,
+def list_and_tuple_of_iterables(x):
+    it = iter([x[0] * x[1], x[2], x[3] ** 2])
+    next(it)
+    rest = tuple(it)  # from where next() left it
+    rows = list(np.outer(x[:2], x[2:]))  # an array's rows
+    keys = list({"a": x[0]})  # a dict's keys: no tangent
+    return rest[0] * rest[1] ** 2 + np.sum(rows[1] * rows[0]) + len(keys)
+
+
+CASES = [list_and_tuple_of_iterables, sorted_list, sorted_reverse_of_an_array, list_sort, list_item_writes, product_loop,
          product_with_constants, chain_loop, accumulate_loop, accumulate_initial, next_items]
 
 

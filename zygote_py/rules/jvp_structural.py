@@ -146,6 +146,27 @@ def jvp_next_item(d_iterator, d_default, y, iterator, default=None):
     return None if t is None else (t, None)
 
 
+_SEQUENCES = (list, tuple, np.ndarray, str, bytes, range, dict, type({}.keys()),
+              type({}.values()), type({}.items()))
+
+
+def jvp_list_or_tuple(d_iterable, y, iterable=()):
+    """list(xs) / tuple(xs): the items' tangents, in y's form (a closure's tangent, or any
+    other item's, passes through as it is); other iterables: the derived jvp."""
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+        tangents = list(d_iterable)[iterators.read_start(iterable):]
+    elif isinstance(iterable, _SEQUENCES):
+        tangents = _sequence_tangents(d_iterable, iterable)
+    else:
+        from .jvp_derived import derived_jvp  # (built after this module: the fallback)
+        return derived_jvp(registry.function_rule(type(y)))(d_iterable, y, iterable)
+    if all(t is None for t in tangents):
+        return None
+    return list(tangents) if type(y) is list else tuple(tangents)
+
+
 def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
     """Each item's tangent goes where sorting put the item (stable, as sorted is); the keys
     of a dict, a string's characters and the like have none."""
@@ -172,7 +193,9 @@ for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.product_items, jvp_product_items),
                      (iterators.accumulate_items, jvp_accumulate_items),
                      (iterators.next_item, jvp_next_item),
-                     (builtins.sorted, jvp_sorted)):
+                     (builtins.sorted, jvp_sorted),
+                     (builtins.list, jvp_list_or_tuple),
+                     (builtins.tuple, jvp_list_or_tuple)):
     if registry.function_rule(_primal) is not None:
         jvp(_primal)(_fn)
 
