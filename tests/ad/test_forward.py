@@ -251,7 +251,7 @@ def test_errors_at_the_users_line():
 
     def chained(x, y):
         s = 0.0
-        for a in itertools.chain(x, y):
+        for a in itertools.chain(iter(x), y):  # of an iterator: refused
             s = s + a * a
         return s
 
