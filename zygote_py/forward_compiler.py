@@ -49,18 +49,22 @@ class ForwardCompiler(Compiler):
             super().clear()
             self.forward_cache.clear()
 
-    def jvp_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = ()):
-        """The compiled forward-mode function of fn (see the module docstring)."""
-        return self.forward_entry(fn, active, cells, kinds).fn
+    def jvp_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = (),
+                  threads: tuple = ()):
+        """The compiled forward-mode function of fn (see the module docstring); with threads,
+        of its threaded variant, which also returns the arrays it writes into those
+        parameters (runtime/forward_writes.py: argument_writes_jvp)."""
+        return self.forward_entry(fn, active, cells, kinds, threads).fn
 
-    def forward_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = ()) -> ForwardEntry:
-        key = (tuple(active), tuple(cells), tuple(kinds))
+    def forward_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = (),
+                      threads: tuple = ()) -> ForwardEntry:
+        key = (tuple(active), tuple(cells), tuple(kinds), tuple(threads))
         per_fn = self.forward_cache.get(fn)
         entry = per_fn.get(key) if per_fn is not None else None
         if entry is not None and entry.code is fn.__code__ and _guards_hold(entry.guards):
             return entry
         with self._lock:
-            ir = self.lowered_ir(fn)
+            ir = self.lowered_ir(fn, tuple(threads))
             build = Build(self)
             program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
             dce(program)  # tangents of values nothing reads (a tuple of shapes' tangents)

@@ -69,10 +69,11 @@ def _remove_cotangent(g, items, value):
 def _sort_cotangent(g, items, key, reverse):
     if g is None:
         return None
-    out = [None] * len(items)
-    for k, position in enumerate(sort_order(items, key, reverse)):
-        out[position] = g[k]
-    return _list_or_none(out)
+    order = sort_order(items, key, reverse)
+    # where sorting put each item (the inverse permutation), built without writing into a
+    # list: forward mode over gradient code (zp.hessian) reads this too
+    rank = sorted(range(len(order)), key=order.__getitem__)
+    return _list_or_none([g[k] for k in rank])
 
 
 def _like_sequence(parts, value):
@@ -96,10 +97,8 @@ def _setitem_cotangents(g, items, index, value):
     n = len(items)
     if type(index) is not slice:
         at = _position(index, n, False)
-        parts = _items(g, n)
-        g_value = parts[at]
-        parts[at] = None
-        return _list_or_none(parts), g_value
+        parts = _items(g, n)  # (lists built anew, not written: see _sort_cotangent)
+        return _list_or_none(parts[:at] + [None] + parts[at + 1:]), parts[at]
     start, stop, step = index.indices(n)
     m = len(items_read(value))
     if step == 1:  # a plain slice may change the list's length
@@ -110,9 +109,9 @@ def _setitem_cotangents(g, items, index, value):
     positions = list(range(n)[index])
     parts = _items(g, n)
     taken = [parts[p] for p in positions]
-    for p in positions:
-        parts[p] = None
-    return _list_or_none(parts), _value_cotangent(taken, value)
+    written = set(positions)
+    rest = [None if i in written else part for i, part in enumerate(parts)]
+    return _list_or_none(rest), _value_cotangent(taken, value)
 
 
 def _delitem_cotangent(g, items, index):

@@ -30,13 +30,11 @@ def items_cotangent(source, parts, start=0):
     parts = list(parts)
     if all(p is None for p in parts):
         return None
+    # (built without writing into a list: forward mode over gradient code reads this too)
     if type(source) is Items:
-        out = [None] * len(source.items)
-        out[start:start + len(parts)] = parts
-        return out
+        return [None] * start + parts + [None] * (len(source.items) - start - len(parts))
     if isinstance(source, (list, tuple, np.ndarray, ValuesView, ItemsView, KeysView)):
-        out = [None] * len(source)
-        out[start:start + len(parts)] = parts
+        out = [None] * start + parts + [None] * (len(source) - start - len(parts))
         if isinstance(source, np.ndarray):
             return np.stack([np.zeros(source.shape[1:], dtype=np.result_type(source.dtype, float))
                              if p is None else p for p in out])
@@ -52,10 +50,10 @@ def placed_cotangent(source, parts, positions):
         return items_cotangent(source, parts)
     if all(p is None for p in parts):
         return None
-    out = [None] * len(source.items)
+    by_position = {}  # (a dict, not a list written in place: see items_cotangent)
     for position, part in zip(positions, parts):
-        out[position] = accum(out[position], part)
-    return out
+        by_position[position] = accum(by_position.get(position), part)
+    return [by_position.get(i) for i in range(len(source.items))]
 
 
 def items_read(source) -> list:
@@ -90,7 +88,8 @@ def _enumerate_cotangent(g, iterable, positions):
 
 def _chain_cotangents(g, iterables, y):
     parts = list(g or [None] * len(y.items))
-    out, offset = [], 0
+    out = []  # (a list made here, which the lowering lets this function append to)
+    offset = 0
     for source, positions, count in zip(iterables, y.positions, y.counts):
         out.append(placed_cotangent(source, parts[offset:offset + count], positions))
         offset += count
@@ -99,13 +98,14 @@ def _chain_cotangents(g, iterables, y):
 
 def _product_cotangents(g, iterables, repeat, y):
     pools = list(y.counts) * repeat
-    parts = [[None] * n for n in y.counts]
+    summed = {}  # (iterable j, item index) -> its cotangent, without writing into lists
     for k, gk in enumerate(g or ()):
         if gk is None:
             continue
         for slot, index in enumerate(np.unravel_index(k, pools) if pools else ()):
-            j = slot % len(y.counts)
-            parts[j][index] = accum(parts[j][index], gk[slot])
+            key = (slot % len(y.counts), int(index))
+            summed[key] = accum(summed.get(key), gk[slot])
+    parts = [[summed.get((j, i)) for i in range(n)] for j, n in enumerate(y.counts)]
     return tuple(placed_cotangent(source, part, positions)
                  for source, part, positions in zip(iterables, parts, y.positions))
 
@@ -113,11 +113,12 @@ def _product_cotangents(g, iterables, repeat, y):
 def _accumulate_cotangents(g, iterable, initial, y):
     """Item i is in every running total from i on: its cotangent is their sum."""
     parts = list(g or ())
-    total, out = None, []
+    total = None
+    out = []  # (made here, so the lowering lets this function append to it)
     for gk in reversed(parts):
         total = accum(total, gk)
         out.append(total)
-    out.reverse()
+    out = out[::-1]
     if initial is None:
         return placed_cotangent(iterable, out, y.positions[0]), None
     return placed_cotangent(iterable, out[1:], y.positions[0]), (out[0] if out else None)
@@ -140,10 +141,11 @@ def _sorted_cotangent(g, iterable, y, key, reverse):
     if g is None:
         return None
     source = iterable.items[read_start(iterable):] if type(iterable) is Items else iterable
-    out = [None] * len(source)
-    for k, position in enumerate(sort_order(list(source), key, reverse)):
-        out[position] = g[k]
-    return read_cotangent(out, iterable)
+    order = sort_order(list(source), key, reverse)
+    # where sorting put each item (the inverse permutation): its cotangent is read from there
+    # (built without writing into a list: forward mode over gradient code reads this too)
+    rank = sorted(range(len(order)), key=order.__getitem__)
+    return read_cotangent([g[k] for k in rank], iterable)
 
 
 # ---------------------------------------------------------------------------

@@ -79,8 +79,11 @@ def _zero_cotangent(y):
         return np.zeros(y.shape) if y.dtype.kind == "f" else None
     if isinstance(y, (float, np.floating)):
         return 0.0
-    if y is None or isinstance(y, (bool, int, str, np.integer, np.bool_, ArrayShape)):
-        return None  # (an ArrayShape: what a gradient's tape keeps of an array, its shape)
+    if y is None or y is Ellipsis or \
+            isinstance(y, (bool, int, str, slice, np.integer, np.bool_, ArrayShape)):
+        # (an ArrayShape: what a gradient's tape keeps of an array, its shape; `...` and
+        # slices: the parts of an index or an einsum sublist)
+        return None
     if type(y) is list or isinstance(y, tuple):  # a NamedTuple result's cotangent is a tuple
         items = [_zero_cotangent(v) for v in y]
         return items if type(y) is list else tuple(items)

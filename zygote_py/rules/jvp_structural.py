@@ -6,6 +6,9 @@ linear in the cotangents they move, so most jvps here apply the helper to the ta
 
 from __future__ import annotations
 
+import builtins
+import itertools
+
 import numpy as np
 
 from .. import errors as registry_errors
@@ -100,13 +103,99 @@ def jvp_list_of_items(d_items, y, items):
     return None if d_items is None else list(d_items)
 
 
+def _rows(d_iterables, iterables, qualname):
+    """The items' tangents of each iterable (None when none moves), refusing an iterator."""
+    tangents = tuple(d_iterables) if d_iterables is not None else (None,) * len(iterables)
+    if not any(t is not None for t in tangents):
+        return None
+    _refuse_items_source(qualname, iterables, tangents)
+    return [_sequence_tangents(t, s) for t, s in zip(tangents, iterables)]
+
+
+def jvp_chain_items(d_iterables, y, *iterables):
+    rows = _rows(d_iterables, iterables, "itertools.chain")
+    return None if rows is None else [t for row in rows for t in row]
+
+
+def jvp_product_items(d_iterables, y, *iterables, repeat=1):
+    """Each tuple's tangent is the tuple of its items' tangents (itertools.product's order)."""
+    rows = _rows(d_iterables, iterables, "itertools.product")
+    return None if rows is None else list(itertools.product(*rows, repeat=repeat))
+
+
+def jvp_accumulate_items(d_iterable, d_initial, y, iterable, initial=None):
+    """Running sums of the items' tangents (after initial's, when given)."""
+    if d_iterable is None and d_initial is None:
+        return None
+    _refuse_items_source("itertools.accumulate", (iterable,), (d_iterable,))
+    running = d_initial
+    out = [d_initial] if initial is not None else []
+    for t in _sequence_tangents(d_iterable, iterable):
+        running = add_terms(running, t)
+        out.append(running)
+    return out
+
+
+def jvp_next_item(d_iterator, d_default, y, iterator, default=None):
+    """y is (the item, its position in the iterator's items; -1: the default)."""
+    position = y[1]
+    if position < 0:
+        t = d_default
+    else:
+        t = None if d_iterator is None else d_iterator[position]
+    return None if t is None else (t, None)
+
+
+_SEQUENCES = (list, tuple, np.ndarray, str, bytes, range, dict, type({}.keys()),
+              type({}.values()), type({}.items()))
+
+
+def jvp_list_or_tuple(d_iterable, y, iterable=()):
+    """list(xs) / tuple(xs): the items' tangents, in y's form (a closure's tangent, or any
+    other item's, passes through as it is); other iterables: the derived jvp."""
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+        tangents = list(d_iterable)[iterators.read_start(iterable):]
+    elif isinstance(iterable, _SEQUENCES):
+        tangents = _sequence_tangents(d_iterable, iterable)
+    else:
+        from .jvp_derived import derived_jvp  # (built after this module: the fallback)
+        return derived_jvp(registry.function_rule(type(y)))(d_iterable, y, iterable)
+    if all(t is None for t in tangents):
+        return None
+    return list(tangents) if type(y) is list else tuple(tangents)
+
+
+def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
+    """Each item's tangent goes where sorting put the item (stable, as sorted is); the keys
+    of a dict, a string's characters and the like have none."""
+    if d_iterable is None:
+        return None
+    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+        start = iterators.read_start(iterable)
+        source, tangents = iterable.items[start:], list(d_iterable)[start:]
+    else:
+        source, tangents = iterable, _sequence_tangents(d_iterable, iterable)
+    if all(t is None for t in tangents):
+        return None
+    return [tangents[k] for k in containers.sort_order(list(source), key, reverse)]
+
+
 
 for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.enumerate_items, jvp_enumerate_items),
                      (iterators.reversed_items, jvp_reversed_items),
                      (iterators.iter_items, jvp_iter_items),
                      (iterators.for_pass, jvp_for_pass),
-                     (iterators.list_of_items, jvp_list_of_items)):
+                     (iterators.list_of_items, jvp_list_of_items),
+                     (iterators.chain_items, jvp_chain_items),
+                     (iterators.product_items, jvp_product_items),
+                     (iterators.accumulate_items, jvp_accumulate_items),
+                     (iterators.next_item, jvp_next_item),
+                     (builtins.sorted, jvp_sorted),
+                     (builtins.list, jvp_list_or_tuple),
+                     (builtins.tuple, jvp_list_or_tuple)):
     if registry.function_rule(_primal) is not None:
         jvp(_primal)(_fn)
 

@@ -212,11 +212,25 @@ def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
     if axes:
         grad = np.sum(grad, axis=axes, keepdims=True)
     if len(uniq) < len(target):
-        # a repeated letter (a diagonal): scatter onto the diagonal of zeros
-        z = np.zeros(op_shape, dtype=np.result_type(grad, np.float32))
-        np.einsum(target + "->" + uniq, z)[...] = grad
-        grad = z
+        # a repeated letter (a diagonal): grad on the diagonal, zeros elsewhere, built without
+        # writing into an array (gradient code is differentiated again, by either mode)
+        grad = _on_diagonal(grad, target, uniq, op_shape)
     return grad
+
+
+def _on_diagonal(grad, target, uniq, op_shape):
+    """The array of op_shape (axes lettered by target, with repeats) that holds grad (axes
+    lettered uniq) where the axes of a repeated letter agree, and zeros elsewhere."""
+    ndim = len(target)
+    positions = [np.arange(n).reshape([n if k == axis else 1 for k in range(ndim)])
+                 for axis, n in enumerate(op_shape)]
+    first = {c: positions[target.index(c)] for c in uniq}
+    on_diagonal = np.ones([1] * ndim, dtype=bool)
+    for axis, c in enumerate(target):
+        on_diagonal = on_diagonal & (positions[axis] == first[c])
+    picked = grad[tuple(np.minimum(first[c], np.shape(grad)[k] - 1) for k, c in enumerate(uniq))]
+    zero = np.zeros((), dtype=np.result_type(grad, np.float32))
+    return np.where(on_diagonal, picked, zero)
 
 
 def _einsum_cotangents(g, subscripts, operands):

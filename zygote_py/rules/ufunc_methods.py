@@ -184,8 +184,9 @@ def _ufunc_at_cotangents(ufunc, g, y, a, index, b):
     targets, values, shape = _at_targets(a_arr, index, b)
     g = np.broadcast_to(np.asarray(g, dtype=np.result_type(g, np.float64)), a_arr.shape)
     flat_g = np.ravel(g)
-    factor = np.ones(a_arr.size, dtype=flat_g.dtype)
-    ufunc.at(factor, targets, values)  # the product (or quotient) each element got
+    # the product (or quotient) each element got: ufunc_at, whose rule is this one, so that
+    # the gradient code calling this is differentiated again (zp.hessian) like any other
+    factor = ufunc_at(ufunc, np.ones(a_arr.size, dtype=flat_g.dtype), targets, values)
     ga = g * factor.reshape(a_arr.shape)
     if ufunc is np.multiply:
         gv = flat_g[targets] * np.ravel(a_arr)[targets] * _exclusive_products(targets, values)

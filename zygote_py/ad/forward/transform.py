@@ -40,13 +40,20 @@ from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
+from ...runtime import built_objects, forward_writes, writes
 from ...runtime import forward_dispatch as fwd
-from ...runtime import built_objects, writes
 from .inline import NOT_INLINED, Inliner
+from .writes import follow_write, mark_in_place
 
-# the runtime modules of in-place writes and of objects built inside the function, which
-# forward mode does not follow yet (refused at the user's line)
+# the runtime modules of in-place writes (followed: writes.py) and of objects built inside
+# the function (attribute writes are not followed yet: refused at the user's line)
 _MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects")
+
+
+def _unfollowed(module: str) -> str:
+    if module.endswith("writes"):
+        return "this write into an array"
+    return "attribute writes into objects"
 
 
 class _Shared:
@@ -99,6 +106,7 @@ class ForwardTransform:
             self.block(fn.body)
         out = Function(f"{fn.name}_jvp", list(body.args), body, fn.loc, fn.signature, dict(fn.meta))
         out.meta["tangent_params"] = len(tangent_params)
+        mark_in_place(out)
         return out
 
     # -- values --------------------------------------------------------------------------
@@ -177,23 +185,11 @@ class ForwardTransform:
             return
         fn = op.attrs["fn"]
         module = getattr(fn, "__module__", None)
-        if fn is writes.augmented_write or fn is writes.augmented_write_in_callee:
-            # `y op= v`: a number rebinds (new's tangent); an ndarray is refused while running
-            self.copy(op)
-            self.set_tangent(op.results[0], self.helper(
-                fwd.augmented_tangent, self.v(op.operands[0]), self.t_or_none(op.operands[1]),
-                self.v(op.operands[2]) if len(op.operands) > 2 else self.ir.const(None)))
-            return
-        if fn is writes.check_unaliased or fn is writes.check_distinct_arguments or \
-                fn is writes.refuse_array_out or fn is built_objects.must_run_back:
-            self.copy(op)  # checks and queries (gradient code asks whether a back must run)
-            return
-        if fn is writes.view_writeback:  # another name after a write: a number keeps its
-            # tangent; an array sharing memory with the written one is refused while running
-            self.copy(op)
-            self.set_tangent(op.results[0], self.helper(
-                fwd.writeback_tangent, self.v(op.operands[0]), self.v(op.operands[1]),
-                self.t_or_none(op.operands[0]), self.v(op.operands[3])))
+        if module in _MUTATION_MODULES and follow_write(self, op):
+            return  # writes into arrays, their saves and restores in gradient code (writes.py)
+        if type(fn) is writes.ArgumentWrites:  # `(r, u2) = f(u)` where f writes into u
+            self.dynamic(op, forward_writes.argument_writes_jvp, self.ir.const(fn),
+                         self.ir.const(None), op.operands)
             return
         if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
             self.copy(op)
@@ -206,8 +202,7 @@ class ForwardTransform:
                 fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
             return
         if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
-            raise fwd.not_followed("writes into arrays and objects" if module.endswith("writes")
-                                   else "attribute writes into objects", op.loc)
+            raise fwd.not_followed(_unfollowed(module), op.loc)
         res = resolve(fn, registry)
         if res.kind == NONDIFF:
             self.copy(op)
