@@ -69,10 +69,12 @@ def _check_tangent(x, t, where: str) -> None:
         for k, ti in t.items():
             _check_tangent(x.get(k), ti, f"{where}[{k!r}]")
         return
-    if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
-        if np.iscomplexobj(x) or np.iscomplexobj(t):
-            raise ZygoteError(f"{where}: forward mode takes real values only",
-                              hint="use reverse mode for complex inputs (docs/complex.md)")
+    if isinstance(x, (np.ndarray, np.generic, float, int, complex)) and not isinstance(x, bool):
+        if np.iscomplexobj(t) and not np.iscomplexobj(x):
+            raise ZygoteError(f"{where} is complex and its primal real: a real value moves "
+                              "along real directions only",
+                              hint="pass a complex primal (x + 0j) to move it along complex "
+                                   "directions (docs/complex.md)")
         if np.shape(t) != np.shape(x):
             raise ZygoteError(f"{where} has shape {np.shape(t)}, its primal {np.shape(x)}",
                               hint="a tangent has its primal's shape")
@@ -83,10 +85,12 @@ def dense_tangent(t, y):
     if isinstance(y, np.ndarray):
         if t is None:
             return np.zeros(y.shape, dtype=y.dtype if y.dtype.kind in "fc" else float)
-        return np.broadcast_to(np.asarray(t, dtype=float), y.shape).copy() \
+        return np.broadcast_to(np.asarray(t, dtype=np.result_type(t, float)), y.shape).copy() \
             if np.shape(t) != y.shape else np.asarray(t)
-    if isinstance(y, (float, int, np.generic)) and not isinstance(y, bool):
-        return 0.0 if t is None else t
+    if isinstance(y, (float, int, complex, np.generic)) and not isinstance(y, bool):
+        if t is None:
+            return 0j if np.iscomplexobj(y) else 0.0
+        return t
     if isinstance(y, tuple) and not hasattr(y, "_fields"):
         items = t if t is not None else (None,) * len(y)
         return tuple(dense_tangent(ti, yi) for ti, yi in zip(items, y))
@@ -117,6 +121,10 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
         mode = "forward" if n_in < int(np.size(y)) else "reverse"
     if mode == "reverse":
         return _reverse_jacobian(f, *args, **kwargs)
+    if any(np.iscomplexobj(a) for a in args):
+        raise ZygoteError("zp.jacobian(mode='forward') of a function of complex arguments: "
+                          "its derivative is R-linear, not a complex matrix in general",
+                          hint="use zp.jvp along the real and imaginary directions (docs/complex.md)")
     g = (lambda *xs: f(*xs, **kwargs)) if kwargs else f
     out = []
     y = None
@@ -129,7 +137,7 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
             tangents = [None] * len(args)
             tangents[i] = e if x_arr.shape else 1.0
             y, dy = jvp(g, args, tangents)
-            columns.append(np.asarray(dy, dtype=float))
+            columns.append(np.asarray(dy, dtype=np.result_type(dy, float)))
         if y is None:
             y = f(*args, **kwargs)
         y_shape = np.shape(y)
@@ -175,12 +183,18 @@ def hvp(f, x, v):
     grad_fn = _gradient_function(f, x)
     _, dy = _over_gradient(grad_fn, x, v, f)
     hv = dy[1][0]
-    return dense_tangent(hv, np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else hv
+    if isinstance(x, np.ndarray):
+        return dense_tangent(hv, np.asarray(x, dtype=np.result_type(x, float)))
+    return hv
 
 
 def hessian(f, x):
     """The Hessian of the scalar function f at x: shape x.shape + x.shape (a float for a
     float x), one forward-over-reverse product per element of x."""
+    if np.iscomplexobj(x):
+        raise ZygoteError("zp.hessian of a function of a complex argument: its second "
+                          "derivative is R-bilinear, not a complex matrix in general",
+                          hint="use zp.hvp(f, z, v) along complex directions v (docs/complex.md)")
     grad_fn = _gradient_function(f, x)
     if not isinstance(x, np.ndarray):
         _, dy = _over_gradient(grad_fn, x, 1.0, f)

@@ -25,9 +25,14 @@ d/dx [x * d/dy (x * y)] is 2x in every combination of modes (tests/test_nested_m
 
 What is refused (NoDerivativeRule, never a silent zero): keyword arguments (wrt=,
 has_aux=), a bound method, callable object or partial whose bound values carry a
-derivative, default arguments holding data, a zp.params gradient, complex values in
-forward mode, and third derivatives through these rules (forward mode over gradient
-code that calls zp.pullback or zp.jvp).
+derivative, default arguments holding data, a zp.params gradient, a complex tangent on a
+real value, and third derivatives through these rules (forward mode over gradient code
+that calls zp.pullback or zp.jvp).
+
+Complex values follow the covector convention (docs/complex.md).  Its pairing
+<c, t> = Re(sum(c * t)) is symmetric and has no conjugate, so every identity above holds
+for them as written; only reading a tangent off by output elements needs both e_k and
+i e_k for a complex output (`_by_output_element`).
 """
 
 from __future__ import annotations
@@ -151,7 +156,7 @@ class Inner:
         """(y_dot, back, back_dot): the pullback program run by forward mode."""
         targs = (None,) * self.plan.skip + tuple(xs_dot)
         for x, t in zip(self.xs, xs_dot):
-            fd_check_real(x, t, self.what)
+            check_tangent_kind(x, t, self.what)
         cells_dot = self.cells_dot(f_dot)
         with self.context(), self.told_as_nesting():
             (_, back), pair_dot = fd.python_jvp(
@@ -166,20 +171,22 @@ class Inner:
         return self.split(bars), self.split(bars_dot)
 
 
-def fd_check_real(x, t, what):
-    """Forward mode takes real values only: a complex primal or tangent is refused."""
+def check_tangent_kind(x, t, what):
+    """A real value moves along real directions only: a complex tangent on it is refused (a
+    complex value takes a real or complex one)."""
     if not fd.has_tangent(t):
         return
     if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
         for xi, ti in zip(x, t):
-            fd_check_real(xi, ti, what)
+            check_tangent_kind(xi, ti, what)
     elif isinstance(x, dict) and isinstance(t, dict):
         for k, ti in t.items():
-            fd_check_real(x.get(k), ti, what)
-    elif np.iscomplexobj(x) or np.iscomplexobj(t):
-        raise NoDerivativeRule(f"zp.{what} inside a function being differentiated: forward "
-                               "mode over it takes real values only",
-                               hint="differentiate complex functions by reverse mode alone")
+            check_tangent_kind(x.get(k), ti, what)
+    elif np.iscomplexobj(t) and not np.iscomplexobj(x):
+        raise NoDerivativeRule(f"zp.{what} inside a function being differentiated: a complex "
+                               "tangent on a real value",
+                               hint="make the value complex (x + 0j) to move it along complex "
+                                    "directions (docs/complex.md)")
 
 
 def _add(a, b):
@@ -528,7 +535,7 @@ def _jvp_forward(args, kwargs, targs, tkwargs, loc):
         return value, None
     inner = Inner(f, primals, kwargs, "jvp")
     for x, t in zip(primals, tangents):
-        fd_check_real(x, t, "jvp")
+        check_tangent_kind(x, t, "jvp")
     y = value[0]
     y_dot, t_dot = None, None
     if any(map(fd.has_tangent, tangents_dot)):
@@ -546,7 +553,9 @@ def _jvp_forward(args, kwargs, targs, tkwargs, loc):
 
 def _by_output_element(y, row):
     """The tangent in y's structure whose element k is row(e_k), e_k the k-th basis
-    cotangent of y (float leaves only; other leaves get no tangent)."""
+    cotangent of y (float and complex leaves only; other leaves get no tangent).  A complex
+    element is row(e_k) - i row(i e_k): row pairs a cotangent c with a tangent t as
+    Re(c t), which gives the real part along e_k and minus the imaginary part along i e_k."""
     leaves, treedef = flatten(y)
     zeros = [_zero_leaf(leaf) for leaf in leaves]
     out = []
@@ -554,39 +563,52 @@ def _by_output_element(y, row):
         if zeros[i] is None:
             out.append(None)
             continue
-        if np.ndim(leaf) == 0:
-            seed = list(zeros)
-            seed[i] = 1.0
-            out.append(float(row(unflatten(treedef, seed))))
-            continue
-        result = np.zeros(np.shape(leaf))
-        for index in np.ndindex(np.shape(leaf)):
-            e = np.zeros(np.shape(leaf))
-            e[index] = 1.0
+        is_complex = np.iscomplexobj(leaf)
+
+        def element(e):
             seed = list(zeros)
             seed[i] = e
-            result[index] = row(unflatten(treedef, seed))
+            value = row(unflatten(treedef, seed))
+            if not is_complex:
+                return value
+            seed[i] = 1j * e
+            return value - 1j * row(unflatten(treedef, seed))
+
+        if np.ndim(leaf) == 0:
+            value = element(1.0 + 0j if is_complex else 1.0)
+            out.append(complex(value) if is_complex else float(value))
+            continue
+        result = np.zeros(np.shape(leaf), complex if is_complex else float)
+        for index in np.ndindex(np.shape(leaf)):
+            e = np.zeros(np.shape(leaf), result.dtype)
+            e[index] = 1.0
+            result[index] = element(e)
         out.append(result)
     return unflatten(treedef, out)
 
 
 def _zero_leaf(leaf):
     if isinstance(leaf, np.ndarray):
-        return np.zeros(leaf.shape) if leaf.dtype.kind == "f" else None
+        kind = leaf.dtype.kind
+        return np.zeros(leaf.shape) if kind == "f" else \
+            np.zeros(leaf.shape, complex) if kind == "c" else None
     if isinstance(leaf, (float, np.floating)):
         return 0.0
+    if isinstance(leaf, (complex, np.complexfloating)):
+        return 0j
     return None
 
 
 def _pair(a, b) -> float:
-    """<a, b> over matching structures (None is zero)."""
+    """<a, b> = Re(sum(a * b)) over matching structures (None is zero): a cotangent paired
+    with a tangent, complex ones included (docs/complex.md)."""
     if a is None or b is None:
         return 0.0
     if isinstance(a, (tuple, list)):
         return sum(_pair(ai, bi) for ai, bi in zip(a, b))
     if isinstance(a, dict):
         return sum(_pair(a[k], b.get(k)) for k in a)
-    return float(np.sum(np.asarray(a) * np.asarray(b)))
+    return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
 def _dense_zero(t, x):

@@ -58,6 +58,7 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
+from ..rules.jvp_complex import forward_rule
 from . import dispatch
 from .flat_calls import _Flat, _origins
 from .flat_calls import _spread as _spread_bars
@@ -153,8 +154,8 @@ def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
             dxs = [tangents[i] if i < len(tangents) else None for i in positions]
             if all(d is None for d in dxs):
                 return y, None
-            try:
-                return y, rule.jvp(*dxs, y, *args)
+            try:  # (the forward rule right for complex values too: rules/jvp_complex.py)
+                return y, forward_rule(rule)(*dxs, y, *args)
             except ZygoteError as err:
                 if err.loc is None and loc is not None:
                     raise type(err)(err.message, loc, err.hint) from None
@@ -380,8 +381,8 @@ def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
         raise NoDerivativeRule(f"the rule for {rule.qualname} has no forward-mode (jvp) rule", loc,
                                "use reverse mode for this function, or attach one with "
                                "zygote_py.rules.registry.jvp")
-    try:
-        return rule.jvp(*dxs, y, *args, **kwargs)
+    try:  # the forward rule right for complex values too (rules/jvp_complex.py)
+        return forward_rule(rule)(*dxs, y, *args, **kwargs)
     except ZygoteError as err:
         if err.loc is None and loc is not None:  # raised inside a rule: told at the user's call
             raise type(err)(err.message, loc, err.hint) from None
