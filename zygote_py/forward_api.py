@@ -179,10 +179,12 @@ def _over_gradient(grad_fn, x, v, f):
 
 def hvp(f, x, v):
     """The Hessian of the scalar function f at x times v (same shape as x), by
-    forward-mode differentiation of f's compiled gradient (forward-over-reverse)."""
+    forward-mode differentiation of f's compiled gradient (forward-over-reverse).  For a
+    complex x and direction v: the derivative of the gradient (a covector, docs/complex.md)
+    along v."""
     grad_fn = _gradient_function(f, x)
     _, dy = _over_gradient(grad_fn, x, v, f)
-    hv = dy[1][0]
+    hv = real_where_real(dy[1][0], x)
     if isinstance(x, np.ndarray):
         return dense_tangent(hv, np.asarray(x, dtype=np.result_type(x, float)))
     return hv
@@ -198,17 +200,36 @@ def hessian(f, x):
     grad_fn = _gradient_function(f, x)
     if not isinstance(x, np.ndarray):
         _, dy = _over_gradient(grad_fn, x, 1.0, f)
-        second = dy[1][0]
+        second = real_where_real(dy[1][0], x)
         return 0.0 if second is None else float(second)  # None: the gradient does not move
     columns = []
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[index] = 1.0
         _, dy = _over_gradient(grad_fn, x, e, f)
-        columns.append(np.asarray(dense_tangent(dy[1][0], x), dtype=float))
+        columns.append(np.asarray(dense_tangent(real_where_real(dy[1][0], x), x), dtype=float))
     if not columns:
         return np.zeros(x.shape + x.shape)
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+def real_where_real(t, x):
+    """The tangent t of a gradient (a cotangent of x) as the gradient the user sees moves:
+    its real part where x is real.  A compiled gradient may carry a complex cotangent for a
+    real value that passed through complex ones; zygote_py hands out its real part
+    (tree.finalize, docs/complex.md), and so the real part of its tangent."""
+    if t is None:
+        return None
+    if isinstance(x, (list, tuple)) and isinstance(t, (list, tuple)) and len(t) == len(x):
+        items = [real_where_real(ti, xi) for ti, xi in zip(t, x)]
+        return items if type(t) is list else tuple(items)
+    if isinstance(x, dict) and isinstance(t, dict):
+        return {k: real_where_real(v, x.get(k)) for k, v in t.items()}
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) or \
+            isinstance(x, np.ndarray) and x.dtype.kind != "c":
+        if np.iscomplexobj(t):
+            return np.real(t) if isinstance(t, np.ndarray) else float(np.real(t))
+    return t
 
 
 # -- nested derivatives: zygote_py/nested.py (it uses these two) -----------------------------

@@ -48,7 +48,7 @@ from .api import pullback as _pullback
 from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
-from .forward_api import _is_data, dense_tangent, nested_refusal
+from .forward_api import _is_data, dense_tangent, nested_refusal, real_where_real
 from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
@@ -119,7 +119,8 @@ class Inner:
             return (None,) * len(self.xs), None
         bars = tuple(bars)
         skip = self.plan.skip
-        xs_bars = bars[skip:skip + len(self.xs)]
+        # a real x's cotangent (and its tangent) is the real part, as zp.pullback hands out
+        xs_bars = tuple(real_where_real(b, x) for b, x in zip(bars[skip:skip + len(self.xs)], self.xs))
         cells_bar = bars[-1] if self.cells else None
         if cells_bar is not None:
             cells_bar = {k: v for k, v in cells_bar.items() if v is not None} or None

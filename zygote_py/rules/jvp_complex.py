@@ -203,14 +203,18 @@ _set_forward((operator.pow, np.power, builtins.pow), jvp_pow_complex, replace_jv
 
 # -- forward rules right for complex values as written ----------------------------------------
 # The arithmetic, linear and multilinear forward rules written out in jvp_common.py and
-# jvp_structural.py, and the FFTs' (linear maps), are right for complex values wherever
+# jvp_structural.py, the FFTs' and convolutions' (linear and bilinear maps), are right for complex values wherever
 # their rule is declared for them (holomorphic, or linear with real coefficients); jvp_pow
 # is not (it takes float(a)): powers get jvp_pow_complex above.  A holomorphic rule whose
 # forward rule is its own reverse body (g f'(z): the SciPy special functions) is right
 # too, the pairing being symmetric.
 
 _AS_WRITTEN_MODULES = frozenset({"zygote_py.rules.jvp_common", "zygote_py.rules.jvp_structural",
-                                 "zygote_py.rules.fft"})
+                                 "zygote_py.rules.fft", "zygote_py.rules.signal"})
+# linear forward rules of numpy_extra.py, by name (that module's eig rules are left to the
+# derivation from their reverse bodies)
+_AS_WRITTEN_FUNCTIONS = frozenset({"zygote_py.rules.numpy_extra.sliding_window_view_jvp",
+                                   "zygote_py.rules.numpy_extra.block_jvp"})
 
 
 def _right_as_written(rule, jvp) -> bool:
@@ -220,4 +224,6 @@ def _right_as_written(rule, jvp) -> bool:
         return True
     if jvp is rule.vjp:
         return bool(rule.meta.get("complex_ok"))
-    return getattr(jvp, "__module__", None) in _AS_WRITTEN_MODULES
+    module = getattr(jvp, "__module__", None)
+    return module in _AS_WRITTEN_MODULES or \
+        f"{module}.{getattr(jvp, '__qualname__', '')}" in _AS_WRITTEN_FUNCTIONS

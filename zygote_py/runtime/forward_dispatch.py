@@ -563,8 +563,12 @@ def _dispatched_jvp(f, args, targs, loc):
         name = f"the method {method!r}"
         fits = rule is not None and is_plain_operand(self_obj)
     operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
-    fits = fits and all(map(is_plain_operand, operands)) and not is_complex_anywhere(operands) \
+    fits = fits and all(map(is_plain_operand, operands)) \
         and not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in operands))
+    back_rule = rule
+    if fits and is_complex_anywhere(operands):  # its body for complex values, or refused
+        back_rule = registry.for_complex(rule)
+        fits = back_rule is not None
     if not fits:
         raise NoDerivativeRule(
             f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
@@ -594,7 +598,7 @@ def _dispatched_jvp(f, args, targs, loc):
     tangents_bound = inspect.BoundArguments(sig, t_arguments)
     shift = _Flat.prefixed(prefix, flat)
     origins = _origins(sig, shift)
-    back_dot = _BackTangent(rule, (bound.args, bound.kwargs),
+    back_dot = _BackTangent(back_rule, (bound.args, bound.kwargs),
                             (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
                             flat, self_obj is not None)
     return pair, (y_dot, back_dot)
