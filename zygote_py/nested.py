@@ -411,6 +411,13 @@ def _jacobian_inner(f, xs, kwargs):
     return inner
 
 
+def _refuse_complex_output(inner, y):
+    """The rows below are read by real basis cotangents: a complex output (whose rows need
+    i e_k as well, as zp.jacobian does outside) is refused here."""
+    if np.iscomplexobj(y):
+        inner.refuse("of a function with a complex output")
+
+
 def _jacobian_rule(f, *xs, mode="auto", **kwargs):
     """Each Jacobian J_i = dy/dx_i (shape y.shape + x_i.shape); given their cotangents,
     x_j and f's cells get sum_k d/de [J(xs + e d_k)^T e_k], d_k the cotangents' slices at
@@ -418,6 +425,7 @@ def _jacobian_rule(f, *xs, mode="auto", **kwargs):
     inner = _jacobian_inner(f, xs, kwargs)
     jacobians = _jacobian(f, *xs, mode=mode, **kwargs)
     y = f(*xs)
+    _refuse_complex_output(inner, y)
 
     def back(bars):
         n = len(xs)
@@ -448,6 +456,7 @@ def _jacobian_forward(args, kwargs, targs, tkwargs, loc):
     kwargs = {k: v for k, v in kwargs.items() if k != "mode"}
     inner = _jacobian_inner(f, xs, kwargs)
     y = f(*xs)
+    _refuse_complex_output(inner, y)
     _, back, back_dot = inner.forward_program(xs_dot, f_dot)
     out = [np.zeros(np.shape(y) + np.shape(x)) for x in xs]
     for index, e in _output_basis(y):

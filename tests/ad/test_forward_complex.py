@@ -261,3 +261,21 @@ def test_perturbations_stay_apart_with_complex_values():
     z = complex(0.4, -0.9)
     assert np.isclose(zp.jvp(h, (z,), (1.0 + 0j,))[1], 2 * z)
     assert np.isclose(zp.pullback(h, z)[1](1.0 + 0j)[0], 2 * z)
+
+
+def test_reverse_jacobian_of_a_real_argument_with_a_complex_output():
+    """Row k is back(e_k) - i back(i e_k): the imaginary parts are kept (they were dropped)."""
+    f = lambda x: np.exp(1j * x[0]) * x  # noqa: E731
+    x = np.array([0.3, -0.7])
+    (rev,) = zp.jacobian(f, x, mode="reverse")
+    (fwd,) = zp.jacobian(f, x, mode="forward")
+    want = np.stack([_fd(f, (x,), (e,)) for e in np.eye(2)], axis=-1)
+    assert np.iscomplexobj(rev) and np.allclose(rev, want, atol=1e-6) and np.allclose(fwd, want, atol=1e-6)
+    with pytest.raises(zp.ZygoteError, match="R-linear"):
+        zp.jacobian(np.sin, crand(2), mode="reverse")
+
+
+def test_a_nested_jacobian_with_a_complex_output_is_refused():
+    f = lambda x: np.exp(1j * x)  # noqa: E731
+    with pytest.raises(zp.NoDerivativeRule, match="complex output"):
+        zp.jvp(lambda x: zp.jacobian(f, x)[0], (np.array([0.3, 0.1]),), (np.ones(2),))
