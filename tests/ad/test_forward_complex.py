@@ -139,11 +139,12 @@ def test_holomorphic_functions_match_finite_differences_and_the_pullback(f, args
     lambda z: np.linalg.norm(z, 1),
     lambda z: np.max(z) * np.min(z),
     lambda z: z.max() + z.min(),
+    lambda z: np.sort(z) * z,
     lambda z: np.abs(z) ** 2 + np.angle(z * z),
     lambda z: np.real(z).astype(complex) * z.astype(np.complex128),
 ], ids=["abs", "builtin-abs", "angle", "angle-deg", "conj", ".conj", ".conjugate", "real", "imag",
         ".real-.imag", "z-conj-z", "abs2", "var", "std", "norm", "norm-1", "max-min",
-        ".max-.min", "abs-angle", "astype"])
+        ".max-.min", "sort", "abs-angle", "astype"])
 def test_non_holomorphic_functions_match_finite_differences_and_the_pullback(f):
     check(lambda z: f(z), (crand(4),))
 

@@ -246,6 +246,8 @@ HOLOMORPHIC_FUNCTIONS = (
     builtins.list, builtins.tuple,
     # selections: the element numpy picks (complex order is lexicographic) gets g
     np.max, np.amax, np.min, np.amin,
+    # a permutation: argsort orders complex values as sort does (real part, then imaginary)
+    np.sort,
 )
 HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose", "squeeze",
                        "copy", "cumsum", "trace", "dot", "prod", "max", "min")
@@ -275,6 +277,7 @@ GRADIENT_HELPERS = (
     "zygote_py.runtime.helpers.split_last", "zygote_py.runtime.helpers.split_tail",
     "zygote_py.runtime.helpers.split_key", "zygote_py.rules.indexing._index_cotangent",
     "zygote_py.rules.indexing._diagonal_cotangent", "zygote_py.rules.indexing._take_cotangent",
+    "zygote_py.rules.indexing._sort_cotangent",
     "zygote_py.rules.shapes._repeat_cotangent", "zygote_py.rules.shapes.like_input",
     "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
     "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
