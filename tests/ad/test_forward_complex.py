@@ -280,3 +280,15 @@ def test_a_nested_jacobian_with_a_complex_output_is_refused():
     f = lambda x: np.exp(1j * x)  # noqa: E731
     with pytest.raises(zp.NoDerivativeRule, match="complex output"):
         zp.jvp(lambda x: zp.jacobian(f, x)[0], (np.array([0.3, 0.1]),), (np.ones(2),))
+
+
+def test_a_real_rule_with_a_complex_result_keeps_its_forward_rule():
+    """scipy.linalg.sqrtm of a real matrix with a negative eigenvalue is complex (SciPy's
+    principal root): its operands are real, so its own forward rule runs, as reverse mode
+    runs its reverse rule."""
+    linalg = pytest.importorskip("scipy.linalg")
+    a = np.array([[-2.0, 0.3], [0.1, 1.0]])
+    t = np.array([[0.5, -1.0], [0.2, 0.7]])
+    y, dy = zp.jvp(lambda m: linalg.sqrtm(m), (a,), (t,))
+    assert np.iscomplexobj(dy)
+    assert np.allclose(dy, _fd(linalg.sqrtm, (a,), (t,)), atol=1e-6)

@@ -25,8 +25,9 @@ always); it is right for real values too:
   - any other rule declared for complex values in reverse mode: its own forward rule for
     real values, and for complex ones the forward rule derived from its complex reverse
     body (jvp_derived.py, exact: the transposition holds under the pairing above);
-  - a rule not declared for complex values: its own forward rule for real values, and a
-    NoDerivativeRule for a complex one.
+  - a rule not declared for complex values: its own forward rule for real operands, and
+    a NoDerivativeRule for a complex operand or tangent (its result may be complex, as
+    reverse mode allows: scipy.linalg.sqrtm of a real matrix).
 
 tests/rules/test_complex_jvp_rules.py checks every rule declared for complex values
 against central differences along real and imaginary directions and against its vjp.
@@ -93,10 +94,13 @@ def _complex_safe(rule, jvp):
 
         fn = jvp_real_or_derived
     else:
-        qualname = rule.qualname
+        qualname, n = rule.qualname, len(rule.diff)
 
         def jvp_real_only(*rest, **kwargs):
-            if _any_complex(rest, kwargs):
+            # the operands and their tangents, as reverse mode checks the operands: a rule
+            # of real values whose result is complex (scipy.linalg.sqrtm of a matrix with
+            # negative eigenvalues) keeps its own forward rule
+            if _any_complex(rest[:n], kwargs) or _any_complex(rest[n + 1:], {}):
                 raise complex_refusal(qualname)
             return jvp(*rest, **kwargs)
 

@@ -242,7 +242,7 @@ class ForwardTransform:
             return rule.jvp
         if registry.for_complex(rule) is None:
             self.ir.call(refuse_complex, self.ir.const(rule.qualname), self.ir.const(op.loc),
-                         *new.operands, *new.results, expr="_zp_refuse_complex")
+                         *new.operands, expr="_zp_refuse_complex")
             return rule.jvp
         return forward_rule(rule)
 
