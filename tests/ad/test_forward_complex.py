@@ -292,3 +292,12 @@ def test_a_real_rule_with_a_complex_result_keeps_its_forward_rule():
     y, dy = zp.jvp(lambda m: linalg.sqrtm(m), (a,), (t,))
     assert np.iscomplexobj(dy)
     assert np.allclose(dy, _fd(linalg.sqrtm, (a,), (t,)), atol=1e-6)
+
+
+def test_forward_and_reverse_over_the_pullback_of_a_norm_along_an_axis():
+    """autograd's test_norm_axis_complex at order 2: the norm's forward rule is derived by
+    transposition there (an output of more than four entries) with a real g, whose raw
+    cotangent must be read as its real part."""
+    g = RNG.standard_normal(6)
+    check(lambda z: zp.pullback(lambda w: np.linalg.norm(w, axis=0), z)[1](g)[0], (crand(3, 6),),
+          directions=("complex",))

@@ -236,3 +236,41 @@ def test_a_rule_not_declared_for_complex_values_refuses_them_in_forward_mode():
         forward_rule(rule)(z, None, np.maximum(z, 0.1), z, 0.1)
     x = np.array([0.3, -0.2])  # real values: the rule's own forward rule
     assert np.allclose(forward_rule(rule)(np.ones(2), None, np.maximum(x, 0.1), x, 0.1), [1, 0])
+
+
+def _crand(rng, *shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+# (primal, complex arguments, keyword arguments): outputs larger than jvp_derived's rows
+# threshold, real (norm, var, std of complex entries) and complex (prod, inv)
+_DERIVED = [
+    (np.linalg.norm, lambda rng: (_crand(rng, 3, 6),), {"axis": 0}),
+    (np.var, lambda rng: (_crand(rng, 3, 6),), {"axis": 0}),
+    (np.std, lambda rng: (_crand(rng, 6, 3),), {"axis": 1}),
+    (np.prod, lambda rng: (_crand(rng, 3, 6),), {"axis": 0}),
+    (np.linalg.inv, lambda rng: (_crand(rng, 3, 3) + 3 * np.eye(3),), {}),
+]
+
+
+@pytest.mark.parametrize("primal,make,kwargs", _DERIVED, ids=["norm", "var", "std", "prod", "inv"])
+def test_derived_jvp_by_transposition_and_by_rows_on_complex_values(primal, make, kwargs):
+    """Both derivations of jvp_derived.py (the compiled transposition, with a real or
+    complex g, and the rows along e_k and i e_k) against finite differences."""
+    from zygote_py.rules import jvp_derived
+
+    rng = np.random.default_rng(5)
+    args = make(rng)
+    t = _crand(rng, *np.shape(args[0]))
+    declared = registry.for_complex(registry.function_rule(primal))
+    y = primal(*args, **kwargs)
+    g = jvp_derived._zero_cotangent(y)
+    fd = (primal(args[0] + EPS * t, *args[1:], **kwargs)
+          - primal(args[0] - EPS * t, *args[1:], **kwargs)) / (2 * EPS)
+    with context.using(compiler=FORWARD):
+        by_transposition = jvp_derived._by_transposition(declared.vjp, 1, g, y, args, kwargs,
+                                                         (t,), True)
+        by_rows = jvp_derived._by_rows(declared.vjp, 1, g, y, args, kwargs, (t,))
+    for got in (by_transposition, by_rows):
+        assert np.iscomplexobj(got) == np.iscomplexobj(y)
+        np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-6)

@@ -134,7 +134,23 @@ def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs, complex_values=False):
     with context.using(collector=None):
         entry = compiler.entry(contracted, _ACTIVE, "grad", (), scalar_kinds(values))
         _, grads = entry.fn(*values)
-    return grads[2]
+    # the compiled gradient's raw cotangent of a real g may be complex (a real value that
+    # met complex ones): its real part is the derivative (as tree.finalize hands it out)
+    return _real_where_real(grads[2], g) if complex_values else grads[2]
+
+
+def _real_where_real(t, like):
+    """t with its leaves' real parts where like's leaves are real."""
+    if t is None or like is None:
+        return t
+    if isinstance(like, (list, tuple)) and isinstance(t, (list, tuple)):
+        items = [_real_where_real(a, b) for a, b in zip(t, like)]
+        return items if type(t) is list else tuple(items)
+    if isinstance(like, dict) and isinstance(t, dict):
+        return {k: _real_where_real(v, like.get(k)) for k, v in t.items()}
+    if not np.iscomplexobj(like) and np.iscomplexobj(t):
+        return np.real(t) if isinstance(t, np.ndarray) else float(np.real(t))
+    return t
 
 
 def _contract(vjp_fn, n, g, y, args, kwargs, dxs) -> float:
