@@ -271,18 +271,41 @@ def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
 
 
 def jacobian(f, *args, **kwargs):
-    """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape."""
+    """The Jacobian of f at args, one array per argument, of shape y.shape + arg.shape.
+
+    A complex output of real arguments gives a complex Jacobian: row k is
+    back(e_k) - i back(i e_k), the real part's covector minus i times the imaginary
+    part's (docs/complex.md); complex arguments are refused (the derivative is R-linear,
+    not a complex matrix in general)."""
+    if any(np.iscomplexobj(a) for a in args):
+        raise ZygoteError("zp.jacobian of a function of complex arguments: its derivative is "
+                          "R-linear, not a complex matrix in general",
+                          hint="use zp.pullback or zp.jvp along real and imaginary directions "
+                               "(docs/complex.md)")
     y, back = pullback(f, *args, **kwargs)
     y_arr = np.asarray(y)
+    complex_output = np.iscomplexobj(y_arr)
+
+    def row(seed):
+        plain = seed if y_arr.shape else seed.item()
+        r = back(plain)
+        if not complex_output:
+            return r
+        r_imag = back(1j * plain)  # pairs as Re(i c t) = -Im(c t): minus the imaginary part
+        return [None if a is None and b is None else
+                np.asarray(0.0 if a is None else a) - 1j * np.asarray(0.0 if b is None else b)
+                for a, b in zip(r, r_imag)]
+
     rows = []
     for index in np.ndindex(y_arr.shape):
-        seed = np.zeros_like(y_arr, dtype=float)
+        seed = np.zeros(y_arr.shape)
         seed[index] = 1.0
-        rows.append(back(seed if y_arr.shape else float(seed)))
+        rows.append(row(seed))
     out = []
+    dtype = complex if complex_output else float
     for i, x in enumerate(args):
         x_arr = np.asarray(x)
-        stacked = [np.zeros(x_arr.shape) if r[i] is None else np.asarray(r[i], dtype=float) for r in rows]
+        stacked = [np.zeros(x_arr.shape) if r[i] is None else np.asarray(r[i], dtype=dtype) for r in rows]
         out.append(np.stack(stacked).reshape(y_arr.shape + x_arr.shape) if stacked else None)
     return tuple(out)
 

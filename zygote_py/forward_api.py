@@ -69,10 +69,12 @@ def _check_tangent(x, t, where: str) -> None:
         for k, ti in t.items():
             _check_tangent(x.get(k), ti, f"{where}[{k!r}]")
         return
-    if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
-        if np.iscomplexobj(x) or np.iscomplexobj(t):
-            raise ZygoteError(f"{where}: forward mode takes real values only",
-                              hint="use reverse mode for complex inputs (docs/complex.md)")
+    if isinstance(x, (np.ndarray, np.generic, float, int, complex)) and not isinstance(x, bool):
+        if np.iscomplexobj(t) and not np.iscomplexobj(x):
+            raise ZygoteError(f"{where} is complex and its primal real: a real value moves "
+                              "along real directions only",
+                              hint="pass a complex primal (x + 0j) to move it along complex "
+                                   "directions (docs/complex.md)")
         if np.shape(t) != np.shape(x):
             raise ZygoteError(f"{where} has shape {np.shape(t)}, its primal {np.shape(x)}",
                               hint="a tangent has its primal's shape")
@@ -83,10 +85,12 @@ def dense_tangent(t, y):
     if isinstance(y, np.ndarray):
         if t is None:
             return np.zeros(y.shape, dtype=y.dtype if y.dtype.kind in "fc" else float)
-        return np.broadcast_to(np.asarray(t, dtype=float), y.shape).copy() \
+        return np.broadcast_to(np.asarray(t, dtype=np.result_type(t, float)), y.shape).copy() \
             if np.shape(t) != y.shape else np.asarray(t)
-    if isinstance(y, (float, int, np.generic)) and not isinstance(y, bool):
-        return 0.0 if t is None else t
+    if isinstance(y, (float, int, complex, np.generic)) and not isinstance(y, bool):
+        if t is None:
+            return 0j if np.iscomplexobj(y) else 0.0
+        return t
     if isinstance(y, tuple) and not hasattr(y, "_fields"):
         items = t if t is not None else (None,) * len(y)
         return tuple(dense_tangent(ti, yi) for ti, yi in zip(items, y))
@@ -117,6 +121,10 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
         mode = "forward" if n_in < int(np.size(y)) else "reverse"
     if mode == "reverse":
         return _reverse_jacobian(f, *args, **kwargs)
+    if any(np.iscomplexobj(a) for a in args):
+        raise ZygoteError("zp.jacobian(mode='forward') of a function of complex arguments: "
+                          "its derivative is R-linear, not a complex matrix in general",
+                          hint="use zp.jvp along the real and imaginary directions (docs/complex.md)")
     g = (lambda *xs: f(*xs, **kwargs)) if kwargs else f
     out = []
     y = None
@@ -129,7 +137,7 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
             tangents = [None] * len(args)
             tangents[i] = e if x_arr.shape else 1.0
             y, dy = jvp(g, args, tangents)
-            columns.append(np.asarray(dy, dtype=float))
+            columns.append(np.asarray(dy, dtype=np.result_type(dy, float)))
         if y is None:
             y = f(*args, **kwargs)
         y_shape = np.shape(y)
@@ -171,30 +179,57 @@ def _over_gradient(grad_fn, x, v, f):
 
 def hvp(f, x, v):
     """The Hessian of the scalar function f at x times v (same shape as x), by
-    forward-mode differentiation of f's compiled gradient (forward-over-reverse)."""
+    forward-mode differentiation of f's compiled gradient (forward-over-reverse).  For a
+    complex x and direction v: the derivative of the gradient (a covector, docs/complex.md)
+    along v."""
     grad_fn = _gradient_function(f, x)
     _, dy = _over_gradient(grad_fn, x, v, f)
-    hv = dy[1][0]
-    return dense_tangent(hv, np.asarray(x, dtype=float)) if isinstance(x, np.ndarray) else hv
+    hv = real_where_real(dy[1][0], x)
+    if isinstance(x, np.ndarray):
+        return dense_tangent(hv, np.asarray(x, dtype=np.result_type(x, float)))
+    return hv
 
 
 def hessian(f, x):
     """The Hessian of the scalar function f at x: shape x.shape + x.shape (a float for a
     float x), one forward-over-reverse product per element of x."""
+    if np.iscomplexobj(x):
+        raise ZygoteError("zp.hessian of a function of a complex argument: its second "
+                          "derivative is R-bilinear, not a complex matrix in general",
+                          hint="use zp.hvp(f, z, v) along complex directions v (docs/complex.md)")
     grad_fn = _gradient_function(f, x)
     if not isinstance(x, np.ndarray):
         _, dy = _over_gradient(grad_fn, x, 1.0, f)
-        second = dy[1][0]
+        second = real_where_real(dy[1][0], x)
         return 0.0 if second is None else float(second)  # None: the gradient does not move
     columns = []
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[index] = 1.0
         _, dy = _over_gradient(grad_fn, x, e, f)
-        columns.append(np.asarray(dense_tangent(dy[1][0], x), dtype=float))
+        columns.append(np.asarray(dense_tangent(real_where_real(dy[1][0], x), x), dtype=float))
     if not columns:
         return np.zeros(x.shape + x.shape)
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+def real_where_real(t, x):
+    """The tangent t of a gradient (a cotangent of x) as the gradient the user sees moves:
+    its real part where x is real.  A compiled gradient may carry a complex cotangent for a
+    real value that passed through complex ones; zygote_py hands out its real part
+    (tree.finalize, docs/complex.md), and so the real part of its tangent."""
+    if t is None:
+        return None
+    if isinstance(x, (list, tuple)) and isinstance(t, (list, tuple)) and len(t) == len(x):
+        items = [real_where_real(ti, xi) for ti, xi in zip(t, x)]
+        return items if type(t) is list else tuple(items)
+    if isinstance(x, dict) and isinstance(t, dict):
+        return {k: real_where_real(v, x.get(k)) for k, v in t.items()}
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) or \
+            isinstance(x, np.ndarray) and x.dtype.kind != "c":
+        if np.iscomplexobj(t):
+            return np.real(t) if isinstance(t, np.ndarray) else float(np.real(t))
+    return t
 
 
 # -- nested derivatives: zygote_py/nested.py (it uses these two) -----------------------------

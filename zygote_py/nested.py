@@ -25,9 +25,14 @@ d/dx [x * d/dy (x * y)] is 2x in every combination of modes (tests/test_nested_m
 
 What is refused (NoDerivativeRule, never a silent zero): keyword arguments (wrt=,
 has_aux=), a bound method, callable object or partial whose bound values carry a
-derivative, default arguments holding data, a zp.params gradient, complex values in
-forward mode, and third derivatives through these rules (forward mode over gradient
-code that calls zp.pullback or zp.jvp).
+derivative, default arguments holding data, a zp.params gradient, a complex tangent on a
+real value, and third derivatives through these rules (forward mode over gradient code
+that calls zp.pullback or zp.jvp).
+
+Complex values follow the covector convention (docs/complex.md).  Its pairing
+<c, t> = Re(sum(c * t)) is symmetric and has no conjugate, so every identity above holds
+for them as written; only reading a tangent off by output elements needs both e_k and
+i e_k for a complex output (`_by_output_element`).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from .api import pullback as _pullback
 from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
-from .forward_api import _is_data, dense_tangent, nested_refusal
+from .forward_api import _is_data, dense_tangent, nested_refusal, real_where_real
 from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
@@ -114,7 +119,8 @@ class Inner:
             return (None,) * len(self.xs), None
         bars = tuple(bars)
         skip = self.plan.skip
-        xs_bars = bars[skip:skip + len(self.xs)]
+        # a real x's cotangent (and its tangent) is the real part, as zp.pullback hands out
+        xs_bars = tuple(real_where_real(b, x) for b, x in zip(bars[skip:skip + len(self.xs)], self.xs))
         cells_bar = bars[-1] if self.cells else None
         if cells_bar is not None:
             cells_bar = {k: v for k, v in cells_bar.items() if v is not None} or None
@@ -151,7 +157,7 @@ class Inner:
         """(y_dot, back, back_dot): the pullback program run by forward mode."""
         targs = (None,) * self.plan.skip + tuple(xs_dot)
         for x, t in zip(self.xs, xs_dot):
-            fd_check_real(x, t, self.what)
+            check_tangent_kind(x, t, self.what)
         cells_dot = self.cells_dot(f_dot)
         with self.context(), self.told_as_nesting():
             (_, back), pair_dot = fd.python_jvp(
@@ -166,20 +172,22 @@ class Inner:
         return self.split(bars), self.split(bars_dot)
 
 
-def fd_check_real(x, t, what):
-    """Forward mode takes real values only: a complex primal or tangent is refused."""
+def check_tangent_kind(x, t, what):
+    """A real value moves along real directions only: a complex tangent on it is refused (a
+    complex value takes a real or complex one)."""
     if not fd.has_tangent(t):
         return
     if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
         for xi, ti in zip(x, t):
-            fd_check_real(xi, ti, what)
+            check_tangent_kind(xi, ti, what)
     elif isinstance(x, dict) and isinstance(t, dict):
         for k, ti in t.items():
-            fd_check_real(x.get(k), ti, what)
-    elif np.iscomplexobj(x) or np.iscomplexobj(t):
-        raise NoDerivativeRule(f"zp.{what} inside a function being differentiated: forward "
-                               "mode over it takes real values only",
-                               hint="differentiate complex functions by reverse mode alone")
+            check_tangent_kind(x.get(k), ti, what)
+    elif np.iscomplexobj(t) and not np.iscomplexobj(x):
+        raise NoDerivativeRule(f"zp.{what} inside a function being differentiated: a complex "
+                               "tangent on a real value",
+                               hint="make the value complex (x + 0j) to move it along complex "
+                                    "directions (docs/complex.md)")
 
 
 def _add(a, b):
@@ -403,6 +411,13 @@ def _jacobian_inner(f, xs, kwargs):
     return inner
 
 
+def _refuse_complex_output(inner, y):
+    """The rows below are read by real basis cotangents: a complex output (whose rows need
+    i e_k as well, as zp.jacobian does outside) is refused here."""
+    if np.iscomplexobj(y):
+        inner.refuse("of a function with a complex output")
+
+
 def _jacobian_rule(f, *xs, mode="auto", **kwargs):
     """Each Jacobian J_i = dy/dx_i (shape y.shape + x_i.shape); given their cotangents,
     x_j and f's cells get sum_k d/de [J(xs + e d_k)^T e_k], d_k the cotangents' slices at
@@ -410,6 +425,7 @@ def _jacobian_rule(f, *xs, mode="auto", **kwargs):
     inner = _jacobian_inner(f, xs, kwargs)
     jacobians = _jacobian(f, *xs, mode=mode, **kwargs)
     y = f(*xs)
+    _refuse_complex_output(inner, y)
 
     def back(bars):
         n = len(xs)
@@ -440,6 +456,7 @@ def _jacobian_forward(args, kwargs, targs, tkwargs, loc):
     kwargs = {k: v for k, v in kwargs.items() if k != "mode"}
     inner = _jacobian_inner(f, xs, kwargs)
     y = f(*xs)
+    _refuse_complex_output(inner, y)
     _, back, back_dot = inner.forward_program(xs_dot, f_dot)
     out = [np.zeros(np.shape(y) + np.shape(x)) for x in xs]
     for index, e in _output_basis(y):
@@ -528,7 +545,7 @@ def _jvp_forward(args, kwargs, targs, tkwargs, loc):
         return value, None
     inner = Inner(f, primals, kwargs, "jvp")
     for x, t in zip(primals, tangents):
-        fd_check_real(x, t, "jvp")
+        check_tangent_kind(x, t, "jvp")
     y = value[0]
     y_dot, t_dot = None, None
     if any(map(fd.has_tangent, tangents_dot)):
@@ -546,7 +563,9 @@ def _jvp_forward(args, kwargs, targs, tkwargs, loc):
 
 def _by_output_element(y, row):
     """The tangent in y's structure whose element k is row(e_k), e_k the k-th basis
-    cotangent of y (float leaves only; other leaves get no tangent)."""
+    cotangent of y (float and complex leaves only; other leaves get no tangent).  A complex
+    element is row(e_k) - i row(i e_k): row pairs a cotangent c with a tangent t as
+    Re(c t), which gives the real part along e_k and minus the imaginary part along i e_k."""
     leaves, treedef = flatten(y)
     zeros = [_zero_leaf(leaf) for leaf in leaves]
     out = []
@@ -554,39 +573,52 @@ def _by_output_element(y, row):
         if zeros[i] is None:
             out.append(None)
             continue
-        if np.ndim(leaf) == 0:
-            seed = list(zeros)
-            seed[i] = 1.0
-            out.append(float(row(unflatten(treedef, seed))))
-            continue
-        result = np.zeros(np.shape(leaf))
-        for index in np.ndindex(np.shape(leaf)):
-            e = np.zeros(np.shape(leaf))
-            e[index] = 1.0
+        is_complex = np.iscomplexobj(leaf)
+
+        def element(e):
             seed = list(zeros)
             seed[i] = e
-            result[index] = row(unflatten(treedef, seed))
+            value = row(unflatten(treedef, seed))
+            if not is_complex:
+                return value
+            seed[i] = 1j * e
+            return value - 1j * row(unflatten(treedef, seed))
+
+        if np.ndim(leaf) == 0:
+            value = element(1.0 + 0j if is_complex else 1.0)
+            out.append(complex(value) if is_complex else float(value))
+            continue
+        result = np.zeros(np.shape(leaf), complex if is_complex else float)
+        for index in np.ndindex(np.shape(leaf)):
+            e = np.zeros(np.shape(leaf), result.dtype)
+            e[index] = 1.0
+            result[index] = element(e)
         out.append(result)
     return unflatten(treedef, out)
 
 
 def _zero_leaf(leaf):
     if isinstance(leaf, np.ndarray):
-        return np.zeros(leaf.shape) if leaf.dtype.kind == "f" else None
+        kind = leaf.dtype.kind
+        return np.zeros(leaf.shape) if kind == "f" else \
+            np.zeros(leaf.shape, complex) if kind == "c" else None
     if isinstance(leaf, (float, np.floating)):
         return 0.0
+    if isinstance(leaf, (complex, np.complexfloating)):
+        return 0j
     return None
 
 
 def _pair(a, b) -> float:
-    """<a, b> over matching structures (None is zero)."""
+    """<a, b> = Re(sum(a * b)) over matching structures (None is zero): a cotangent paired
+    with a tangent, complex ones included (docs/complex.md)."""
     if a is None or b is None:
         return 0.0
     if isinstance(a, (tuple, list)):
         return sum(_pair(ai, bi) for ai, bi in zip(a, b))
     if isinstance(a, dict):
         return sum(_pair(a[k], b.get(k)) for k in a)
-    return float(np.sum(np.asarray(a) * np.asarray(b)))
+    return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
 def _dense_zero(t, x):

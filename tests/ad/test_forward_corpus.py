@@ -1,7 +1,8 @@
 """zp.jvp over the whole end-to-end corpus (tests/corpus): every case's directional
 derivative along random tangents matches central finite differences, or forward mode
-refuses it clearly (complex values, the iterator builtins it does not follow yet: the
-list below, so a new refusal fails the test)."""
+refuses it clearly (the iterator builtins it does not follow yet: the list below, so a
+new refusal fails the test).  A complex argument moves along a complex direction: the
+tangent is the R-linear derivative (docs/complex.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ EPS = 1e-6
 
 # (corpus id prefix) -> why forward mode refuses it
 REFUSED = {
-    "complex_numbers.": "forward mode takes real values (reverse mode does complex)",
     "iterators.reversed_bound_to_a_name": "next()", "iterators.iter_and_next": "next()",
     "iterators.next_": "next()", "iterators.enumerate_of_zip_after_next": "next()",
     "iterators.zip_header_over_a_started_iterator": "next()",
@@ -43,7 +43,7 @@ def tangent_for(x, rng):
         return float(rng.standard_normal())
     if isinstance(x, np.ndarray):
         if x.dtype.kind == "c":
-            raise _NoTangent
+            return rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)
         return rng.standard_normal(x.shape) if x.dtype.kind == "f" else None
     if type(x) is list:
         return [tangent_for(v, rng) for v in x]
@@ -52,7 +52,7 @@ def tangent_for(x, rng):
     if type(x) is dict:
         return {k: tangent_for(v, rng) for k, v in x.items()}
     if isinstance(x, (complex, np.complexfloating)):
-        raise _NoTangent
+        return complex(rng.standard_normal(), rng.standard_normal())
     if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x):
         return {k: tangent_for(v, rng) for k, v in vars(x).items()}
     raise _NoTangent
@@ -96,6 +96,12 @@ def test_jvp_of_corpus_case(ident, case):
             return
         plus = case.func(*[moved(a, t, EPS) for a, t in zip(copy.deepcopy(case.args), tangents)])
         minus = case.func(*[moved(a, t, -EPS) for a, t in zip(copy.deepcopy(case.args), tangents)])
-    fd = (np.asarray(plus, dtype=float) - np.asarray(minus, dtype=float)) / (2 * EPS)
+    fd = (_numbers(plus) - _numbers(minus)) / (2 * EPS)
     scale = max(1.0, float(np.max(np.abs(fd))))
-    np.testing.assert_allclose(np.asarray(dy, dtype=float), fd, rtol=1e-4, atol=1e-6 * scale)
+    np.testing.assert_allclose(_numbers(dy), fd, rtol=1e-4, atol=1e-6 * scale)
+
+
+def _numbers(value):
+    """A result (or tangent) as an array of floats, or of complex numbers where it holds any."""
+    array = np.asarray(value)
+    return array.astype(complex if array.dtype.kind == "c" else float)

@@ -31,7 +31,7 @@ def _flat(g):
         return [v for x in g for v in _flat(x)]
     if isinstance(g, dict):
         return [v for k in sorted(g, key=repr) for v in _flat(g[k])]
-    return [np.asarray(g, dtype=float).ravel()]
+    return [_numbers(g).ravel()]
 
 
 def _flat_tangent(t, g):
@@ -45,15 +45,23 @@ def _flat_tangent(t, g):
         return [v for k in sorted(g, key=repr) for v in _flat_tangent(t.get(k), g[k])]
     if t is None:
         return [np.zeros(np.size(g))]
-    return [np.broadcast_to(np.asarray(t, dtype=float), np.shape(g)).ravel()]
+    t = _numbers(t)
+    if not np.iscomplexobj(g):  # a real argument's gradient is the real part (tree.finalize)
+        t = t.real
+    return [np.broadcast_to(t, np.shape(g)).ravel()]
 
 
-_ALL = [(i, c) for i, c in all_cases()
-        if not i.startswith("complex_numbers.") and i not in NOT_SMOOTH]
+def _numbers(value):
+    """As an array of floats, or of complex numbers where it holds any (docs/complex.md)."""
+    array = np.asarray(value)
+    return array.astype(complex if array.dtype.kind == "c" else float)
+
+
+_ALL = [(i, c) for i, c in all_cases() if i not in NOT_SMOOTH]
 # every sixth case, and every case of the modules whose gradients hold closures and
-# recursive pullbacks (the suite's time: all 330 take about 20 s of CPU)
+# recursive pullbacks or complex values (the suite's time: all 350 take about 20 s of CPU)
 CASES = [(i, c) for k, (i, c) in enumerate(_ALL)
-         if k % 6 == 0 or i.startswith(("recursion.", "closures."))]
+         if k % 6 == 0 or i.startswith(("recursion.", "closures.", "complex_numbers."))]
 
 
 @pytest.mark.parametrize("ident, case", CASES, ids=[i for i, _ in CASES])

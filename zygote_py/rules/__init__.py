@@ -34,6 +34,9 @@ from zygote_py.rules import (  # noqa: F401  (importing registers the rules)
 from zygote_py.rules import complex_rules  # noqa: F401,E402  (last: it marks the rules above)
 # forward-mode rules: those written out first, then the derived ones for the rest
 from zygote_py.rules import jvp_common, jvp_structural, jvp_derived  # noqa: F401,E402,I001
+# complex values in forward mode: the non-holomorphic functions' forward rules, and which
+# forward rule runs where a value may be complex (forward_rule)
+from zygote_py.rules import jvp_complex  # noqa: F401,E402
 
 # SciPy is optional: each module's rules are imported once the user's code has imported it
 # (or when all rules are listed), never with zygote_py itself (rules/scipy_support.py)

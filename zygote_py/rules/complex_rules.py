@@ -246,6 +246,8 @@ HOLOMORPHIC_FUNCTIONS = (
     builtins.list, builtins.tuple,
     # selections: the element numpy picks (complex order is lexicographic) gets g
     np.max, np.amax, np.min, np.amin,
+    # a permutation: argsort orders complex values as sort does (real part, then imaginary)
+    np.sort,
 )
 HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose", "squeeze",
                        "copy", "cumsum", "trace", "dot", "prod", "max", "min")
@@ -253,3 +255,42 @@ HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose"
 declare_complex_ok(*HOLOMORPHIC_FUNCTIONS)
 declare_complex_ok(*((np.ndarray, name) for name in HOLOMORPHIC_METHODS))
 declare_complex_ok(("attr", np.ndarray, "T"), ("attr", np.ndarray, "mT"))
+
+
+# ---------------------------------------------------------------------------
+# the helpers generated gradient code calls: they move, sum, broadcast and scatter
+# cotangents (linear with real coefficients) or multiply them by values (bilinear), so
+# their rules are right for complex values as written.  Declared, forward mode over a
+# gradient of complex values (zp.hvp, nested gradients) and reverse mode over one follow
+# them; tests/rules/test_complex_jvp_rules.py checks them in both modes.
+
+GRADIENT_HELPERS = (
+    "zygote_py.runtime.containers.list_insert", "zygote_py.runtime.containers.list_reverse",
+    "zygote_py.runtime.containers.list_pop", "zygote_py.runtime.containers.list_clear",
+    "zygote_py.runtime.containers.list_setitem", "zygote_py.runtime.containers.list_delitem",
+    "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
+    "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
+    "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.accum_owned", "zygote_py.runtime.helpers.zeros_if_none",
+    "zygote_py.runtime.helpers.item_cotangent", "zygote_py.runtime.helpers.strong_zero",
+    "zygote_py.runtime.helpers.strong_zero_kept", "zygote_py.runtime.helpers.unpack_cotangent",
+    "zygote_py.runtime.helpers.split_last", "zygote_py.runtime.helpers.split_tail",
+    "zygote_py.runtime.helpers.split_key", "zygote_py.rules.indexing._index_cotangent",
+    "zygote_py.rules.indexing._diagonal_cotangent", "zygote_py.rules.indexing._take_cotangent",
+    "zygote_py.rules.indexing._sort_cotangent",
+    "zygote_py.rules.shapes._repeat_cotangent", "zygote_py.rules.shapes.like_input",
+    "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
+    "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
+    "zygote_py.rules.linalg.einsum_operand_cotangent",
+    "zygote_py.rules.factorizations.output_parts",
+)
+
+
+def _declare_gradient_helpers() -> None:
+    from zygote_py.rules.registry import _FUNCTION_RULES
+    for rule in list(_FUNCTION_RULES.values()):
+        if rule.qualname in GRADIENT_HELPERS:
+            rule.meta["complex_ok"] = True
+
+
+_declare_gradient_helpers()

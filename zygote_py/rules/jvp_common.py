@@ -310,7 +310,7 @@ def jvp_getitem(da, db, y, a, b):
     if isinstance(da, dict):
         return da.get(b)
     if isinstance(a, np.ndarray) and not isinstance(da, np.ndarray):
-        da = np.broadcast_to(np.asarray(da, dtype=float), a.shape)
+        da = np.broadcast_to(np.asarray(da, dtype=np.result_type(da, float)), a.shape)
     return da[b]
 
 

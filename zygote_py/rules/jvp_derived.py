@@ -19,8 +19,13 @@ writes into arrays in place, say), or the output is small, the Jacobian's rows
 are read off the rule itself: `(J dx)_k = <vjp(e_k), dx>` for each element k of
 the output, one call of the rule per output element.
 
-Real values only: a complex value reaching a derived jvp is refused (reverse
-mode handles complex numbers).
+Complex values.  The pairing is `<c, t> = Re(sum(c * t))` (a covector times a tangent, no
+conjugate: docs/complex.md), under which the transposition reads the same: the covector of
+`g -> Re(sum(vjp(g) * dx))` is `J dx`.  So a rule declared for complex values
+(`registry.for_complex`, its complex variant where it has one) is transposed with a
+complex zero g, and a complex output entry is read by rows twice, along e_k and i e_k:
+`(J dx)_k = <vjp(e_k), dx> - i <vjp(i e_k), dx>`.  A rule not declared for complex values
+refuses them.
 
 `attach_derived(modules)` gives every rule of the named rule modules without a
 jvp its derived one.  Rules registered later (by other modules) are not
@@ -47,6 +52,17 @@ def _contracted(vjp, one, g, y, args, kwargs, dxs):
     for ct, dx in zip(cts, dxs):
         total = total + _pair(ct, dx)
     return total
+
+
+def _contracted_complex(vjp, one, g, y, args, kwargs, dxs):
+    """_contracted's pairing for complex values: the real part, Re(sum(ct * dx))."""
+    cts = vjp(g, y, *args, **kwargs)
+    if one:
+        cts = (cts,)
+    total = 0.0
+    for ct, dx in zip(cts, dxs):
+        total = total + _pair(ct, dx)
+    return np.real(total)
 
 
 def _pair(ct, dx):
@@ -76,9 +92,13 @@ def _zero_cotangent(y):
     """A cotangent of y's structure, all zeros (None where y carries no derivative).
     Raises _Unknown for any other object: a zero there would be a guess."""
     if isinstance(y, np.ndarray):
-        return np.zeros(y.shape) if y.dtype.kind == "f" else None
+        kind = y.dtype.kind
+        return np.zeros(y.shape) if kind == "f" else np.zeros(y.shape, complex) if kind == "c" \
+            else None
     if isinstance(y, (float, np.floating)):
         return 0.0
+    if isinstance(y, (complex, np.complexfloating)):
+        return 0j
     if y is None or y is Ellipsis or \
             isinstance(y, (bool, int, str, slice, np.integer, np.bool_, ArrayShape)):
         # (an ArrayShape: what a gradient's tape keeps of an array, its shape; `...` and
@@ -107,16 +127,33 @@ def _size(g) -> int:
     return sum(int(np.size(leaf)) for leaf in flatten(g)[0] if leaf is not None)
 
 
-def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs):
+def _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs, complex_values=False):
     compiler = context.current().compiler
     if compiler is None:
         raise ZygoteError("a derived jvp ran outside zp.jvp",
                           hint="call it inside zp.jvp, or under zygote_py.context.using(compiler=...)")
     values = (vjp_fn, n == 1, g, y, tuple(args), dict(kwargs), tuple(dxs))
+    contracted = _contracted_complex if complex_values else _contracted
     with context.using(collector=None):
-        entry = compiler.entry(_contracted, _ACTIVE, "grad", (), scalar_kinds(values))
+        entry = compiler.entry(contracted, _ACTIVE, "grad", (), scalar_kinds(values))
         _, grads = entry.fn(*values)
-    return grads[2]
+    # the compiled gradient's raw cotangent of a real g may be complex (a real value that
+    # met complex ones): its real part is the derivative (as tree.finalize hands it out)
+    return _real_where_real(grads[2], g) if complex_values else grads[2]
+
+
+def _real_where_real(t, like):
+    """t with its leaves' real parts where like's leaves are real."""
+    if t is None or like is None:
+        return t
+    if isinstance(like, (list, tuple)) and isinstance(t, (list, tuple)):
+        items = [_real_where_real(a, b) for a, b in zip(t, like)]
+        return items if type(t) is list else tuple(items)
+    if isinstance(like, dict) and isinstance(t, dict):
+        return {k: _real_where_real(v, like.get(k)) for k, v in t.items()}
+    if not np.iscomplexobj(like) and np.iscomplexobj(t):
+        return np.real(t) if isinstance(t, np.ndarray) else float(np.real(t))
+    return t
 
 
 def _contract(vjp_fn, n, g, y, args, kwargs, dxs) -> float:
@@ -133,6 +170,8 @@ def _pair_now(ct, dx) -> float:
         return sum(_pair_now(a, b) for a, b in zip(ct, dx))
     if isinstance(ct, dict):
         return sum(_pair_now(v, dx.get(k)) for k, v in ct.items())
+    if np.iscomplexobj(ct) or np.iscomplexobj(dx):  # the pairing Re(sum(ct * dx))
+        return float(np.real(np.sum(np.asarray(ct) * np.asarray(dx))))
     return float(np.sum(np.asarray(ct, dtype=float) * np.asarray(dx, dtype=float)))
 
 
@@ -145,17 +184,20 @@ def _by_rows(vjp_fn, n, g, y, args, kwargs, dxs):
         probe[i] = e
         return _contract(vjp_fn, n, unflatten(treedef, probe), y, args, kwargs, dxs)
 
+    def entry(i, e):  # a complex entry: its real part along e_k, its imaginary part along i e_k
+        return row(i, e) - 1j * row(i, 1j * e) if np.iscomplexobj(leaves[i]) else row(i, e)
+
     out = list(leaves)
     for i, leaf in enumerate(leaves):
         if isinstance(leaf, np.ndarray):
-            rows = np.zeros(leaf.shape)
+            rows = np.zeros(leaf.shape, leaf.dtype)
             for index in np.ndindex(leaf.shape):
-                e = np.zeros(leaf.shape)
+                e = np.zeros(leaf.shape, leaf.dtype)
                 e[index] = 1.0
-                rows[index] = row(i, e)
+                rows[index] = entry(i, e)
             out[i] = rows
         elif leaf is not None:
-            out[i] = row(i, 1.0)
+            out[i] = entry(i, 1.0 + 0j if np.iscomplexobj(leaf) else 1.0)
     return unflatten(treedef, out)
 
 
@@ -167,12 +209,23 @@ def derived_jvp(rule):
         dxs, (y, *args) = list(rest[:n]), rest[n:]
         if all(d is None for d in dxs):
             return None
-        if _is_complex(y) or _is_complex(args) or _is_complex(dxs):
-            raise NoDerivativeRule(f"forward mode of {rule.qualname} with complex values is not "
-                                   "supported", hint="use reverse mode for complex values")
+        complex_values = _is_complex(y) or _is_complex(args) or _is_complex(kwargs) \
+            or _is_complex(dxs)
         vjp_fn = rule.vjp
+        if complex_values:  # the rule's body for complex values, if it is declared for them
+            declared = registry.for_complex(rule)
+            if declared is None:
+                raise NoDerivativeRule(
+                    f"the derivative rule of {rule.qualname} is for real values, and forward "
+                    "mode reaches it with a complex one; zygote_py refuses rather than return "
+                    "a wrong derivative", hint="docs/complex.md lists the rules declared for "
+                    "complex values; compute this step from np.real and np.imag")
+            vjp_fn = declared.vjp
         sequence = rule.meta.get("sequence")
         if sequence is not None and any(isinstance(a, (list, tuple)) for a in args):
+            if complex_values:
+                raise NoDerivativeRule(f"forward mode of {rule.qualname} over a list of complex "
+                                       "values is not supported", hint="pass an array")
             vjp_fn = sequence
         try:
             g = _zero_cotangent(y)
@@ -181,20 +234,23 @@ def derived_jvp(rule):
                                    f"holds a {err})", hint="use reverse mode here") from None
         if g is None:
             return None
+        transposable = "transpose_complex" if complex_values else "transpose"
         try:
-            if _size(g) > _ROWS_UP_TO and state["transpose"]:
+            if _size(g) > _ROWS_UP_TO and state[transposable]:
                 try:
-                    return _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs)
+                    return _by_transposition(vjp_fn, n, g, y, args, kwargs, dxs, complex_values)
                 except ZygoteError:  # the rule's body is not code reverse mode accepts
-                    state["transpose"] = False
+                    state[transposable] = False
             return _by_rows(vjp_fn, n, g, y, args, kwargs, dxs)
         except NotImplementedError as err:  # the reverse rule refuses one of the outputs
             raise NoDerivativeRule(f"forward mode of {rule.qualname}: {err}") from None
 
-    state = {"transpose": True}  # per rule: whether its body can be transposed by the compiler
+    # per rule: whether its body can be transposed by the compiler (for real, complex values)
+    state = {"transpose": True, "transpose_complex": True}
 
     jvp_derived.__name__ = "jvp_derived_" + rule.qualname.replace(".", "_")
     jvp_derived.derived = True
+    jvp_derived.right_for_complex = True  # complex values: the declared body, or a refusal
     return jvp_derived
 
 

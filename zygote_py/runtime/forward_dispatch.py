@@ -58,6 +58,7 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
+from ..rules.jvp_complex import forward_rule
 from . import dispatch
 from .flat_calls import _Flat, _origins
 from .flat_calls import _spread as _spread_bars
@@ -153,8 +154,8 @@ def jvp_call(f, f_dot, args: tuple, tangents: tuple, spec: tuple, loc):
             dxs = [tangents[i] if i < len(tangents) else None for i in positions]
             if all(d is None for d in dxs):
                 return y, None
-            try:
-                return y, rule.jvp(*dxs, y, *args)
+            try:  # (the forward rule right for complex values too: rules/jvp_complex.py)
+                return y, forward_rule(rule)(*dxs, y, *args)
             except ZygoteError as err:
                 if err.loc is None and loc is not None:
                     raise type(err)(err.message, loc, err.hint) from None
@@ -380,8 +381,8 @@ def _rule_jvp(rule, args, kwargs, targs, tkwargs, y, loc):
         raise NoDerivativeRule(f"the rule for {rule.qualname} has no forward-mode (jvp) rule", loc,
                                "use reverse mode for this function, or attach one with "
                                "zygote_py.rules.registry.jvp")
-    try:
-        return rule.jvp(*dxs, y, *args, **kwargs)
+    try:  # the forward rule right for complex values too (rules/jvp_complex.py)
+        return forward_rule(rule)(*dxs, y, *args, **kwargs)
     except ZygoteError as err:
         if err.loc is None and loc is not None:  # raised inside a rule: told at the user's call
             raise type(err)(err.message, loc, err.hint) from None
@@ -562,8 +563,12 @@ def _dispatched_jvp(f, args, targs, loc):
         name = f"the method {method!r}"
         fits = rule is not None and is_plain_operand(self_obj)
     operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
-    fits = fits and all(map(is_plain_operand, operands)) and not is_complex_anywhere(operands) \
+    fits = fits and all(map(is_plain_operand, operands)) \
         and not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in operands))
+    back_rule = rule
+    if fits and is_complex_anywhere(operands):  # its body for complex values, or refused
+        back_rule = registry.for_complex(rule)
+        fits = back_rule is not None
     if not fits:
         raise NoDerivativeRule(
             f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
@@ -593,7 +598,7 @@ def _dispatched_jvp(f, args, targs, loc):
     tangents_bound = inspect.BoundArguments(sig, t_arguments)
     shift = _Flat.prefixed(prefix, flat)
     origins = _origins(sig, shift)
-    back_dot = _BackTangent(rule, (bound.args, bound.kwargs),
+    back_dot = _BackTangent(back_rule, (bound.args, bound.kwargs),
                             (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
                             flat, self_obj is not None)
     return pair, (y_dot, back_dot)

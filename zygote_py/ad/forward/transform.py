@@ -32,16 +32,20 @@ import inspect
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable, varied_values
+from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
 from ...errors import InternalError, NoDerivativeRule
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
+from ...kinds import is_complex_kind
 from ...resolve import NONDIFF, RULE, resolve
 from ...rules import registry
+from ...rules.jvp_complex import forward_rule
 from ...runtime import built_objects, forward_writes, writes
 from ...runtime import forward_dispatch as fwd
+from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from .inline import NOT_INLINED, Inliner
 from .writes import follow_write, mark_in_place
 
@@ -82,6 +86,11 @@ class ForwardTransform:
         self.scalars = scalar_values(fn, scalar_params)  # certainly plain numbers
         self.inline = Inliner(self)  # rules spliced as expressions (inline.py)
         self.varied = varied_values(fn, self.active, extra_roots=cell_roots, arrays=self.arrays)
+        # values that may be complex (analysis/complexity.py): a rule there runs its forward
+        # rule for complex values (rules/jvp_complex.py), right for real ones too
+        complex_params = [is_complex_kind(k) for k in kinds][:len(fn.params)]
+        complex_params += [False] * (len(fn.params) - len(complex_params))
+        self.maybe_complex = complex_values(fn, complex_params)
         self.vmap: dict[int, Value] = {}  # primal value id -> its copy
         self.tmap: dict[int, Value] = {}  # primal value id -> its tangent
         self.ir = IRBuilder()
@@ -205,11 +214,32 @@ class ForwardTransform:
             raise fwd.not_followed(_unfollowed(module), op.loc)
         res = resolve(fn, registry)
         if res.kind == NONDIFF:
+            if _varies_on_complex(fn) and self.may_be_complex(op):  # sign(z) = z / |z|
+                self.ir.call(refuse_complex, self.ir.const(registry.qualified_name(fn)),
+                             self.ir.const(op.loc), *[self.v(x) for x in op.operands],
+                             expr="_zp_refuse_complex")
             self.copy(op)
             return
         if res.kind == RULE and self.static_rule(op, res.rule):
             return
         self.dynamic(op, fwd.jvp_call, self.ir.const(fn), self.ir.const(None), op.operands)
+
+    def may_be_complex(self, op: Op) -> bool:
+        """Whether an operand or a result of op may hold a complex value."""
+        maybe = self.maybe_complex
+        return any(v.id in maybe for v in op.operands) or any(r.id in maybe for r in op.results)
+
+    def forward_rule(self, op: Op, new, rule):
+        """The rule's forward rule for this call (new: its copy): the one right for complex
+        values where a value of the call may be complex, else its own; for a rule not
+        declared for complex values, a check first that refuses one at the user's line."""
+        if not self.may_be_complex(op):
+            return rule.jvp
+        if registry.for_complex(rule) is None:
+            self.ir.call(refuse_complex, self.ir.const(rule.qualname), self.ir.const(op.loc),
+                         *new.operands, expr="_zp_refuse_complex")
+            return rule.jvp
+        return forward_rule(rule)
 
     def static_rule(self, op: Op, rule) -> bool:
         """`y = f(x); y_dot = jvp(x_dot, y, x)` where every operand is an array or a number."""
@@ -247,11 +277,12 @@ class ForwardTransform:
             return True
         operands = [d if d is not None else self.ir.const(None) for d in dxs]
         operands += [new.result] + list(new.operands)
-        name = getattr(rule.jvp, "__name__", "jvp").lstrip("_")
-        tangent = self.emit("call", operands, attrs={"fn": rule.jvp, "expr": f"_zp_{name}",
+        jvp_fn = self.forward_rule(op, new, rule)
+        name = getattr(jvp_fn, "__name__", "jvp").lstrip("_")
+        tangent = self.emit("call", operands, attrs={"fn": jvp_fn, "expr": f"_zp_{name}",
                                                      "kw": kw, "star": ()}).result
         self.set_tangent(op.result, tangent)
-        if _gives_tangent(rule.jvp, dxs, self.inline.is_dense):
+        if _gives_tangent(jvp_fn, dxs, self.inline.is_dense):
             self.inline.mark(tangent)
         return True
 
@@ -308,10 +339,11 @@ class ForwardTransform:
             rule = registry.attr_rule(np.ndarray, name)
             if rule is not None and rule.jvp is not None:
                 new = self.copy(op)
-                tangent = self.ir.call(rule.jvp, self.t(obj), new.result, self.v(obj),
-                                       expr="_zp_" + getattr(rule.jvp, "__name__", "jvp").lstrip("_"))
+                jvp_fn = self.forward_rule(op, new, rule)
+                tangent = self.ir.call(jvp_fn, self.t(obj), new.result, self.v(obj),
+                                       expr="_zp_" + getattr(jvp_fn, "__name__", "jvp").lstrip("_"))
                 self.set_tangent(op.result, tangent)
-                if _gives_tangent(rule.jvp, [self.t(obj)], self.inline.is_dense):
+                if _gives_tangent(jvp_fn, [self.t(obj)], self.inline.is_dense):
                     self.inline.mark(tangent)
                 return
         pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
@@ -531,6 +563,13 @@ class ForwardTransform:
             self.tmap[op.results[k].id] = new.results[len(op.results) + j]
             if k in dense:
                 self.inline.mark(new.results[len(op.results) + j])
+
+
+def _varies_on_complex(fn) -> bool:
+    try:
+        return fn in VARY_ON_COMPLEX
+    except TypeError:  # an unhashable callee
+        return False
 
 
 def _gives_tangent(jvp_fn, dxs, is_dense) -> bool:
