@@ -239,7 +239,7 @@ class Splice:
             if op.opcode != "call" or op.attrs["fn"] is not runtime.strong_zero or len(op.operands) != 2:
                 continue
             g, r = op.operands
-            if _scales_by_a_finite_constant(r, g):
+            if scales_by_a_finite_constant(r, g):
                 mapping[op.result.id] = r
         if mapping:
             for op in self.ops:
@@ -322,7 +322,7 @@ def _is_value(value, target) -> bool:
         and len(op.operands) == 1 and _is_value(op.operands[0], target)
 
 
-def _scales_by_a_finite_constant(r, g) -> bool:
+def scales_by_a_finite_constant(r, g) -> bool:
     """r = g * c, c * g or g / c (g possibly negated) for a finite nonzero constant c."""
     op = r.defining_op if isinstance(r, Value) else None
     if op is None or op.opcode != "call" or len(op.operands) != 2:

@@ -26,7 +26,9 @@ import operator
 
 import numpy as np
 
+from ..runtime.helpers import strong_zero
 from .jvp_common import fit_to
+from .linalg import matmul_tangent_left, matmul_tangent_right
 
 
 def add_both(da, db, y, a, b):
@@ -61,44 +63,48 @@ def sub_b_number(db, y, a, b):
     return -db
 
 
+# The products pass through strong_zero (a zero tangent entry contributes 0 even
+# against an infinite factor, as jvp_common.py's rules); between known scalars the
+# forward transform writes it inline (ad/forward/inline.py).
+
 def mul_both(da, db, y, a, b):
-    return da * b + a * db
+    return strong_zero(da, da * b) + strong_zero(db, a * db)
 
 
 def mul_a(da, y, a, b):
-    return da * b
+    return strong_zero(da, da * b)
 
 
 def mul_b(db, y, a, b):
-    return a * db
+    return strong_zero(db, a * db)
 
 
 def square(da, db, y, a, b):  # a * a, one value: 2 * (a * da) is da * a + a * da exactly
-    return 2 * (a * da)
+    return strong_zero(da, 2 * (a * da))
 
 
 def div_both(da, db, y, a, b):
-    return da / b - db * y / b
+    return strong_zero(da, da / b) - strong_zero(db, db * y / b)
 
 
 def div_a(da, y, a, b):
-    return da / b
+    return strong_zero(da, da / b)
 
 
 def div_b(db, y, a, b):
-    return -db * y / b
+    return strong_zero(db, -db * y / b)
 
 
 def matmul_both(da, db, y, a, b):
-    return da @ b + a @ db
+    return matmul_tangent_left(da, b) + matmul_tangent_right(a, db)
 
 
 def matmul_a(da, y, a, b):
-    return da @ b
+    return matmul_tangent_left(da, b)
 
 
 def matmul_b(db, y, a, b):
-    return a @ db
+    return matmul_tangent_right(a, db)
 
 
 def neg(dx, y, x):
@@ -110,7 +116,7 @@ def pos(dx, y, x):
 
 
 def power_of_two(da, y, a, b):  # a ** 2 (b the constant 2): jvp_pow's `da * (2 * a)`
-    return da * (2 * a)
+    return strong_zero(da, da * (2 * a))
 
 
 # (primal, which of its two operands have a tangent, the other operand is a number) -> body;

@@ -153,6 +153,11 @@ _JOINTLY_LINEAR_HELPERS = (
 _MULTILINEAR_HELPERS = (
     "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
     "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
+    "zygote_py.rules.linalg.outer_cotangent_a", "zygote_py.rules.linalg.outer_cotangent_b",
+    "zygote_py.rules.linalg.inner_cotangent_a", "zygote_py.rules.linalg.inner_cotangent_b",
+    "zygote_py.rules.linalg.tensordot_cotangent_a", "zygote_py.rules.linalg.tensordot_cotangent_b",
+    "zygote_py.rules.linalg.matmul_tangent_left", "zygote_py.rules.linalg.matmul_tangent_right",
+    "zygote_py.rules.linalg.dot_tangent_left", "zygote_py.rules.linalg.dot_tangent_right",
 )
 
 

@@ -194,6 +194,8 @@ def strong_zero(g, r):
         return np.where(np.asarray(g) == 0, np.zeros((), r.dtype), r)
     if r is None or g is None or kind is int or kind is bool:
         return r
+    if not isinstance(r, (complex, np.generic, np.ndarray)):
+        return r  # a user's object (its own __mul__): nothing NumPy can test
     values = np.asarray(r)  # other scalars (complex, float32, 0-d) and array subclasses
     if not np.isnan(values).any():
         return r
