@@ -32,7 +32,7 @@ from ..runtime.helpers import strong_zero
 from . import registry
 from .linalg import dot_tangent_left, dot_tangent_right, matmul_tangent_left, matmul_tangent_right
 from .registry import jvp
-from .strong_products import has_nan, strong_contraction
+from .strong_products import repair_needed, strong_contraction
 
 
 def _zero_like(x):
@@ -457,11 +457,11 @@ def _bilinear(primal):
         left = right = None
         if da is not None:
             left = primal(da, b, *args, **kwargs)
-            if primal is not np.cross and has_nan(left):
+            if primal is not np.cross and repair_needed(left, da, b):
                 left = strong_contraction(lambda d_, b_: primal(d_, b_, *args, **kwargs), left, da, b)
         if db is not None:
             right = primal(a, db, *args, **kwargs)
-            if primal is not np.cross and has_nan(right):
+            if primal is not np.cross and repair_needed(right, db, a):
                 right = strong_contraction(lambda d_, a_: primal(a_, d_, *args, **kwargs), right, db, a)
         return add_terms(left, right)
 
@@ -489,9 +489,9 @@ def jvp_einsum(d_subscripts, d_operands, y, subscripts, *operands, **kwargs):
             ops = list(operands)
             ops[i] = d
             term = np.einsum(subscripts, *ops, **kwargs)
-            if has_nan(term):  # the strong zero in the tangent d (rules/strong_products.py)
-                term = strong_contraction(_einsum_with(subscripts, operands, i, kwargs), term, d,
-                                          *(op for j, op in enumerate(operands) if j != i))
+            others = [op for j, op in enumerate(operands) if j != i]
+            if repair_needed(term, d, *others):  # the strong zero in d (rules/strong_products.py)
+                term = strong_contraction(_einsum_with(subscripts, operands, i, kwargs), term, d, *others)
             terms.append(term)
     return add_terms(*terms)
 

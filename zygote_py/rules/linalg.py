@@ -18,7 +18,7 @@ import numpy as np
 from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
-from zygote_py.rules.strong_products import has_nan, strong_contraction
+from zygote_py.rules.strong_products import repair_needed, strong_contraction
 from zygote_py.runtime import shape_of, strong_zero, unbroadcast
 from zygote_py.runtime.helpers import pure
 
@@ -198,9 +198,9 @@ def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
     """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone, with
     the strong zero (a zero entry of g contributes 0; rules/strong_products.py)."""
     grad = _einsum_cotangent_raw(g, subscripts, operands, i, plans)
-    if not has_nan(grad):
-        return grad
     others = operands[:i] + operands[i + 1:]
+    if not repair_needed(grad, g, *others):
+        return grad
 
     def product(g_, *others_):
         return _einsum_cotangent_raw(g_, subscripts, others_[:i] + (operands[i],) + others_[i:], i, plans)
@@ -383,7 +383,7 @@ def vector_norm_cotangent(g, y, x, ord, axis, keepdims):
 def matmul_cotangent_a(g, a, b):
     """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
     r = g @ b.T if a.ndim == 2 and b.ndim == 2 else _matmul_cotangent_of_a(g, a, b)
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: _matmul_cotangent_of_a(g_, a, b_), r, g, b)
 
@@ -392,7 +392,7 @@ def matmul_cotangent_a(g, a, b):
 def matmul_cotangent_b(g, a, b):
     """The cotangent of b in a @ b."""
     r = a.T @ g if a.ndim == 2 and b.ndim == 2 else _matmul_cotangent_of_b(g, a, b)
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: _matmul_cotangent_of_b(g_, a_, b), r, g, a)
 
@@ -400,7 +400,7 @@ def matmul_cotangent_b(g, a, b):
 @pure
 def dot_cotangent_a(g, a, b):
     r = g @ b.T if np.ndim(a) == 2 and np.ndim(b) == 2 else _dot_cotangents(g, a, b)[0]
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: _dot_cotangents(g_, a, b_)[0], r, g, b)
 
@@ -408,7 +408,7 @@ def dot_cotangent_a(g, a, b):
 @pure
 def dot_cotangent_b(g, a, b):
     r = a.T @ g if np.ndim(a) == 2 and np.ndim(b) == 2 else _dot_cotangents(g, a, b)[1]
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: _dot_cotangents(g_, a_, b)[1], r, g, a)
 
@@ -417,7 +417,7 @@ def dot_cotangent_b(g, a, b):
 def outer_cotangent_a(g, a, b):
     """The cotangent of a in np.outer(a, b): g summed against b's entries."""
     r = np.reshape(g @ np.ravel(b), shape_of(a))
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: np.reshape(g_ @ np.ravel(b_), shape_of(a)), r, g, b)
 
@@ -425,7 +425,7 @@ def outer_cotangent_a(g, a, b):
 @pure
 def outer_cotangent_b(g, a, b):
     r = np.reshape(np.ravel(a) @ g, shape_of(b))
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: np.reshape(np.ravel(a_) @ g_, shape_of(b)), r, g, a)
 
@@ -434,7 +434,7 @@ def outer_cotangent_b(g, a, b):
 def inner_cotangent_a(g, a, b):
     """The cotangent of a in np.inner(a, b), N-D (1-D operands are written inline in the rule)."""
     r = _inner_cotangents(g, a, b)[0]
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: _inner_cotangents(g_, a, b_)[0], r, g, b)
 
@@ -442,7 +442,7 @@ def inner_cotangent_a(g, a, b):
 @pure
 def inner_cotangent_b(g, a, b):
     r = _inner_cotangents(g, a, b)[1]
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: _inner_cotangents(g_, a_, b)[1], r, g, a)
 
@@ -450,7 +450,7 @@ def inner_cotangent_b(g, a, b):
 @pure
 def tensordot_cotangent_a(g, a, b, axes):
     r = _tensordot_cotangents(g, a, b, axes)[0]
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: _tensordot_cotangents(g_, a, b_, axes)[0], r, g, b)
 
@@ -458,7 +458,7 @@ def tensordot_cotangent_a(g, a, b, axes):
 @pure
 def tensordot_cotangent_b(g, a, b, axes):
     r = _tensordot_cotangents(g, a, b, axes)[1]
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: _tensordot_cotangents(g_, a_, b, axes)[1], r, g, a)
 
@@ -471,7 +471,7 @@ def tensordot_cotangent_b(g, a, b, axes):
 def matmul_tangent_left(d, b):
     """d @ b for the tangent d of a in a @ b."""
     r = d @ b
-    if not has_nan(r):
+    if not repair_needed(r, d, b):
         return r
     return strong_contraction(lambda d_, b_: d_ @ b_, r, d, b)
 
@@ -480,7 +480,7 @@ def matmul_tangent_left(d, b):
 def matmul_tangent_right(a, d):
     """a @ d for the tangent d of b in a @ b."""
     r = a @ d
-    if not has_nan(r):
+    if not repair_needed(r, d, a):
         return r
     return strong_contraction(lambda d_, a_: a_ @ d_, r, d, a)
 
@@ -489,7 +489,7 @@ def matmul_tangent_right(a, d):
 def dot_tangent_left(d, b):
     """np.dot(d, b) for the tangent d of a in np.dot(a, b)."""
     r = np.dot(d, b)
-    if not has_nan(r):
+    if not repair_needed(r, d, b):
         return r
     return strong_contraction(lambda d_, b_: np.dot(d_, b_), r, d, b)
 
@@ -498,7 +498,7 @@ def dot_tangent_left(d, b):
 def dot_tangent_right(a, d):
     """np.dot(a, d) for the tangent d of b in np.dot(a, b)."""
     r = np.dot(a, d)
-    if not has_nan(r):
+    if not repair_needed(r, d, a):
         return r
     return strong_contraction(lambda d_, a_: np.dot(a_, d_), r, d, a)
 

@@ -15,7 +15,7 @@ from zygote_py.rules.indexing import _diagonal_cotangent
 from zygote_py.rules.linalg import _norm_cotangent, einsum_operand_cotangent, vector_norm_cotangent
 from zygote_py.rules.registry import since, vjp
 from zygote_py.rules.shapes import like_input
-from zygote_py.rules.strong_products import has_nan, strong_contraction
+from zygote_py.rules.strong_products import has_nan, repair_needed, strong_contraction
 from zygote_py.runtime import strong_zero, unbroadcast
 
 # ---------------------------------------------------------------------------
@@ -35,14 +35,14 @@ def _kron_view(g, a, b):
 def _kron_cotangent_a(g, a, b):
     """With the strong zero (rules/strong_products.py), as every product helper here."""
     r = _kron_cotangent_a_raw(g, a, b)
-    if not has_nan(r):
+    if not repair_needed(r, g, b):
         return r
     return strong_contraction(lambda g_, b_: _kron_cotangent_a_raw(g_, a, b_), r, g, b)
 
 
 def _kron_cotangent_b(g, a, b):
     r = _kron_cotangent_b_raw(g, a, b)
-    if not has_nan(r):
+    if not repair_needed(r, g, a):
         return r
     return strong_contraction(lambda g_, a_: _kron_cotangent_b_raw(g_, a_, b), r, g, a)
 
@@ -86,7 +86,7 @@ def _multi_dot_cotangents(g, arrays):
     """The cotangents of multi_dot's matrices, with the strong zero: each one with a nan
     is recomputed by `strong_contraction` over g and the other matrices."""
     out = _multi_dot_cotangents_raw(g, arrays)
-    if not any(has_nan(x) for x in out):
+    if not any(repair_needed(x, g, *arrays) for x in out):
         return out
     fixed = list(out)
     for i, x in enumerate(out):

@@ -52,6 +52,31 @@ def has_nan(r) -> bool:
     return False
 
 
+def _finite(x) -> bool:
+    """Whether every entry of x is finite (one BLAS pass; an overflow of the squares,
+    |x| > 1e154, answers False, which only sends the caller to the exact test)."""
+    if type(x) is _ndarray:
+        if x.dtype.kind not in "fc":
+            return True
+        flat = x.reshape(-1)
+        return math.isfinite(abs(np.vdot(flat, flat)))
+    if type(x) is float:
+        return math.isfinite(x)
+    return bool(np.all(np.isfinite(x))) if np.asarray(x).dtype.kind in "fc" else True
+
+
+def repair_needed(r, *inputs) -> bool:
+    """Whether the strong zero may change the product r of the inputs: only a nan in r
+    can change, and only where an input is not finite (0 * inf).  Whichever is smaller
+    is tested, r or the inputs, so a product much larger than its operands (g @ h.T
+    of two thin matrices) costs a pass over the operands, not over r."""
+    if type(r) is not _ndarray or r.dtype.kind != "f":
+        return has_nan(r)
+    if r.size <= sum(np.size(x) for x in inputs):
+        return has_nan(r)
+    return not all(_finite(x) for x in inputs) and has_nan(r)
+
+
 def strong_contraction(product, result, g, *factors):
     """result (= product(g, *factors)), with its nan entries recomputed so that the
     terms whose g entry is exactly 0 count 0.  See the module docstring."""
