@@ -37,16 +37,19 @@ import numpy as np
 _ndarray = np.ndarray
 
 
+_min_reduce = np.minimum.reduce
+_isnan = math.isnan
+_isfinite = math.isfinite
+
+
 def has_nan(r) -> bool:
     """Whether a product's result holds a nan (one pass, no copy, for a float array)."""
     if type(r) is _ndarray:
         if r.dtype.kind == "f":
-            return bool(r.size) and math.isnan(np.minimum.reduce(r, axis=None))
-        if r.dtype.kind == "c":
-            return False  # complex: returned as computed (see the module docstring)
-        return False
+            return r.size != 0 and _isnan(_min_reduce(r, None))
+        return False  # integers; complex: returned as computed (see the module docstring)
     if type(r) is float:
-        return math.isnan(r)
+        return _isnan(r)
     if isinstance(r, (np.floating, np.ndarray)):
         return bool(np.isnan(r).any()) if np.asarray(r).dtype.kind == "f" else False
     return False
@@ -56,25 +59,31 @@ def _finite(x) -> bool:
     """Whether every entry of x is finite (one BLAS pass; an overflow of the squares,
     |x| > 1e154, answers False, which only sends the caller to the exact test)."""
     if type(x) is _ndarray:
-        if x.dtype.kind not in "fc":
-            return True
-        flat = x.reshape(-1)
-        return math.isfinite(abs(np.vdot(flat, flat)))
+        return x.dtype.kind not in "fc" or _isfinite(abs(np.vdot(x, x)))
     if type(x) is float:
-        return math.isfinite(x)
+        return _isfinite(x)
     return bool(np.all(np.isfinite(x))) if np.asarray(x).dtype.kind in "fc" else True
+
+
+# Below this many entries a product's result is tested itself: the test's fixed cost is
+# the call, not the pass.
+_SMALL = 4096
 
 
 def repair_needed(r, *inputs) -> bool:
     """Whether the strong zero may change the product r of the inputs: only a nan in r
-    can change, and only where an input is not finite (0 * inf).  Whichever is smaller
-    is tested, r or the inputs, so a product much larger than its operands (g @ h.T
-    of two thin matrices) costs a pass over the operands, not over r."""
+    can change, and only where an input is not finite (0 * inf).  A large r made of
+    smaller inputs (g @ h.T of two thin matrices) costs a pass over the inputs, not
+    over r; otherwise r is tested."""
     if type(r) is not _ndarray or r.dtype.kind != "f":
         return has_nan(r)
-    if r.size <= sum(np.size(x) for x in inputs):
-        return has_nan(r)
-    return not all(_finite(x) for x in inputs) and has_nan(r)
+    n = r.size
+    if n <= _SMALL or n <= sum([np.size(x) for x in inputs]):
+        return n != 0 and _isnan(_min_reduce(r, None))
+    for x in inputs:
+        if not _finite(x):
+            return _isnan(_min_reduce(r, None))
+    return False
 
 
 def strong_contraction(product, result, g, *factors):
