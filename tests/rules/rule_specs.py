@@ -880,6 +880,7 @@ add(
     F(rt.accum_index, [S(), None, S()], [S(), S(), S()], slice(0, 2), [S(), S()], copy=True),
     F(rt.accum_index, {"a": S()}, {"a": S(), "b": S()}, "b", S(), copy=True),
     F(rt.zeros_if_none, R(3), R(3)), F(rt.zeros_if_none, S(), S()),
+    F(rt.strong_times, R(3), R(3)), F(rt.strong_times, S(), R(2, 3)), F(rt.strong_times, R(2, 3), R(3)),
     F(rt.strong_zero, R(3), R(3)), F(rt.strong_zero, S(), S()), F(rt.strong_zero, S(), R(2, 3)),
     F(rt.strong_zero_kept, R(3), R(3), R(3)), F(rt.strong_zero_kept, S(), S(), S()),
     F(rt.item_cotangent, (S(), R(2)), 1), F(rt.item_cotangent, [S(), S(), S()], -1),

@@ -308,7 +308,7 @@ class Splice:
         return {self.param_of[v.id]: v for v in self.placeholders.values()}
 
 
-def _finite_nonzero_constant(value) -> bool:
+def finite_nonzero_constant(value) -> bool:
     known = _known_constant(value)
     return type(known) in (int, float) and known != 0 and np.isfinite(known)
 
@@ -329,9 +329,9 @@ def scales_by_a_finite_constant(r, g) -> bool:
         return False
     fn, (a, b) = op.attrs.get("fn"), op.operands
     if fn is operator.mul:
-        return _is_value(a, g) and _finite_nonzero_constant(b) or _is_value(b, g) and _finite_nonzero_constant(a)
+        return _is_value(a, g) and finite_nonzero_constant(b) or _is_value(b, g) and finite_nonzero_constant(a)
     if fn is operator.truediv:
-        return _is_value(a, g) and _finite_nonzero_constant(b)
+        return _is_value(a, g) and finite_nonzero_constant(b)
     return False
 
 

@@ -28,7 +28,7 @@ import operator
 import numpy as np
 
 from .. import errors as registry_errors
-from ..runtime.helpers import strong_zero
+from ..runtime.helpers import strong_times, strong_zero
 from . import registry
 from .linalg import dot_tangent_left, dot_tangent_right, matmul_tangent_left, matmul_tangent_right
 from .registry import jvp
@@ -118,8 +118,8 @@ def jvp_mul(da, db, y, a, b):
     if _is_sequence(a) or _is_sequence(b):  # repetition: seq * n
         seq_dot, n = (da, b) if _is_sequence(a) else (db, a)
         return None if seq_dot is None else (list(seq_dot) * n if type(y) is list else tuple(seq_dot) * n)
-    return add_terms(None if da is None else strong_zero(da, da * b),
-                     None if db is None else strong_zero(db, a * db))
+    return add_terms(None if da is None else strong_times(da, b),
+                     None if db is None else strong_times(db, a))
 
 
 # Forward mode's strong zero mirrors reverse mode's: a zero tangent entry contributes

@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from ..runtime.helpers import strong_zero
+from ..runtime.helpers import strong_times, strong_zero
 from .jvp_common import fit_to
 from .linalg import matmul_tangent_left, matmul_tangent_right
 
@@ -63,24 +63,25 @@ def sub_b_number(db, y, a, b):
     return -db
 
 
-# The products pass through strong_zero (a zero tangent entry contributes 0 even
-# against an infinite factor, as jvp_common.py's rules); between known scalars the
-# forward transform writes it inline (ad/forward/inline.py).
+# The products pass through strong_times (a zero tangent entry contributes 0 even
+# against an infinite factor, as jvp_common.py's rules); between known scalars, and by
+# a finite constant, the forward transform writes the plain product, with the scalar
+# test inline (ad/forward/inline.py).
 
 def mul_both(da, db, y, a, b):
-    return strong_zero(da, da * b) + strong_zero(db, a * db)
+    return strong_times(da, b) + strong_times(db, a)
 
 
 def mul_a(da, y, a, b):
-    return strong_zero(da, da * b)
+    return strong_times(da, b)
 
 
 def mul_b(db, y, a, b):
-    return strong_zero(db, a * db)
+    return strong_times(db, a)
 
 
-def square(da, db, y, a, b):  # a * a, one value: 2 * (a * da) is da * a + a * da exactly
-    return strong_zero(da, 2 * (a * da))
+def square(da, db, y, a, b):  # a * a, one value: da * (2 * a) is da * a + a * da exactly
+    return strong_times(da, 2 * a)
 
 
 def div_both(da, db, y, a, b):
@@ -116,7 +117,7 @@ def pos(dx, y, x):
 
 
 def power_of_two(da, y, a, b):  # a ** 2 (b the constant 2): jvp_pow's `da * (2 * a)`
-    return strong_zero(da, da * (2 * a))
+    return strong_times(da, 2 * a)
 
 
 # (primal, which of its two operands have a tangent, the other operand is a number) -> body;

@@ -206,6 +206,14 @@ def strong_zero(g, r):
 
 
 @pure
+def strong_times(g, p):
+    """g * p with the strong zero in g: `strong_zero(g, g * p)` in one call, so that g is
+    read once and the generated code can write `strong_times(x_dot * c, b)` as one
+    expression (forward mode's products; an array temporary less than naming g)."""
+    return strong_zero(g, g * p)
+
+
+@pure
 def strong_zero_kept(h, g, r):
     """The cotangent (or tangent) h of r moved through `strong_zero(g, r)`: h where the
     entry was kept, 0 where the strong zero replaced a nan (it is constant there)."""

@@ -29,8 +29,8 @@ import numpy as np
 from ...ir.core import Value
 from ...ir.intrinsics import scalar_strong_zero
 from ...rules import jvp_inline
-from ...runtime.helpers import strong_zero
-from ..splice import rule_ir, scales_by_a_finite_constant
+from ...runtime.helpers import strong_times, strong_zero
+from ..splice import finite_nonzero_constant, rule_ir, scales_by_a_finite_constant
 
 NOT_INLINED = object()
 
@@ -142,6 +142,14 @@ class Inliner:
         for op in ir.body.ops[:-1]:
             if op.opcode == "const":
                 vmap[op.result.id] = self.tr.ir.const(op.attrs["value"])
+            elif op.attrs.get("fn") is strong_times and len(op.operands) == 2 \
+                    and not op.attrs.get("kw") and not op.attrs.get("star") \
+                    and (scalar or finite_nonzero_constant(vmap[op.operands[1].id])):
+                # between numbers: `d * p` with the inline test; by a finite constant: no test
+                g, p = (vmap[v.id] for v in op.operands)
+                r = self.call({"fn": operator.mul, "expr": "mul", "kw": (), "star": ()}, [g, p])
+                vmap[op.result.id] = r if not scalar or finite_nonzero_constant(p) else self.tr.emit(
+                    "call", [g, r, g], attrs={"fn": scalar_strong_zero, "expr": "scalar_strong_zero"}).result
             elif op.attrs.get("fn") is strong_zero and len(op.operands) == 2 \
                     and not op.attrs.get("kw") and not op.attrs.get("star"):
                 g, r = (vmap[v.id] for v in op.operands)
