@@ -37,7 +37,6 @@ import numpy as np
 _ndarray = np.ndarray
 
 
-_min_reduce = np.minimum.reduce
 _isnan = math.isnan
 _isfinite = math.isfinite
 
@@ -46,7 +45,7 @@ def has_nan(r) -> bool:
     """Whether a product's result holds a nan (one pass, no copy, for a float array)."""
     if type(r) is _ndarray:
         if r.dtype.kind == "f":
-            return r.size != 0 and _isnan(_min_reduce(r, None))
+            return r.size != 0 and _isnan(np.minimum.reduce(r, None))
         return False  # integers; complex: returned as computed (see the module docstring)
     if type(r) is float:
         return _isnan(r)
@@ -79,10 +78,10 @@ def repair_needed(r, *inputs) -> bool:
         return has_nan(r)
     n = r.size
     if n <= _SMALL or n <= sum([np.size(x) for x in inputs]):
-        return n != 0 and _isnan(_min_reduce(r, None))
+        return n != 0 and _isnan(np.minimum.reduce(r, None))
     for x in inputs:
         if not _finite(x):
-            return _isnan(_min_reduce(r, None))
+            return _isnan(np.minimum.reduce(r, None))
     return False
 
 
