@@ -104,9 +104,11 @@ CONSTRUCT_OF = {
     "dict_list_ops": "dict_list_ops",
     "iterator_builtins": "iterator_builtins",
     "while_break": "while_break",
+    "overflow_products": "overflow_products",
 }
 FAMILIES = ("array_writes", "built_objects", "closure_forms", "dict_list_ops", "iterator_builtins",
-            "while_break")
+            "while_break", "overflow_products")
+LATER_FAMILIES = ("overflow_products",)
 OPTIONAL = (
     "broadcasting",
     "reductions",
@@ -129,7 +131,11 @@ class ExprWriter(ShapeProducers):
         self.enabled = {"expressions"} | {c for c in OPTIONAL if rng.random() < 0.6}
         if rng.random() < 0.15:
             self.enabled.add("mutation")
-        self.enabled |= {c for c in FAMILIES if rng.random() < 0.35}
+        self.enabled |= {c for c in FAMILIES if c not in LATER_FAMILIES and rng.random() < 0.35}
+        # families added later draw from their own stream, so that every program
+        # written without them stays what it was (seeded runs and their regressions)
+        later = random.Random("later:" + repr(rng.getstate()[1][:8]))
+        self.enabled |= {c for c in LATER_FAMILIES if later.random() < 0.35}
         self.has_object_classes = False  # program.py writes families.OBJECT_CLASSES
         self.tags: set[str] = set()
         self.counter = 0

@@ -16,6 +16,13 @@ iterator_builtins  map / filter / sorted(key=) / reversed / enumerate over map /
                    itertools.chain as values fed to sum, max, np.stack
 while_break        `while True:` with a counter and a data-dependent break, and
                    `while ...: ... else:`
+overflow_products  a product that sums over an axis (@, np.dot, np.einsum, np.tensordot,
+                   np.inner, np.outer, np.vdot, np.matmul) meeting an overflowed (+inf)
+                   entry: either the inf is active (np.exp of an offset expression) and
+                   np.where keeps only the finite entries, or it is a constant, the
+                   entries that meet it are held at 1 (a zero tangent) and tanh
+                   saturates.  Each needs the strong zero of products (reverse mode,
+                   resp. forward mode): a zero cotangent or tangent entry against inf.
 
 Like the rest of the generator, values stay bounded and smooth where evaluated;
 thresholds are random, and the oracle skips a program that lands on a kink.
@@ -276,6 +283,47 @@ class FamilyStmts:
         return lines
 
     # ------------------------------------------------------------------ while loops with break
+
+    # ------------------------------------------------------------------ overflow products
+
+    # (product, the moving operand's type, the inf operand's type, the result's type);
+    # the inf operand is a vector of length n meeting the moving operand's axis `axis`
+    _OVERFLOW_PRODUCTS = (
+        ("{a} @ {e}", "M", 3, 1, "W"), ("np.dot({a}, {e})", "M", 3, 1, "W"),
+        ("np.matmul({a}, {e})", "M", 3, 1, "W"), ("np.einsum('ij,j->i', {a}, {e})", "M", 3, 1, "W"),
+        ("np.tensordot({a}, {e}, axes=1)", "M", 3, 1, "W"), ("np.inner({a}, {e})", "M", 3, 1, "W"),
+        ("{e} @ {a}", "M", 2, 0, "V"), ("np.einsum('i,ij->j', {e}, {a})", "M", 2, 0, "V"),
+        ("np.vdot({a}, {e})", "V", 3, 0, "S"), ("np.outer({a}, {e})", "W", 3, None, "M"),
+    )
+
+    def overflow_products(self, scope, nest, in_loop, can_return):
+        self.tags.add("overflow_products")
+        e, a, p, out = self.fresh("e"), self.fresh("a"), self.fresh("p"), self.fresh("v")
+        product, a_ty, n, axis, p_ty = self.rng.choice(self._OVERFLOW_PRODUCTS)
+        where_inf = self.rng.randrange(n)
+        offsets = [0.0] * n
+        offsets[where_inf] = 1000.0  # exp(1000 + bounded) is +inf
+        moving = self.expr(a_ty, scope, 2)
+        if axis is None or self.rng.random() < 0.5:
+            # the inf is active; the moving operand is positive (+inf sums, never nan)
+            vec = self.expr("V" if n == 3 else "W", scope, 2)
+            lines = [f"{e} = np.exp(np.array({offsets}) + {vec})",
+                     f"{a} = {moving} * {moving} + 0.5",
+                     f"{p} = {product.format(a=a, e=e)}",
+                     f"{out} = np.sum(np.where(np.isfinite({p}), {p}, 0.0)) * {const(self.rng, 0.2, 1.0)}"]
+        else:
+            # the inf is a constant; the entries meeting it are held at 1 (no tangent)
+            held = [False] * n
+            held[where_inf] = True
+            mask = f"np.array({held})" if axis == 1 else f"np.array({held})[:, None]"
+            if a_ty == "V":
+                mask = f"np.array({held})"
+            lines = [f"{e} = np.exp(np.array({offsets}) + {const(self.rng, -0.5, 0.5)})",
+                     f"{a} = np.where({mask}, 1.0, {moving})",
+                     f"{p} = {product.format(a=a, e=e)}",
+                     f"{out} = np.sum(np.tanh({p})) + np.sum({a} * {a}) * {const(self.rng, 0.1, 0.5)}"]
+        scope.names[out] = "S"
+        return lines
 
     def while_break(self, scope, nest, in_loop, can_return):
         self.tags.add("while_break")

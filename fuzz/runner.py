@@ -43,6 +43,7 @@ CONSTRUCTS = (
     "dict_list_ops",
     "iterator_builtins",
     "while_break",
+    "overflow_products",
 )
 EXCLUDED = "excluded"  # skipped by --exclude
 COLUMNS = (

@@ -50,6 +50,7 @@ class StmtWriter(FamilyStmts, ExtraStmts, ExprWriter):
             self.dict_list_ops,
             self.iterator_builtins,
             self.while_break,
+            self.overflow_products,
         ]
         compound = [
             self.if_stmt,

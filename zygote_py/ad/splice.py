@@ -239,7 +239,7 @@ class Splice:
             if op.opcode != "call" or op.attrs["fn"] is not runtime.strong_zero or len(op.operands) != 2:
                 continue
             g, r = op.operands
-            if _scales_by_a_finite_constant(r, g):
+            if scales_by_a_finite_constant(r, g):
                 mapping[op.result.id] = r
         if mapping:
             for op in self.ops:
@@ -308,7 +308,7 @@ class Splice:
         return {self.param_of[v.id]: v for v in self.placeholders.values()}
 
 
-def _finite_nonzero_constant(value) -> bool:
+def finite_nonzero_constant(value) -> bool:
     known = _known_constant(value)
     return type(known) in (int, float) and known != 0 and np.isfinite(known)
 
@@ -322,16 +322,16 @@ def _is_value(value, target) -> bool:
         and len(op.operands) == 1 and _is_value(op.operands[0], target)
 
 
-def _scales_by_a_finite_constant(r, g) -> bool:
+def scales_by_a_finite_constant(r, g) -> bool:
     """r = g * c, c * g or g / c (g possibly negated) for a finite nonzero constant c."""
     op = r.defining_op if isinstance(r, Value) else None
     if op is None or op.opcode != "call" or len(op.operands) != 2:
         return False
     fn, (a, b) = op.attrs.get("fn"), op.operands
     if fn is operator.mul:
-        return _is_value(a, g) and _finite_nonzero_constant(b) or _is_value(b, g) and _finite_nonzero_constant(a)
+        return _is_value(a, g) and finite_nonzero_constant(b) or _is_value(b, g) and finite_nonzero_constant(a)
     if fn is operator.truediv:
-        return _is_value(a, g) and _finite_nonzero_constant(b)
+        return _is_value(a, g) and finite_nonzero_constant(b)
     return False
 
 

@@ -116,6 +116,14 @@ def strong_zero_(g, y, ct, r):
     return strong_zero_kept(g, ct, r)
 
 
+@vjp(helpers.strong_times, diff=("g", "p"))
+def strong_times_(ct, y, g, p):
+    """strong_zero(g, g * p): the product's rule where the entry was kept, nothing where
+    a zero g replaced a nan."""
+    kept = strong_zero_kept(ct, g, g * p)
+    return unbroadcast(helpers.strong_times(kept, p), g), unbroadcast(helpers.strong_times(kept, g), p)
+
+
 @vjp(helpers.strong_zero_kept, diff=("h",))
 def strong_zero_kept_(g, y, h, ct, r):
     """Linear in h, a mask: its own transpose."""

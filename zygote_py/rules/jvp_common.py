@@ -28,8 +28,11 @@ import operator
 import numpy as np
 
 from .. import errors as registry_errors
+from ..runtime.helpers import strong_times, strong_zero
 from . import registry
+from .linalg import dot_tangent_left, dot_tangent_right, matmul_tangent_left, matmul_tangent_right
 from .registry import jvp
+from .strong_products import repair_needed, strong_contraction
 
 
 def _zero_like(x):
@@ -115,11 +118,18 @@ def jvp_mul(da, db, y, a, b):
     if _is_sequence(a) or _is_sequence(b):  # repetition: seq * n
         seq_dot, n = (da, b) if _is_sequence(a) else (db, a)
         return None if seq_dot is None else (list(seq_dot) * n if type(y) is list else tuple(seq_dot) * n)
-    return add_terms(None if da is None else da * b, None if db is None else a * db)
+    return add_terms(None if da is None else strong_times(da, b),
+                     None if db is None else strong_times(db, a))
+
+
+# Forward mode's strong zero mirrors reverse mode's: a zero tangent entry contributes
+# exactly 0, also where the local derivative it multiplies is inf or nan (a * db with
+# an infinite a).  The products test for nan once and only then look at the tangent.
 
 
 def jvp_truediv(da, db, y, a, b):
-    return add_terms(None if da is None else da / b, None if db is None else -db * y / b)
+    return add_terms(None if da is None else strong_zero(da, da / b),
+                     None if db is None else strong_zero(db, -db * y / b))
 
 
 def jvp_neg(dx, y, x):
@@ -153,12 +163,12 @@ def jvp_pow(da, db, y, a, b):
     if np.ndim(b) == 0 and b == 0:
         return da * 0.0  # x ** 0 is constant (and 0.0 ** -1 would raise)
     if np.ndim(b) == 0 and b == 2:
-        return da * (2 * a)
+        return strong_zero(da, da * (2 * a))
     if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
-        return da * (b * float(a) ** (b - 1)) if a != 0 else da * (b * _pow_at_zero(b))
+        return strong_zero(da, da * (b * float(a) ** (b - 1)) if a != 0 else da * (b * _pow_at_zero(b)))
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = b * np.power(np.asarray(a, dtype=float), np.subtract(b, 1))
-    return da * np.where(np.equal(b, 0), 0.0, slope)  # x ** 0 is constant, at 0 too
+    return strong_zero(da, da * np.where(np.equal(b, 0), 0.0, slope))  # x ** 0 is constant, at 0 too
 
 
 def _pow_at_zero(b):
@@ -168,11 +178,15 @@ def _pow_at_zero(b):
 
 
 def jvp_matmul(da, db, y, a, b):
-    return add_terms(None if da is None else da @ b, None if db is None else a @ db)
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):  # a user's own __matmul__
+        return add_terms(None if da is None else da @ b, None if db is None else a @ db)
+    return add_terms(None if da is None else matmul_tangent_left(da, b),
+                     None if db is None else matmul_tangent_right(a, db))
 
 
 def jvp_dot(da, db, y, a, b, out=None):
-    return add_terms(None if da is None else np.dot(da, b), None if db is None else np.dot(a, db))
+    return add_terms(None if da is None else dot_tangent_left(da, b),
+                     None if db is None else dot_tangent_right(a, db))
 
 
 def _pow_derived(*args):
@@ -437,9 +451,19 @@ for _primal in (np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack,
 
 
 def _bilinear(primal):
+    """jvp of a product of two arrays (no constant coefficient: np.cross's signs are
+    tested apart), with the strong zero in each tangent (rules/strong_products.py)."""
     def jvp_bilinear(da, db, y, a, b, *args, **kwargs):
-        return add_terms(None if da is None else primal(da, b, *args, **kwargs),
-                         None if db is None else primal(a, db, *args, **kwargs))
+        left = right = None
+        if da is not None:
+            left = primal(da, b, *args, **kwargs)
+            if primal is not np.cross and repair_needed(left, da, b):
+                left = strong_contraction(lambda d_, b_: primal(d_, b_, *args, **kwargs), left, da, b)
+        if db is not None:
+            right = primal(a, db, *args, **kwargs)
+            if primal is not np.cross and repair_needed(right, db, a):
+                right = strong_contraction(lambda d_, a_: primal(a_, d_, *args, **kwargs), right, db, a)
+        return add_terms(left, right)
 
     jvp_bilinear.gives_tangent = True
     jvp_bilinear.__name__ = f"jvp_{getattr(primal, '__name__', 'bilinear')}"
@@ -464,8 +488,19 @@ def jvp_einsum(d_subscripts, d_operands, y, subscripts, *operands, **kwargs):
         if d is not None:
             ops = list(operands)
             ops[i] = d
-            terms.append(np.einsum(subscripts, *ops, **kwargs))
+            term = np.einsum(subscripts, *ops, **kwargs)
+            others = [op for j, op in enumerate(operands) if j != i]
+            if repair_needed(term, d, *others):  # the strong zero in d (rules/strong_products.py)
+                term = strong_contraction(_einsum_with(subscripts, operands, i, kwargs), term, d, *others)
+            terms.append(term)
     return add_terms(*terms)
+
+
+def _einsum_with(subscripts, operands, i, kwargs):
+    """np.einsum(subscripts, ...) as a function of (operand i, the other operands)."""
+    def product(d, *others):
+        return np.einsum(subscripts, *others[:i], d, *others[i:], **kwargs)
+    return product
 
 
 def jvp_amax(da, y, a, axis=None, out=None, keepdims=False, initial=None, where=None):

@@ -26,7 +26,9 @@ import operator
 
 import numpy as np
 
+from ..runtime.helpers import strong_times, strong_zero
 from .jvp_common import fit_to
+from .linalg import matmul_tangent_left, matmul_tangent_right
 
 
 def add_both(da, db, y, a, b):
@@ -61,44 +63,49 @@ def sub_b_number(db, y, a, b):
     return -db
 
 
+# The products pass through strong_times (a zero tangent entry contributes 0 even
+# against an infinite factor, as jvp_common.py's rules); between known scalars, and by
+# a finite constant, the forward transform writes the plain product, with the scalar
+# test inline (ad/forward/inline.py).
+
 def mul_both(da, db, y, a, b):
-    return da * b + a * db
+    return strong_times(da, b) + strong_times(db, a)
 
 
 def mul_a(da, y, a, b):
-    return da * b
+    return strong_times(da, b)
 
 
 def mul_b(db, y, a, b):
-    return a * db
+    return strong_times(db, a)
 
 
-def square(da, db, y, a, b):  # a * a, one value: 2 * (a * da) is da * a + a * da exactly
-    return 2 * (a * da)
+def square(da, db, y, a, b):  # a * a, one value: da * (2 * a) is da * a + a * da exactly
+    return strong_times(da, 2 * a)
 
 
 def div_both(da, db, y, a, b):
-    return da / b - db * y / b
+    return strong_zero(da, da / b) - strong_zero(db, db * y / b)
 
 
 def div_a(da, y, a, b):
-    return da / b
+    return strong_zero(da, da / b)
 
 
 def div_b(db, y, a, b):
-    return -db * y / b
+    return strong_zero(db, -db * y / b)
 
 
 def matmul_both(da, db, y, a, b):
-    return da @ b + a @ db
+    return matmul_tangent_left(da, b) + matmul_tangent_right(a, db)
 
 
 def matmul_a(da, y, a, b):
-    return da @ b
+    return matmul_tangent_left(da, b)
 
 
 def matmul_b(db, y, a, b):
-    return a @ db
+    return matmul_tangent_right(a, db)
 
 
 def neg(dx, y, x):
@@ -110,7 +117,7 @@ def pos(dx, y, x):
 
 
 def power_of_two(da, y, a, b):  # a ** 2 (b the constant 2): jvp_pow's `da * (2 * a)`
-    return da * (2 * a)
+    return strong_times(da, 2 * a)
 
 
 # (primal, which of its two operands have a tangent, the other operand is a number) -> body;

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
-from ..runtime.helpers import strong_zero, strong_zero_kept
+from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept
 from . import registry
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
 from .registry import jvp
@@ -242,6 +242,11 @@ _JOINTLY_LINEAR_HELPERS = (
 _MULTILINEAR_HELPERS = (
     "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
     "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
+    "zygote_py.rules.linalg.outer_cotangent_a", "zygote_py.rules.linalg.outer_cotangent_b",
+    "zygote_py.rules.linalg.inner_cotangent_a", "zygote_py.rules.linalg.inner_cotangent_b",
+    "zygote_py.rules.linalg.tensordot_cotangent_a", "zygote_py.rules.linalg.tensordot_cotangent_b",
+    "zygote_py.rules.linalg.matmul_tangent_left", "zygote_py.rules.linalg.matmul_tangent_right",
+    "zygote_py.rules.linalg.dot_tangent_left", "zygote_py.rules.linalg.dot_tangent_right",
 )
 
 
@@ -301,6 +306,19 @@ def jvp_strong_zero(d_r, y, g, r):
 _rule = registry.function_rule(strong_zero)
 if _rule is not None:
     _rule.jvp = jvp_strong_zero
+
+
+def jvp_strong_times(dg, dp, y, g, p):
+    """The product's tangent where the entry was kept, 0 where a zero g replaced a nan."""
+    if dg is None and dp is None:
+        return None
+    term = add_terms(None if dg is None else strong_times(dg, p), None if dp is None else strong_times(dp, g))
+    return strong_zero_kept(term, g, g * p)
+
+
+_rule = registry.function_rule(strong_times)
+if _rule is not None:
+    _rule.jvp = jvp_strong_times
 
 _rule = registry.function_rule(containers.list_pop)
 if _rule is not None:

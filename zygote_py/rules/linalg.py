@@ -18,7 +18,8 @@ import numpy as np
 from zygote_py.rules.factorizations import output_parts
 from zygote_py.rules.registry import since, vjp, vjp_method
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import shape_of, unbroadcast
+from zygote_py.rules.strong_products import repair_needed, strong_contraction
+from zygote_py.runtime import shape_of, strong_zero, unbroadcast
 from zygote_py.runtime.helpers import pure
 
 # ---------------------------------------------------------------------------
@@ -194,7 +195,20 @@ def _shapes(operands) -> tuple:
 
 
 def _einsum_cotangent_of(g, subscripts, operands, i, plans=None):
-    """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone."""
+    """The cotangent of operands[i] in np.einsum(subscripts, *operands), alone, with
+    the strong zero (a zero entry of g contributes 0; rules/strong_products.py)."""
+    grad = _einsum_cotangent_raw(g, subscripts, operands, i, plans)
+    others = operands[:i] + operands[i + 1:]
+    if not repair_needed(grad, g, *others):
+        return grad
+
+    def product(g_, *others_):
+        return _einsum_cotangent_raw(g_, subscripts, others_[:i] + (operands[i],) + others_[i:], i, plans)
+    return strong_contraction(product, grad, g, *others)
+
+
+def _einsum_cotangent_raw(g, subscripts, operands, i, plans=None):
+    """The cotangent of operands[i] in np.einsum(subscripts, *operands) as NumPy sums it."""
     if plans is None:
         plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
     expr, target, uniq, keep, size, direct = plans[i]
@@ -236,6 +250,7 @@ def _on_diagonal(grad, target, uniq, op_shape):
 def _einsum_cotangents(g, subscripts, operands):
     """One cotangent per operand of np.einsum(subscripts, *operands)."""
     plans = _einsum_plan(subscripts.replace(" ", ""), _shapes(operands))
+    operands = tuple(operands)
     return tuple(_einsum_cotangent_of(g, subscripts, operands, i, plans) for i in range(len(operands)))
 
 
@@ -248,7 +263,7 @@ def einsum_operand_cotangent(ct, k, subscripts, *operands):
     active operand, so a constant operand's cotangent is never computed.  The plan
     (which einsum gives the cotangent, whether ordering the contraction pays) is
     made once per subscripts and shapes and memoised."""
-    return _einsum_cotangent_of(ct, subscripts, operands, k)
+    return _einsum_cotangent_of(ct, subscripts, tuple(operands), k)
 
 
 def _sublist_letters(sublist) -> str:
@@ -373,40 +388,160 @@ def vector_norm_cotangent(g, y, x, ord, axis, keepdims):
 # products
 
 
+# Each product helper below computes as NumPy does and tests its result for nan once;
+# only a nan there (0 * inf in a sum) goes to `strong_contraction`, which recomputes those
+# entries with the terms of a zero cotangent entry counted 0 (rules/strong_products.py).
+
+
 @pure
 def matmul_cotangent_a(g, a, b):
     """The cotangent of a in a @ b (2-D directly; 1-D and stacked operands via the general helper)."""
-    if a.ndim == 2 and b.ndim == 2:
-        return g @ b.T
-    return _matmul_cotangent_of_a(g, a, b)
+    r = g @ b.T if a.ndim == 2 and b.ndim == 2 else _matmul_cotangent_of_a(g, a, b)
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: _matmul_cotangent_of_a(g_, a, b_), r, g, b)
 
 
 @pure
 def matmul_cotangent_b(g, a, b):
     """The cotangent of b in a @ b."""
-    if a.ndim == 2 and b.ndim == 2:
-        return a.T @ g
-    return _matmul_cotangent_of_b(g, a, b)
+    r = a.T @ g if a.ndim == 2 and b.ndim == 2 else _matmul_cotangent_of_b(g, a, b)
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: _matmul_cotangent_of_b(g_, a_, b), r, g, a)
 
 
 @pure
 def dot_cotangent_a(g, a, b):
-    if np.ndim(a) == 2 and np.ndim(b) == 2:
-        return g @ b.T
-    return _dot_cotangents(g, a, b)[0]
+    r = g @ b.T if np.ndim(a) == 2 and np.ndim(b) == 2 else _dot_cotangents(g, a, b)[0]
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: _dot_cotangents(g_, a, b_)[0], r, g, b)
 
 
 @pure
 def dot_cotangent_b(g, a, b):
-    if np.ndim(a) == 2 and np.ndim(b) == 2:
-        return a.T @ g
-    return _dot_cotangents(g, a, b)[1]
+    r = a.T @ g if np.ndim(a) == 2 and np.ndim(b) == 2 else _dot_cotangents(g, a, b)[1]
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: _dot_cotangents(g_, a_, b)[1], r, g, a)
+
+
+@pure
+def outer_cotangent_a(g, a, b):
+    """The cotangent of a in np.outer(a, b): g summed against b's entries."""
+    r = np.reshape(g @ np.ravel(b), shape_of(a))
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: np.reshape(g_ @ np.ravel(b_), shape_of(a)), r, g, b)
+
+
+@pure
+def outer_cotangent_b(g, a, b):
+    r = np.reshape(np.ravel(a) @ g, shape_of(b))
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: np.reshape(np.ravel(a_) @ g_, shape_of(b)), r, g, a)
+
+
+@pure
+def inner_cotangent_a(g, a, b):
+    """The cotangent of a in np.inner(a, b), N-D (1-D operands are written inline in the rule)."""
+    r = _inner_cotangents(g, a, b)[0]
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: _inner_cotangents(g_, a, b_)[0], r, g, b)
+
+
+@pure
+def inner_cotangent_b(g, a, b):
+    r = _inner_cotangents(g, a, b)[1]
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: _inner_cotangents(g_, a_, b)[1], r, g, a)
+
+
+@pure
+def tensordot_cotangent_a(g, a, b, axes):
+    r = _tensordot_cotangents(g, a, b, axes)[0]
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: _tensordot_cotangents(g_, a, b_, axes)[0], r, g, b)
+
+
+@pure
+def tensordot_cotangent_b(g, a, b, axes):
+    r = _tensordot_cotangents(g, a, b, axes)[1]
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: _tensordot_cotangents(g_, a_, b, axes)[1], r, g, a)
+
+
+# Tangents of a @ b in forward mode, with the strong zero in the tangent d: a zero
+# entry of d contributes 0 even against an infinite entry of the other operand.
+
+
+@pure
+def matmul_tangent_left(d, b):
+    """d @ b for the tangent d of a in a @ b."""
+    r = d @ b
+    if not repair_needed(r, d, b):
+        return r
+    return strong_contraction(lambda d_, b_: d_ @ b_, r, d, b)
+
+
+@pure
+def matmul_tangent_right(a, d):
+    """a @ d for the tangent d of b in a @ b."""
+    r = a @ d
+    if not repair_needed(r, d, a):
+        return r
+    return strong_contraction(lambda d_, a_: a_ @ d_, r, d, a)
+
+
+@pure
+def dot_tangent_left(d, b):
+    """np.dot(d, b) for the tangent d of a in np.dot(a, b)."""
+    r = np.dot(d, b)
+    if not repair_needed(r, d, b):
+        return r
+    return strong_contraction(lambda d_, b_: np.dot(d_, b_), r, d, b)
+
+
+@pure
+def dot_tangent_right(a, d):
+    """np.dot(a, d) for the tangent d of b in np.dot(a, b)."""
+    r = np.dot(a, d)
+    if not repair_needed(r, d, a):
+        return r
+    return strong_contraction(lambda d_, a_: np.dot(a_, d_), r, d, a)
 
 
 @vjp(operator.matmul, np.matmul, since(np.linalg, "matmul", "NumPy 2.0"), diff=("a", "b"))
 def matmul(g, y, a, b, out=None, **kwargs):
     """a @ b: one helper per cotangent, so an inactive operand's product is never computed."""
     return matmul_cotangent_a(g, a, b), matmul_cotangent_b(g, a, b)
+
+
+@vjp(matmul_tangent_left, diff=("d", "b"))
+def matmul_tangent_left_(g, y, d, b):
+    """As a @ b's rule (the helper is that product)."""
+    return matmul_cotangent_a(g, d, b), matmul_cotangent_b(g, d, b)
+
+
+@vjp(matmul_tangent_right, diff=("a", "d"))
+def matmul_tangent_right_(g, y, a, d):
+    return matmul_cotangent_a(g, a, d), matmul_cotangent_b(g, a, d)
+
+
+@vjp(dot_tangent_left, diff=("d", "b"))
+def dot_tangent_left_(g, y, d, b):
+    return dot_cotangent_a(g, d, b), dot_cotangent_b(g, d, b)
+
+
+@vjp(dot_tangent_right, diff=("a", "d"))
+def dot_tangent_right_(g, y, a, d):
+    return dot_cotangent_a(g, a, d), dot_cotangent_b(g, a, d)
 
 
 @vjp(np.dot)
@@ -421,31 +556,32 @@ def ndarray_dot(g, y, self, other, out=None):
 
 @vjp(np.outer, since(np.linalg, "outer", "NumPy 2.0"))
 def outer(g, y, a, b, out=None):
-    return np.reshape(g @ np.ravel(b), shape_of(a)), np.reshape(np.ravel(a) @ g, shape_of(b))
+    return outer_cotangent_a(g, a, b), outer_cotangent_b(g, a, b)
 
 
 @vjp(np.inner)
 def inner(g, y, a, b):
     if np.ndim(a) == 1 and np.ndim(b) == 1:
-        return g * b, g * a
-    return _inner_cotangents(g, a, b)
+        return strong_zero(g, g * b), strong_zero(g, g * a)
+    return inner_cotangent_a(g, a, b), inner_cotangent_b(g, a, b)
 
 
 @vjp(np.vdot)
 def vdot(g, y, a, b):
     """Real arrays: vdot flattens both operands."""
-    return np.reshape(g * np.ravel(b), shape_of(a)), np.reshape(g * np.ravel(a), shape_of(b))
+    return (np.reshape(strong_zero(g, g * np.ravel(b)), shape_of(a)),
+            np.reshape(strong_zero(g, g * np.ravel(a)), shape_of(b)))
 
 
 @vjp(since(np, "vecdot", "NumPy 2.0"), since(np.linalg, "vecdot", "NumPy 2.0"), diff=("a", "b"))
 def vecdot(g, y, a, b, out=None, *, axis=-1, **kwargs):
     gk = np.expand_dims(g, axis)
-    return unbroadcast(gk * b, a), unbroadcast(gk * a, b)
+    return unbroadcast(strong_zero(gk, gk * b), a), unbroadcast(strong_zero(gk, gk * a), b)
 
 
 @vjp(np.tensordot, diff=("a", "b"))
 def tensordot(g, y, a, b, axes=2):
-    return _tensordot_cotangents(g, a, b, axes)
+    return tensordot_cotangent_a(g, a, b, axes), tensordot_cotangent_b(g, a, b, axes)
 
 
 @vjp(np.einsum, diff=("subscripts", "operands"), operand_cotangent=einsum_operand_cotangent)
@@ -465,14 +601,15 @@ def einsum(g, y, subscripts, *operands, out=None, optimize=False, **kwargs):
 
 @vjp(np.linalg.inv)
 def inv(g, y, a):
-    yt = np.swapaxes(y, -1, -2)
-    return -(yt @ g @ yt)
+    """-(y^T g y^T) as two product helpers (each with the strong zero): g y^T, then y^T (g y^T)."""
+    return -matmul_cotangent_b(matmul_cotangent_a(g, y, y), y, y)
 
 
 @vjp(np.linalg.det)
 def det(g, y, a):
     """d det(a) = det(a) inv(a)^T (a must be invertible)."""
-    return np.expand_dims(g * y, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    gk = np.expand_dims(g, (-2, -1))
+    return strong_zero(gk, gk * np.expand_dims(y, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2))
 
 
 @vjp(np.linalg.slogdet)
@@ -481,7 +618,8 @@ def slogdet(g, y, a):
     gl = output_parts(g, y)[1]
     if gl is None:
         return None
-    return np.expand_dims(gl, (-2, -1)) * np.swapaxes(np.linalg.inv(a), -1, -2)
+    gk = np.expand_dims(gl, (-2, -1))
+    return strong_zero(gk, gk * np.swapaxes(np.linalg.inv(a), -1, -2))
 
 
 @vjp(np.linalg.solve)

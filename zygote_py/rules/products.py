@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from zygote_py.rules.indexing import _diagonal_cotangent
-from zygote_py.rules.linalg import _norm_cotangent, vector_norm_cotangent
+from zygote_py.rules.linalg import _norm_cotangent, einsum_operand_cotangent, vector_norm_cotangent
 from zygote_py.rules.registry import since, vjp
 from zygote_py.rules.shapes import like_input
-from zygote_py.runtime import unbroadcast
+from zygote_py.rules.strong_products import has_nan, repair_needed, strong_contraction
+from zygote_py.runtime import strong_zero, unbroadcast
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -32,13 +33,28 @@ def _kron_view(g, a, b):
 
 
 def _kron_cotangent_a(g, a, b):
+    """With the strong zero (rules/strong_products.py), as every product helper here."""
+    r = _kron_cotangent_a_raw(g, a, b)
+    if not repair_needed(r, g, b):
+        return r
+    return strong_contraction(lambda g_, b_: _kron_cotangent_a_raw(g_, a, b_), r, g, b)
+
+
+def _kron_cotangent_b(g, a, b):
+    r = _kron_cotangent_b_raw(g, a, b)
+    if not repair_needed(r, g, a):
+        return r
+    return strong_contraction(lambda g_, a_: _kron_cotangent_b_raw(g_, a_, b), r, g, a)
+
+
+def _kron_cotangent_a_raw(g, a, b):
     gt, sa, sb = _kron_view(g, a, b)
     nd = len(sa)
     ga = np.tensordot(gt, np.reshape(b, sb), axes=(list(range(nd, 2 * nd)), list(range(nd))))
     return np.reshape(ga, np.shape(a))
 
 
-def _kron_cotangent_b(g, a, b):
+def _kron_cotangent_b_raw(g, a, b):
     gt, sa, sb = _kron_view(g, a, b)
     nd = len(sa)
     gb = np.tensordot(np.reshape(a, sa), gt, axes=(list(range(nd)), list(range(nd))))
@@ -67,6 +83,24 @@ def _cross_cotangent_b(g, a, b, axisa, axisb, axisc):
 
 
 def _multi_dot_cotangents(g, arrays):
+    """The cotangents of multi_dot's matrices, with the strong zero: each one with a nan
+    is recomputed by `strong_contraction` over g and the other matrices."""
+    out = _multi_dot_cotangents_raw(g, arrays)
+    if not any(repair_needed(x, g, *arrays) for x in out):
+        return out
+    fixed = list(out)
+    for i, x in enumerate(out):
+        if has_nan(x):
+            others = list(arrays[:i]) + list(arrays[i + 1:])
+
+            def product(g_, *others_, i=i):
+                swapped = list(others_[:i]) + [arrays[i]] + list(others_[i:])
+                return _multi_dot_cotangents_raw(g_, swapped)[i]
+            fixed[i] = strong_contraction(product, x, g, *others)
+    return fixed if type(arrays) is list else tuple(fixed)
+
+
+def _multi_dot_cotangents_raw(g, arrays):
     """A_i_bar = (A_0 ... A_{i-1})^T G (A_{i+1} ... A_n)^T; 1-D ends are row/column vectors."""
     mats = [np.asarray(x) for x in arrays]
     if mats[0].ndim == 1:
@@ -135,15 +169,17 @@ def linalg_cross(g, y, x1, x2, *, axis=-1):
 @vjp(since(np, "matvec", "NumPy 2.2"), diff=("x1", "x2"))
 def matvec(g, y, x1, x2, out=None, **kwargs):
     """y[..., i] = sum_j A[..., i, j] v[..., j], broadcasting over batches."""
-    return (unbroadcast(g[..., :, None] * x2[..., None, :], x1),
-            unbroadcast(np.einsum("...i,...ij->...j", g, x1), x2))
+    ga = g[..., :, None]
+    return (unbroadcast(strong_zero(ga, ga * x2[..., None, :]), x1),
+            unbroadcast(einsum_operand_cotangent(g, 1, "...ij,...j->...i", x1, x2), x2))
 
 
 @vjp(since(np, "vecmat", "NumPy 2.2"), diff=("x1", "x2"))
 def vecmat(g, y, x1, x2, out=None, **kwargs):
     """y[..., j] = sum_i v[..., i] A[..., i, j], broadcasting over batches."""
-    return (unbroadcast(np.einsum("...j,...ij->...i", g, x2), x1),
-            unbroadcast(x1[..., :, None] * g[..., None, :], x2))
+    gb = g[..., None, :]
+    return (unbroadcast(einsum_operand_cotangent(g, 0, "...i,...ij->...j", x1, x2), x1),
+            unbroadcast(strong_zero(gb, x1[..., :, None] * gb), x2))
 
 
 @vjp(np.linalg.multi_dot, diff=("arrays",))

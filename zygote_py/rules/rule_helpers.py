@@ -68,6 +68,40 @@ def dot_cotangent_b_(g, y, ct, a, b):
     return np.dot(a, g), dot_cotangent_a(ct, a, g)
 
 
+@vjp(linalg.outer_cotangent_a, diff=("ct", "b"))
+def outer_cotangent_a_(g, y, ct, a, b):
+    """<h, C_a(ct, b)> = <ct, outer(h, b)>."""
+    return np.reshape(np.outer(g, b), np.shape(ct)), linalg.outer_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.outer_cotangent_b, diff=("ct", "a"))
+def outer_cotangent_b_(g, y, ct, a, b):
+    """<h, C_b(ct, a)> = <ct, outer(a, h)>."""
+    return np.reshape(np.outer(a, g), np.shape(ct)), linalg.outer_cotangent_a(ct, a, g)
+
+
+@vjp(linalg.inner_cotangent_a, diff=("ct", "b"))
+def inner_cotangent_a_(g, y, ct, a, b):
+    """<h, C_a(ct, b)> = <ct, inner(h, b)>."""
+    return np.inner(g, b), linalg.inner_cotangent_b(ct, g, b)
+
+
+@vjp(linalg.inner_cotangent_b, diff=("ct", "a"))
+def inner_cotangent_b_(g, y, ct, a, b):
+    return np.inner(a, g), linalg.inner_cotangent_a(ct, a, g)
+
+
+@vjp(linalg.tensordot_cotangent_a, diff=("ct", "b"))
+def tensordot_cotangent_a_(g, y, ct, a, b, axes):
+    """<h, C_a(ct, b)> = <ct, tensordot(h, b, axes)>."""
+    return np.tensordot(g, b, axes), linalg.tensordot_cotangent_b(ct, g, b, axes)
+
+
+@vjp(linalg.tensordot_cotangent_b, diff=("ct", "a"))
+def tensordot_cotangent_b_(g, y, ct, a, b, axes):
+    return np.tensordot(a, g, axes), linalg.tensordot_cotangent_a(ct, a, g, axes)
+
+
 def _einsum_operand_cotangent_parts(h, ct, k, subscripts, operands):
     """The cotangents of ct and of every operand but the k-th (see einsum_operand_cotangent_)."""
     swapped = (*operands[:k], h, *operands[k + 1:])

@@ -26,6 +26,7 @@ from .helpers import (  # noqa: F401
     split_key,
     split_last,
     split_tail,
+    strong_times,
     strong_zero,
     strong_zero_kept,
     unbroadcast,

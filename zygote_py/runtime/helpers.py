@@ -211,6 +211,8 @@ def strong_zero(g, r):
         return np.where(np.asarray(g) == 0, np.zeros((), r.dtype), r)
     if r is None or g is None or kind is int or kind is bool:
         return r
+    if not isinstance(r, (complex, np.generic, np.ndarray)):
+        return r  # a user's object (its own __mul__): nothing NumPy can test
     values = np.asarray(r)  # other scalars (complex, float32, 0-d) and array subclasses
     if not np.isnan(values).any():
         return r
@@ -218,6 +220,14 @@ def strong_zero(g, r):
     if isinstance(r, np.ndarray):
         return fixed
     return complex(fixed) if kind is complex else fixed[()]
+
+
+@pure
+def strong_times(g, p):
+    """g * p with the strong zero in g: `strong_zero(g, g * p)` in one call, so that g is
+    read once and the generated code can write `strong_times(x_dot * c, b)` as one
+    expression (forward mode's products; an array temporary less than naming g)."""
+    return strong_zero(g, g * p)
 
 
 @pure

@@ -27,8 +27,10 @@ import operator
 import numpy as np
 
 from ...ir.core import Value
+from ...ir.intrinsics import scalar_strong_zero
 from ...rules import jvp_inline
-from ..splice import rule_ir
+from ...runtime.helpers import strong_times, strong_zero
+from ..splice import finite_nonzero_constant, rule_ir, scales_by_a_finite_constant
 
 NOT_INLINED = object()
 
@@ -131,13 +133,33 @@ class Inliner:
             self.scopes[-1][key] = (value, "user")
 
     # -- splicing ----------------------------------------------------------------------
-    def splice(self, fn, values: list[Value]) -> Value:
-        """fn's body (straight-line) with its parameters bound to values."""
+    def splice(self, fn, values: list[Value], scalar: bool = False) -> Value:
+        """fn's body (straight-line) with its parameters bound to values.  scalar: the
+        call's result is a known number, so `strong_zero(d, r)` is written inline as
+        `r if d else ...` (the intrinsic reverse mode uses between scalars)."""
         ir = _body(fn)
         vmap = {p.id: v for p, v in zip(ir.params, values)}
         for op in ir.body.ops[:-1]:
             if op.opcode == "const":
                 vmap[op.result.id] = self.tr.ir.const(op.attrs["value"])
+            elif op.attrs.get("fn") is strong_times and len(op.operands) == 2 \
+                    and not op.attrs.get("kw") and not op.attrs.get("star") \
+                    and (scalar or finite_nonzero_constant(vmap[op.operands[1].id])):
+                # between numbers: `d * p` with the inline test; by a finite constant: no test
+                g, p = (vmap[v.id] for v in op.operands)
+                r = self.call({"fn": operator.mul, "expr": "mul", "kw": (), "star": ()}, [g, p])
+                vmap[op.result.id] = r if not scalar or finite_nonzero_constant(p) else self.tr.emit(
+                    "call", [g, r, g], attrs={"fn": scalar_strong_zero, "expr": "scalar_strong_zero"}).result
+            elif op.attrs.get("fn") is strong_zero and len(op.operands) == 2 \
+                    and not op.attrs.get("kw") and not op.attrs.get("star"):
+                g, r = (vmap[v.id] for v in op.operands)
+                if scales_by_a_finite_constant(r, g):  # 0.5 * d: nan only where d is
+                    vmap[op.result.id] = r
+                elif scalar:
+                    vmap[op.result.id] = self.tr.emit(
+                        "call", [g, r, g], attrs={"fn": scalar_strong_zero, "expr": "scalar_strong_zero"}).result
+                else:
+                    vmap[op.result.id] = self.call(op.attrs, [g, r])
             else:
                 vmap[op.result.id] = self.call(op.attrs, [vmap[v.id] for v in op.operands])
         result = vmap[ir.body.ops[-1].operands[0].id]
@@ -158,31 +180,32 @@ class Inliner:
             unary = jvp_inline.UNARY.get(primal)
         except TypeError:  # an unhashable primal
             return NOT_INLINED
+        scalar = len(op.results) == 1 and op.results[0].id in self.tr.scalars
         if bodies is not None and len(operands) == 2 and len(dxs) == 2:
-            return self._binary(primal, bodies, new, op.operands, operands, dxs)
+            return self._binary(primal, bodies, new, op.operands, operands, dxs, scalar)
         if unary is not None and len(operands) == 1:
             return self.splice(unary, [dxs[0], new.result, operands[0]])
         if primal in (operator.pow, np.power) and len(operands) == 2 and dxs[1] is None \
                 and _constant(op.operands[1]) in (2, 2.0) and type(_constant(op.operands[1])) in (int, float):
-            return self.splice(jvp_inline.power_of_two, [dxs[0], new.result, *operands])
+            return self.splice(jvp_inline.power_of_two, [dxs[0], new.result, *operands], scalar)
         body = getattr(rule.jvp, "diagonal_body", None)
         if body is not None and len(operands) == 1 and _body(body) is not None \
                 and len(_body(body).params) >= 3 and _uses_only(_body(body), 3):
-            return self.splice(body, [dxs[0], new.result, operands[0]])
+            return self.splice(body, [dxs[0], new.result, operands[0]], scalar)
         return self._linear(rule, op, new, dxs)
 
-    def _binary(self, primal, bodies, new, primal_operands, operands, dxs):
+    def _binary(self, primal, bodies, new, primal_operands, operands, dxs, scalar=False):
         a, b = operands
         da, db = dxs
         if da is not None and db is not None:
             if a is b and da is db and primal in (operator.mul, np.multiply):
-                return self.splice(jvp_inline.square, [da, db, new.result, a, b])
-            return self.splice(bodies[(True, True)], [da, db, new.result, a, b])
+                return self.splice(jvp_inline.square, [da, db, new.result, a, b], scalar)
+            return self.splice(bodies[(True, True)], [da, db, new.result, a, b], scalar)
         present = (da is not None, db is not None)
         other = primal_operands[1] if da is not None else primal_operands[0]
         body = bodies.get(present + ("number",)) if self.is_number(other) else None
         body = body or bodies[present]
-        return self.splice(body, [da if da is not None else db, new.result, a, b])
+        return self.splice(body, [da if da is not None else db, new.result, a, b], scalar)
 
     def _linear(self, rule, op, new, dxs):
         """np.sum(x, axis, keepdims=...) -> np.sum(x_dot, axis, keepdims=...)."""
