@@ -33,6 +33,8 @@ code that calls zp.pullback or zp.jvp).
 from __future__ import annotations
 
 import contextlib
+import functools
+import linecache
 
 import numpy as np
 
@@ -250,35 +252,35 @@ def _apply_pullback_rule(f, xs, g):
     return r, back
 
 
-class _BackTangent(fd.CallTangent):
-    """The tangent of the back function zp.pullback returned inside a function zp.jvp
-    differentiates: calling back(g) runs the pullback program forward (see Inner.forward)."""
-
-    __slots__ = ("inner", "xs_dot", "f_dot")
-
-    def __init__(self, inner, xs_dot, f_dot):
-        self.inner, self.xs_dot, self.f_dot = inner, xs_dot, f_dot
-
-    def call(self, fn, args, kwargs, targs, tkwargs, loc):
-        if kwargs or len(args) != 1:
-            raise NoDerivativeRule("the back function of zp.pullback takes one cotangent", loc)
-        g, g_dot = args[0], (targs[0] if targs else None)
-        value = fn(g)
-        _, _, (xs_bars_dot, _) = self.inner.forward(self.xs_dot, self.f_dot, g, g_dot)
-        return value, tuple(xs_bars_dot)
-
-
 def _pullback_forward(args, kwargs, targs, tkwargs, loc):
     """zp.pullback inside a function zp.jvp differentiates: (y, back) and their tangents."""
     f, xs = args[0], tuple(args[1:])
-    f_dot, xs_dot = targs[0], tuple(targs[1:])
+    f_dot, xs_dot = targs[0], fd._padded(targs[1:], len(xs))
     inner = Inner(f, xs, kwargs, "pullback")
     y, back = _pullback(f, *xs)
     if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
-        y_dot = None
-    else:
-        y_dot, _, _ = inner.forward(xs_dot, f_dot, None, None)
-    return (y, back), (y_dot, _BackTangent(inner, xs_dot, f_dot))
+        return (y, back), None
+    y_dot, _, _ = inner.forward(xs_dot, f_dot, None, None)
+    # back as the closure _make_back(f, xs) (the same values: apply_pullback is zp.pullback's
+    # back): its tangent holds its captured f's and xs' tangents, and calling it runs
+    # apply_pullback, whose forward meaning is _apply_pullback_forward
+    return (y, _make_back(f, xs)), (y_dot, fd.closure_tangent(("f", "xs"), f_dot, xs_dot))
+
+
+def _apply_pullback_forward(args, kwargs, targs, tkwargs, loc):
+    """back(g) = J^T g of a zp.pullback made inside a function zp.jvp differentiates, and its
+    tangent d/de J(xs + e xs_dot)^T (g + e g_dot): the pullback program run forward."""
+    f, xs, g = args
+    f_dot, xs_dot, g_dot = fd._padded(targs, 3)
+    xs = tuple(xs)
+    value = apply_pullback(f, xs, g)
+    xs_dot = tuple(xs_dot) if xs_dot is not None else (None,) * len(xs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        # only g moves, and a pullback is linear in g
+        return value, (apply_pullback(f, xs, g_dot) if fd.has_tangent(g_dot) else None)
+    inner = Inner(f, xs, kwargs, "pullback")
+    _, _, (xs_bars_dot, _) = inner.forward(xs_dot, f_dot, g, g_dot)
+    return value, tuple(xs_bars_dot)
 
 
 # -- zp.jvp inside a function being differentiated ---------------------------------------
@@ -494,6 +496,7 @@ def _register() -> None:
     register_custom(apply_pullback, _apply_pullback_rule)
     register_custom(_jvp, _jvp_rule)
     fd.register_handler(_pullback, _pullback_forward)
+    fd.register_handler(apply_pullback, _apply_pullback_forward)
     register_custom(_gradient, _gradient_rule)
     fd.register_handler(_gradient, _gradient_forward)
     register_custom(_withgradient, _withgradient_rule)
@@ -595,3 +598,213 @@ def _dense_zero(t, x):
 
 
 fd.register_handler(_jvp, _jvp_forward)
+
+
+# -- third derivatives: forward mode over the back of a nested rule ---------------------------
+#
+# Gradient code that calls zp.gradient (zp.pullback, zp.jvp, ...) holds `y, back =
+# _zp_call(zp.gradient, (f, x), ...)`, back being the nested rule's back: a second derivative
+# of f (the pullback program run by forward mode, Inner.forward).  Forward mode over that
+# gradient code (a Hessian of it, or any nesting of it under zp.jvp or zp.pullback) needs the
+# tangent of back(g): a third derivative of f.  It is read off one function written in the
+# Python zygote_py differentiates, `vjp_pairing`, whose *gradient* is every result of
+# Inner.forward at once; the forward transform run over that gradient gives their tangents.
+# The pullback program of f is itself differentiated in reverse there (reverse over reverse),
+# which zygote_py does for gradient code without loops: a loop in f is refused at its tape.
+
+
+@functools.cache
+def vjp_pairing(nargs: int, skip: int):
+    """The function `(program, a_0 .. a_k, s, d_skip .. d_k) -> <J^T s, d>`: f's pullback
+    program run at the arguments a (the first skip of them bound values without a
+    direction), its back applied to the cotangent s, the result paired with the directions
+    d.  Its gradient is: for a, d/de J(a + e d)^T s; for s, J d; for d, J^T s; for program
+    (f's closure cells that carry derivatives), the cells' part of the first.
+
+    Straight-line source for each arity (no loop, so that its gradient keeps no tape of
+    pullbacks, which forward mode could not follow), compiled here and registered in
+    linecache, because zygote_py reads the source of what it differentiates."""
+    params = [f"a{i}" for i in range(nargs)]
+    directions = [f"d{i}" for i in range(skip, nargs)]
+    lines = [f"def vjp_pairing_{nargs}_{skip}(program, {', '.join(params + ['s'] + directions)}):",
+             f"    _, back = program({', '.join(params)}{',' if nargs == 1 else ''})",
+             "    bars = back(s)",
+             "    total = 0.0"]
+    for i in range(skip, nargs):
+        lines += [f"    bar = bars[{i}]",
+                  "    if bar is not None:",
+                  f"        total = total + np.sum(bar * d{i})"]
+    lines.append("    return total")
+    source = "\n".join(lines) + "\n"
+    filename = f"<zygote_py-vjp-pairing-{nargs}-{skip}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (source built above)
+    return namespace[f"vjp_pairing_{nargs}_{skip}"]
+
+
+def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
+    """The tangents, along xs_dot, f_dot (f's cells), d_dot and s_dot, of what
+    inner.forward(d, None, s, None) computes: (J d, J^T s [the xs' part],
+    d/de J(xs + e d)^T s [the xs' part], its cells' part).  Each is None where zero."""
+    n, skip = len(inner.xs), inner.plan.skip
+    for x in inner.xs:
+        if not isinstance(x, (float, np.floating, np.ndarray)) or np.iscomplexobj(x):
+            inner.refuse("of a function of other values than real floats and arrays, "
+                         "differentiated to a third order")
+    d = _n_tuple(d, n)
+    if s is None:
+        s = _dense_zero(None, y)
+    d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
+    args = tuple(inner.plan.args)
+    pairing = Inner(vjp_pairing(len(args), skip), (inner.entry.fn, *args, s, *d), {}, inner.what)
+    directions = (inner.cells_dot(f_dot), *(None,) * skip, *_n_tuple(xs_dot, n), s_dot,
+                  *_n_tuple(d_dot, n))
+    with inner.context():
+        _, _, (bars_dot, _) = pairing.forward(directions, None, 1.0, None)
+    program_dot = bars_dot[0]
+    args_dot = tuple(bars_dot[1 + skip:1 + skip + n])
+    s_bar_dot = bars_dot[1 + skip + n]
+    d_bar_dot = tuple(bars_dot[2 + skip + n:])
+    cells_dot = {k: v for k, v in (program_dot or {}).items()
+                 if k in inner.cells and v is not None} or None
+    return s_bar_dot, d_bar_dot, args_dot, cells_dot
+
+
+def _n_tuple(t, n):
+    return tuple(t) if t is not None else (None,) * n
+
+
+def _gradient_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.gradient in gradient code differentiated forward: its tangent, and that of its
+    rule's back(grads_bar) = d/de grad(xs + e grads_bar) (a third derivative of f)."""
+    _, grads_dot = _gradient_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "gradient")
+    n = len(xs)
+
+    def back_tangent(grads_bar, grads_bar_dot):
+        grads_bar, grads_bar_dot = _as_n(grads_bar, n), _as_n(grads_bar_dot, n)
+        if not any(map(fd.has_tangent, grads_bar + grads_bar_dot)):
+            return None
+        _, _, bars_dot, cells_dot = _third(inner, grads_bar, 1.0, xs_dot, f_dot,
+                                           grads_bar_dot, None, 1.0)
+        return (cells_dot, *bars_dot)
+
+    return grads_dot, back_tangent
+
+
+def _withgradient_back_forward(args, kwargs, targs, tkwargs, loc):
+    _, pair_dot = _withgradient_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "withgradient")
+    n = len(xs)
+
+    def back_tangent(bars, bars_dot):
+        y_bar, grads_bar = bars if bars is not None else (None, None)
+        y_bar_dot, grads_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        grads_bar, grads_bar_dot = _as_n(grads_bar, n), _as_n(grads_bar_dot, n)
+        xs_out, cells_out = (None,) * n, None
+        if any(map(fd.has_tangent, grads_bar + grads_bar_dot)):
+            _, _, xs_out, cells_out = _third(inner, grads_bar, 1.0, xs_dot, f_dot,
+                                             grads_bar_dot, None, 1.0)
+        xs_out, cells_out = _add_back_tangent(inner, xs_out, cells_out, y_bar, y_bar_dot,
+                                              xs_dot, f_dot)
+        return (cells_out, *xs_out)
+
+    return pair_dot, back_tangent
+
+
+def _add_back_tangent(inner, xs_out, cells_out, y_bar, y_bar_dot, xs_dot, f_dot):
+    """(xs_out, cells_out) plus the tangent of inner.back(y_bar) = J^T y_bar along
+    (xs_dot, f_dot, y_bar_dot): the pullback program run forward (a second derivative)."""
+    if y_bar is None and not fd.has_tangent(y_bar_dot):
+        return xs_out, cells_out
+    _, _, (more, more_cells) = inner.forward(xs_dot, f_dot, y_bar, y_bar_dot)
+    return _add_all(zip(xs_out, more)), _add_cells(cells_out, more_cells)
+
+
+def _pullback_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.pullback in gradient code differentiated forward: (y, back) and their tangents, and
+    the tangent of its rule's back((y_bar, back_bar)) -- J^T y_bar plus what the back
+    function's own cotangent gives to f and xs -- a second derivative of f."""
+    _, pair_dot = _pullback_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "pullback")
+    n = len(xs)
+
+    def back_tangent(bars, bars_dot):
+        y_bar = bars[0] if bars is not None else None
+        y_bar_dot, back_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        xs_out, cells_out = _add_back_tangent(inner, (None,) * n, None, y_bar, y_bar_dot,
+                                              xs_dot, f_dot)
+        back_bar_dot = back_bar_dot or {}
+        xs_out = _add_all(zip(xs_out, _n_tuple(back_bar_dot.get("xs"), n)))
+        return (_add_cells(cells_out, back_bar_dot.get("f")), *xs_out)
+
+    return pair_dot, back_tangent
+
+
+def _apply_pullback_back_forward(args, kwargs, targs, tkwargs, loc):
+    """back(g) of a nested zp.pullback, in gradient code differentiated forward: its tangent,
+    and that of its rule's back(r_bar) = (d/de J(xs + e r_bar)^T g for f's cells and xs,
+    J r_bar for g) -- a third derivative of f."""
+    _, value_dot = _apply_pullback_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs, g = args[0], tuple(args[1]), args[2]
+    f_dot, xs_dot, g_dot = fd._padded(targs, 3)
+    xs_dot = _n_tuple(xs_dot, len(xs))
+    inner = Inner(f, xs, kwargs, "pullback")
+    n = len(xs)
+
+    def back_tangent(r_bar, r_bar_dot):
+        r_bar, r_bar_dot = _as_n(r_bar, n), _as_n(r_bar_dot, n)
+        jd_dot, _, bars_dot, cells_dot = _third(inner, r_bar, g, xs_dot, f_dot, r_bar_dot,
+                                                g_dot, g)
+        return cells_dot, tuple(bars_dot), jd_dot
+
+    return value_dot, back_tangent
+
+
+def _jvp_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.jvp in gradient code differentiated forward: (y, t) and their tangents, and the
+    tangent of its rule's back((y_bar, t_bar)) -- a third derivative of f."""
+    value, pair_dot = _jvp_forward(args, kwargs, targs, tkwargs, loc)
+    f, primals, tangents = args[0], tuple(args[1]), tuple(args[2])
+    targs = tuple(targs) + (None,) * (3 - len(targs))
+    f_dot = targs[0]
+    n = len(primals)
+    primals_dot, tangents_dot = _n_tuple(targs[1], n), _n_tuple(targs[2], n)
+    inner = Inner(f, primals, kwargs, "jvp")
+    y = value[0]
+
+    def back_tangent(bars, bars_dot):
+        y_bar, t_bar = bars if bars is not None else (None, None)
+        y_bar_dot, t_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        primal_out, cells_out, tangent_out = (None,) * n, None, (None,) * n
+        if t_bar is not None or fd.has_tangent(t_bar_dot):
+            _, tangent_out, primal_out, cells_out = _third(
+                inner, tangents, t_bar, primals_dot, f_dot, tangents_dot, t_bar_dot, y)
+        primal_out, cells_out = _add_back_tangent(inner, primal_out, cells_out, y_bar,
+                                                  y_bar_dot, primals_dot, f_dot)
+        return cells_out, tuple(primal_out), tuple(tangent_out)
+
+    return pair_dot, back_tangent
+
+
+def _as_n(t, n):
+    """A cotangent (or tangent) of n arguments as a tuple of n (a lone one for n == 1)."""
+    if t is None:
+        return (None,) * n
+    if isinstance(t, (tuple, list)) and len(t) == n and not (n == 1 and isinstance(t, list)):
+        return tuple(t)
+    return (t,)
+
+
+fd.register_custom_forward(_gradient, _gradient_back_forward)
+fd.register_custom_forward(_withgradient, _withgradient_back_forward)
+fd.register_custom_forward(_pullback, _pullback_back_forward)
+fd.register_custom_forward(apply_pullback, _apply_pullback_back_forward)
+fd.register_custom_forward(_jvp, _jvp_back_forward)
