@@ -46,6 +46,8 @@ from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_api import _is_data, dense_tangent, nested_refusal
+from .forward_api import hessian as _hessian
+from .forward_api import hvp as _hvp
 from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
@@ -657,11 +659,25 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
         s = _dense_zero(None, y)
     d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
     args = tuple(inner.plan.args)
-    pairing = Inner(vjp_pairing(len(args), skip), (inner.entry.fn, *args, s, *d), {}, inner.what)
+    try:
+        pairing = Inner(vjp_pairing(len(args), skip), (inner.entry.fn, *args, s, *d), {},
+                        inner.what)
+    except NoDerivativeRule as err:
+        raise NoDerivativeRule(f"zp.{inner.what} differentiated to a third order: "
+                               f"{err.message}", None, err.hint) from None
     directions = (inner.cells_dot(f_dot), *(None,) * skip, *_n_tuple(xs_dot, n), s_dot,
                   *_n_tuple(d_dot, n))
-    with inner.context():
+    try:
         _, _, (bars_dot, _) = pairing.forward(directions, None, 1.0, None)
+    except ZygoteError as err:
+        raise NoDerivativeRule(
+            f"zp.{inner.what} inside gradient code differentiated again: a third derivative "
+            f"of {getattr(inner.fn, '__qualname__', inner.fn)!r} differentiates its gradient "
+            f"code in reverse once more, which meets something zygote_py does not follow there "
+            f"({err.message})", None,
+            "third derivatives need the innermost function's gradient code to be straight-line "
+            "code on arrays and numbers (no loop, no call decided while running: pass captured "
+            "values as arguments); see docs/limitations.md") from None
     program_dot = bars_dot[0]
     args_dot = tuple(bars_dot[1 + skip:1 + skip + n])
     s_bar_dot = bars_dot[1 + skip + n]
@@ -808,3 +824,98 @@ fd.register_custom_forward(_withgradient, _withgradient_back_forward)
 fd.register_custom_forward(_pullback, _pullback_back_forward)
 fd.register_custom_forward(apply_pullback, _apply_pullback_back_forward)
 fd.register_custom_forward(_jvp, _jvp_back_forward)
+
+
+# -- zp.hessian and zp.hvp inside a function being differentiated --------------------------
+
+
+def _hessian_inner(f, x, what):
+    inner = Inner(f, (x,), {}, what)
+    if not isinstance(x, (float, np.floating, np.ndarray)) or np.iscomplexobj(x):
+        inner.refuse("of a function of other values than a real float or array")
+    return inner
+
+
+def _hessian_forward(args, kwargs, targs, tkwargs, loc):
+    """H = zp.hessian(f, x) and its tangent along (x_dot, f_dot): column j of the tangent is
+    d/de H(x + e x_dot) e_j, a third derivative of f, one _third call per element of x."""
+    f, x = args
+    f_dot, x_dot = fd._padded(targs, 2)
+    value = _hessian(f, x, **kwargs)
+    if not fd.has_tangent(f_dot) and not fd.has_tangent(x_dot):
+        return value, None
+    inner = _hessian_inner(f, x, "hessian")
+    if np.ndim(x) == 0:
+        _, _, (column,), _ = _third(inner, (1.0,), 1.0, (x_dot,), f_dot, (None,), None, 1.0)
+        return value, 0.0 if column is None else float(column)
+    out = np.zeros(np.shape(x) + np.shape(x))
+    for index in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x))
+        e[index] = 1.0
+        _, _, (column,), _ = _third(inner, (e,), 1.0, (x_dot,), f_dot, (None,), None, 1.0)
+        if column is not None:
+            out[(Ellipsis, *index)] = column
+    return value, out
+
+
+def _hvp_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.hvp(f, x, v) = H v and its tangent H v_dot + d/de H(x + e x_dot) v."""
+    f, x, v = args
+    f_dot, x_dot, v_dot = fd._padded(targs, 3)
+    value = _hvp(f, x, v, **kwargs)
+    if not any(map(fd.has_tangent, (f_dot, x_dot, v_dot))):
+        return value, None
+    inner = _hessian_inner(f, x, "hvp")
+    _, _, (tangent,), _ = _third(inner, (v,), 1.0, (x_dot,), f_dot, (v_dot,), None, 1.0)
+    return value, (dense_tangent(tangent, x) if isinstance(x, np.ndarray) else tangent)
+
+
+def _hessian_rule(f, x, **kwargs):
+    """zp.hessian's reverse rule: given H_bar, x gets sum_j D3f[e_j, H_bar[..., j]] (and
+    f's cells the same mixed derivative), one _third call per element of x."""
+    inner = _hessian_inner(f, x, "hessian")
+    value = _hessian(f, x, **kwargs)
+
+    def back(h_bar):
+        if h_bar is None:
+            return None, None
+        if np.ndim(x) == 0:
+            _, _, (x_bar,), cells_bar = _third(inner, (1.0,), 1.0, (float(h_bar),), None,
+                                               (None,), None, 1.0)
+            return cells_bar, x_bar
+        x_bar, cells_bar = None, None
+        h_bar = np.asarray(h_bar, dtype=float)
+        for index in np.ndindex(np.shape(x)):
+            e = np.zeros(np.shape(x))
+            e[index] = 1.0
+            direction = h_bar[(Ellipsis, *index)]
+            if not np.any(direction):
+                continue
+            _, _, (more,), more_cells = _third(inner, (e,), 1.0, (direction,), None, (None,),
+                                               None, 1.0)
+            x_bar = _add(x_bar, more)
+            cells_bar = _add_cells(cells_bar, more_cells)
+        return cells_bar, x_bar
+
+    return value, back
+
+
+def _hvp_rule(f, x, v, **kwargs):
+    """zp.hvp's reverse rule: given r_bar, v gets H r_bar and x gets D3f[v, r_bar]."""
+    inner = _hessian_inner(f, x, "hvp")
+    value = _hvp(f, x, v, **kwargs)
+
+    def back(r_bar):
+        if r_bar is None:
+            return None, None, None
+        _, _, (x_bar,), cells_bar = _third(inner, (v,), 1.0, (r_bar,), None, (None,), None, 1.0)
+        v_bar = _hvp(f, x, r_bar)
+        return cells_bar, x_bar, v_bar
+
+    return value, back
+
+
+fd.register_handler(_hessian, _hessian_forward)
+fd.register_handler(_hvp, _hvp_forward)
+register_custom(_hessian, _hessian_rule)
+register_custom(_hvp, _hvp_rule)

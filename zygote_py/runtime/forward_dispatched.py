@@ -38,14 +38,29 @@ import types
 
 from ..errors import NoDerivativeRule
 from ..kinds import scalar_kinds
-from ..resolve import (CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, NONDIFF, OPERATOR_METHODS,
-                       RECEIVER, RECORD, RULE, STATIC, is_plain_operand, numpy_handoff,
-                       operator_candidates, resolve, resolve_method)
+from ..resolve import (
+    CALLABLE,
+    CLASS,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    NONDIFF,
+    OPERATOR_METHODS,
+    RECEIVER,
+    RECORD,
+    RULE,
+    STATIC,
+    is_plain_operand,
+    numpy_handoff,
+    operator_candidates,
+    resolve,
+    resolve_method,
+)
 from ..rules import registry
 from . import dispatch
 from . import forward_dispatch as fd
-from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .built_objects import is_tracked
+from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
 
 
