@@ -46,6 +46,7 @@ from ..resolve import (
     METHOD,
     NONDIFF,
     OPERATOR_METHODS,
+    PROPERTY,
     RECEIVER,
     RECORD,
     RULE,
@@ -54,6 +55,7 @@ from ..resolve import (
     numpy_handoff,
     operator_candidates,
     resolve,
+    resolve_attribute,
     resolve_method,
 )
 from ..rules import registry
@@ -490,6 +492,34 @@ def make_closure_jvp(args, kwargs, targs, tkwargs, loc):
     return fn, fd.closure_tangent(args[0].co_freevars, *captured_dot)
 
 
+# -- the cotangent of an object from that of its attribute -------------------------------------
+
+
+def attribute_cotangent_jvp(args, kwargs, targs, tkwargs, loc):
+    """`_zp_attribute_cotangent(obj, name, g)` in gradient code differentiated forward.  It
+    is linear in g; for a plain attribute ({name: g}), a bound method's read (g) and an
+    attribute whose rule is linear (.T) obj only gives its structure, so the tangent is the
+    same map applied to g's tangent.  A property's getter or a non-linear attribute rule
+    whose object moves, and an object built or written in the call (its cotangent goes to
+    the call's ledger), are refused."""
+    obj, name, g = args
+    obj_dot, _, g_dot = fd._padded(targs, 3)
+    value = dispatch.attribute_cotangent(obj, name, g)
+    if is_tracked(obj):
+        raise _refusal(f"the attribute {name!r}", "an object built or written in the call", loc)
+    if fd.has_tangent(obj_dot):
+        if type(obj) is super:
+            raise _refusal(f"super().{name}", "an attribute reached through super()", loc)
+        how = resolve_attribute(type(obj), name, registry)
+        if how.kind == PROPERTY or how.kind == RULE and not getattr(how.rule.jvp, "linear", False):
+            raise _refusal(f"the attribute {name!r}", "a property or an attribute rule of an "
+                           "object that carries a tangent", loc)
+    if not fd.has_tangent(g_dot):
+        return value, None
+    return value, dispatch.attribute_cotangent(obj, name, g_dot)
+
+
+fd.register_handler(dispatch.attribute_cotangent, attribute_cotangent_jvp)
 fd.register_handler(dispatch.call, call_jvp)
 fd.register_handler(dispatch.call_method, method_jvp)
 fd.register_handler(make_closure, make_closure_jvp)
