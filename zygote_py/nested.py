@@ -59,6 +59,9 @@ from .runtime.flat_calls import carries_derivative
 from .tree import accumulate, flatten, unflatten
 
 
+_UNDERIVED = "has no derivative with respect to its argument"
+
+
 class Inner:
     """f at xs, compiled in its pullback form with the closure cells that carry derivatives
     as inputs (their cotangents come back last, as a dict by cell name)."""
@@ -88,8 +91,36 @@ class Inner:
             self.refuse("of a bound method or callable object whose function captures values "
                         "that carry a derivative")
         self.ledger = ObjectLedger()
+        self.constant_cells: tuple = ()  # cells compiled as constants (see _compile)
         with self.context():
-            self.entry = FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+            self.entry = self._compile()
+
+    def _compile(self):
+        """The pullback program, f's cells that carry derivatives as inputs.  A cell that
+        reaches an argument its rule gives no derivative for (the k of
+        scipy.stats.poisson.cdf, captured while only the rate is differentiated) is compiled
+        as a constant instead: whether the outer derivative needs its cotangent is not known
+        here, so that cotangent is NaN (see split), which shows if it is ever used, and a
+        tangent for it is refused (cells_dot).  The same answer run-time dispatch gives for
+        such an argument (flat_calls._underived_marks)."""
+        fn, plan = self.fn, self.plan
+        try:
+            return FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+        except NoDerivativeRule as err:
+            if not self.cells or _UNDERIVED not in err.message:
+                raise
+            first = err
+        for dropped in [(c,) for c in self.cells] + [self.cells]:
+            kept = tuple(c for c in self.cells if c not in dropped)
+            try:
+                entry = FORWARD.entry(fn, plan.active(), "pullback", kept, plan.scalars())
+            except NoDerivativeRule as err:
+                if _UNDERIVED in err.message:
+                    continue
+                raise
+            self.cells, self.constant_cells = kept, dropped
+            return entry
+        raise first
 
     def refuse(self, why: str):
         raise NoDerivativeRule(f"zp.{self.what} {why} inside a function being differentiated "
@@ -122,7 +153,22 @@ class Inner:
         cells_bar = bars[-1] if self.cells else None
         if cells_bar is not None:
             cells_bar = {k: v for k, v in cells_bar.items() if v is not None} or None
+        if self.constant_cells:
+            cells_bar = _add_cells(cells_bar, self.underived_marks())
         return xs_bars, cells_bar
+
+    def underived_marks(self):
+        """NaN cotangents for the cells compiled as constants (see _compile) that hold real
+        numbers or arrays."""
+        marks = {}
+        for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
+            if name in self.constant_cells:
+                value = cell.cell_contents
+                if isinstance(value, (float, np.floating)):
+                    marks[name] = float("nan")
+                elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                    marks[name] = np.full(value.shape, np.nan)
+        return marks or None
 
     def cells_dot(self, f_dot):
         """f's tangent as the compiled function's cell tangents (refused where it would be lost)."""
