@@ -149,3 +149,34 @@ def test_a_captured_value_in_the_innermost_function_is_refused():
     assert np.isclose(d2(0.5, 2.0), 2.0 * 12 * 0.25)
     with pytest.raises(zp.NoDerivativeRule, match="third derivative"):
         zp.jvp(lambda x: d2(x, 2.0), (0.5,), (1.0,))
+
+
+def g_inner(y):
+    return np.sum(np.sin(y) * y ** 2)
+
+
+_, BACK_OUTSIDE = zp.pullback(g_inner, np.array([0.3, 0.8]))
+
+HESSIAN_OF = {
+    "gradient": lambda x: np.sum(zp.gradient(g_inner, x)[0] ** 2),
+    "withgradient": lambda x: np.sum(zp.withgradient(g_inner, x)[1][0] ** 2),
+    "pullback": lambda x: np.sum(zp.pullback(g_inner, x)[1](1.5)[0] ** 2),
+    "jvp": lambda x: zp.jvp(g_inner, (x,), (x,))[1] ** 2,
+    "jacobian": lambda x: np.sum(zp.jacobian(lambda y: np.sin(y) * y, x)[0] ** 2),
+    "back of a pullback made outside": lambda x: np.sum(BACK_OUTSIDE(x[0])[0] * x),
+}
+
+
+@pytest.mark.parametrize("inner", list(HESSIAN_OF))
+def test_hessian_of_a_function_calling_a_nested_derivative(inner):
+    f = HESSIAN_OF[inner]
+    x = np.array([0.3, 0.8])
+    got = zp.hessian(f, x)
+    for j, e in enumerate(np.eye(2)):
+        numeric = (zp.gradient(f, x + EPS * e)[0] - zp.gradient(f, x - EPS * e)[0]) / (2 * EPS)
+        np.testing.assert_allclose(got[:, j], numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_a_fourth_order_is_refused():
+    with pytest.raises(zp.NoDerivativeRule, match="third"):
+        zp.hessian(lambda x: np.sum(zp.hessian(g_inner, x)), np.array([0.3, 0.8]))

@@ -965,3 +965,63 @@ fd.register_handler(_hessian, _hessian_forward)
 fd.register_handler(_hvp, _hvp_forward)
 register_custom(_hessian, _hessian_rule)
 register_custom(_hvp, _hvp_rule)
+
+
+def _call_back_back_forward(args, kwargs, targs, tkwargs, loc):
+    """back(dy) of a zp.pullback made outside, in gradient code differentiated forward: as
+    apply_pullback's (its rule is _apply_pullback_rule's)."""
+    _, value_dot = _call_back_forward(args, kwargs, targs, tkwargs, loc)
+    back_all, wrt, f, xs, f_kwargs, dy = args
+    if wrt is not None or f_kwargs:
+        raise NoDerivativeRule("the back function of zp.pullback(..., wrt=...) or of a function "
+                               "given keyword arguments, differentiated to a third order, is "
+                               "not supported yet", loc)
+    targs = fd._padded(targs, 6)
+    _, inner_back = _apply_pullback_back_forward(
+        (f, tuple(xs), dy), {}, (targs[2], targs[3], targs[5]), {}, loc)
+
+    def back_tangent(r_bar, r_bar_dot):
+        f_out, xs_out, dy_out = inner_back(r_bar, r_bar_dot)
+        return None, None, f_out, xs_out, None, dy_out
+
+    return value_dot, back_tangent
+
+
+def _jacobian_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.jacobian in gradient code differentiated forward: the tangent of its rule's back,
+    sum_k d/de J(xs + e d_k)^T e_k over the output elements k (d_k the cotangents' slices
+    there), one third-order pass (_third) per element of f's output."""
+    _, value_dot = _jacobian_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    n = len(xs)
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], n)
+    inner = _jacobian_inner(f, xs, {k: v for k, v in kwargs.items() if k != "mode"})
+    y = f(*xs)
+
+    def back_tangent(bars, bars_dot):
+        bars, bars_dot = _n_tuple(bars, n), _n_tuple(bars_dot, n)
+        xs_out, cells_out = (None,) * n, None
+        for index, e in _output_basis(y):
+            direction = _slices(bars, index, xs)
+            direction_dot = _slices(bars_dot, index, xs)
+            if not any(map(fd.has_tangent, direction + direction_dot)) and \
+                    not any(map(fd.has_tangent, xs_dot)) and not fd.has_tangent(f_dot):
+                continue
+            _, _, more, more_cells = _third(inner, direction, e, xs_dot, f_dot, direction_dot,
+                                            None, y)
+            xs_out = _add_all(zip(xs_out, more))
+            cells_out = _add_cells(cells_out, more_cells)
+        return (cells_out, *xs_out)
+
+    return value_dot, back_tangent
+
+
+def _slices(bars, index, xs):
+    """The Jacobians' cotangents (or tangents) at output element index, one per argument."""
+    return tuple(None if b is None else
+                 (np.asarray(b)[index] if np.ndim(x) else float(np.asarray(b)[index]))
+                 for b, x in zip(bars, xs))
+
+
+fd.register_custom_forward(_call_back, _call_back_back_forward)
+fd.register_custom_forward(_jacobian, _jacobian_back_forward)

@@ -462,10 +462,10 @@ def _custom_refusal(f, loc) -> NoDerivativeRule:
     name = registry.qualified_name(f)
     if fd.handler_for(f) is not None:  # zp.gradient, zp.pullback, zp.jvp, ...
         return NoDerivativeRule(
-            f"forward mode over gradient code that calls {name} is a third derivative, which "
-            "zygote_py does not compute through a nested derivative's own gradient code", loc,
-            "nest to order two (zp.hessian, a gradient of a gradient, a jvp of a gradient), "
-            "or use finite differences for the third order")
+            f"forward mode over gradient code that calls {name}: zygote_py does not nest this "
+            "call to a third (or higher) order", loc,
+            "nest it to order two, or see docs/limitations.md for what third derivatives "
+            "follow")
     return NoDerivativeRule(
         f"forward mode over a gradient reaches {name}, which has a custom rule (@zp.adjoint): "
         "differentiating its backward function again is not supported", loc,
