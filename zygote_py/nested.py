@@ -1,16 +1,17 @@
 """Nested derivatives: zp.gradient, zp.withgradient, zp.pullback (and its back function),
-zp.jvp and zp.jacobian called inside a function that zp.gradient, zp.pullback or zp.jvp
-differentiates.
+zp.jvp, zp.jacobian, zp.hessian and zp.hvp called inside a function that zp.gradient,
+zp.pullback or zp.jvp differentiates -- to the third order.
 
-Every nested call is built on one primitive, `Inner`: the inner function f at its arguments xs, with its compiled
-*pullback form* taking f's closure cells that carry derivatives as extra inputs.  Every
-nested quantity is that pullback form run plainly or run by forward mode
-(forward-over-reverse, as zp.hessian does):
+Every nested call is built on one primitive, `Inner`: the inner function f at its arguments
+xs, with its compiled *pullback form* taking f's closure cells that carry derivatives as
+extra inputs.  Every second-order quantity is that pullback form run plainly or run by
+forward mode (forward-over-reverse, as zp.hessian does):
 
 - an outer *forward* derivative (tangents xs_dot on xs, f_dot on f's cells) of
-  `y, back = pullback(f, *xs)` and `back(g)`: y's tangent is the jvp of f; the tangent
-  of back(g) is the forward-mode derivative of the pullback program along
-  (xs_dot, f_dot) with g's own tangent passed to back (`_BackTangent.call`);
+  `y, back = pullback(f, *xs)` and `back(g)`: y's tangent is the jvp of f; back is the
+  closure `_make_back(f, xs)`, whose call `apply_pullback(f, xs, g)` has a forward
+  handler: the pullback program differentiated forward along (xs_dot, f_dot), with g's
+  own tangent passed to its back;
 - an outer *reverse* derivative of `back(g) = J^T g`, given the cotangent r_bar of its
   result: g's cotangent is J r_bar (a jvp), and xs's and the cells' are
   d/de [J(xs + e r_bar)^T g] -- the pullback program differentiated forward along
@@ -19,15 +20,24 @@ nested quantity is that pullback form run plainly or run by forward mode
   vs get J^T t_bar; xs and the cells get J^T y_bar plus d/de [J(xs + e vs)^T t_bar]
   (the same symmetry of second derivatives).
 
+Third derivatives: gradient code that calls one of these rules, differentiated forward
+(runtime/forward_dispatched.py), needs the tangent of the rule's own back: a third
+derivative of f.  Each rule registers it (`fd.register_custom_forward`), read off
+`vjp_pairing` -- <J(a)^T s, d>, whose gradient is every result of Inner.forward at once
+-- differentiated in reverse (reverse over f's reverse code) and then forward (see
+`_third`, and docs/how-it-works.md section 8).
+
 The outer derivative lives in the outer program's tangents or cotangents and the inner
-one in the pullback program's cotangents, so the two are never confused:
-d/dx [x * d/dy (x * y)] is 2x in every combination of modes (tests/test_nested_modes.py).
+one in the pullback program's cotangents (and, at third order, the pairing's), so they
+are never confused: d/dx [x * d/dy (x * y)] is 2x in every combination of modes
+(tests/test_nested_modes.py), and its three-level analogue holds
+(tests/test_nested_third_order.py).
 
 What is refused (NoDerivativeRule, never a silent zero): keyword arguments (wrt=,
 has_aux=), a bound method, callable object or partial whose bound values carry a
 derivative, default arguments holding data, a zp.params gradient, complex values in
-forward mode, and third derivatives through these rules (forward mode over gradient
-code that calls zp.pullback or zp.jvp).
+forward mode; at third order, an innermost function whose gradient code reverse mode
+does not follow again (a loop, a call resolved while running) and fourth derivatives.
 """
 
 from __future__ import annotations
@@ -57,7 +67,6 @@ from .runtime.built_objects import ObjectLedger
 from .runtime.dispatch import active_cells
 from .runtime.flat_calls import carries_derivative
 from .tree import accumulate, flatten, unflatten
-
 
 _UNDERIVED = "has no derivative with respect to its argument"
 
