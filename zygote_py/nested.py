@@ -608,6 +608,14 @@ def _by_output_element(y, row):
     """The tangent in y's structure whose element k is row(e_k), e_k the k-th basis
     cotangent of y (float leaves only; other leaves get no tangent)."""
     leaves, treedef = flatten(y)
+    if any(np.iscomplexobj(leaf) for leaf in leaves if isinstance(leaf, (np.ndarray, complex,
+                                                                       np.complexfloating))):
+        # a complex output's second-order term would need complex basis cotangents: refused,
+        # never left out (it would be a silently wrong tangent)
+        raise NoDerivativeRule("zp.jvp inside a function zp.jvp differentiates: forward mode "
+                               "over forward mode of a function with complex values is not "
+                               "supported", hint="differentiate complex functions by reverse "
+                               "mode alone")
     zeros = [_zero_leaf(leaf) for leaf in leaves]
     out = []
     for i, leaf in enumerate(leaves):
@@ -666,38 +674,65 @@ fd.register_handler(_jvp, _jvp_forward)
 # tangent of back(g): a third derivative of f.  It is read off one function written in the
 # Python zygote_py differentiates, `vjp_pairing`, whose *gradient* is every result of
 # Inner.forward at once; the forward transform run over that gradient gives their tangents.
-# The pullback program of f is itself differentiated in reverse there (reverse over reverse),
-# which zygote_py does for gradient code without loops: a loop in f is refused at its tape.
+# The pullback program of f is itself differentiated in reverse there (reverse over
+# reverse); a call that program resolves while running is refused there (no reverse rule).
 
 
 @functools.cache
-def vjp_pairing(nargs: int, skip: int):
+def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
     """The function `(program, a_0 .. a_k, s, d_skip .. d_k) -> <J^T s, d>`: f's pullback
     program run at the arguments a (the first skip of them bound values without a
     direction), its back applied to the cotangent s, the result paired with the directions
     d.  Its gradient is: for a, d/de J(a + e d)^T s; for s, J d; for d, J^T s; for program
-    (f's closure cells that carry derivatives), the cells' part of the first.
+    (f's closure cells that carry derivatives), the cells' part of the first.  shapes[i]
+    says how argument skip + i is built: None for a float or array, a tuple of those for a
+    tuple or list of them (nested), paired leaf by leaf.
 
-    Straight-line source for each arity (no loop, so that its gradient keeps no tape of
-    pullbacks, which forward mode could not follow), compiled here and registered in
-    linecache, because zygote_py reads the source of what it differentiates."""
+    Straight-line source for each arity and structure (no loop, so that its gradient keeps
+    no tape of pullbacks, which forward mode could not follow), compiled here and
+    registered in linecache, because zygote_py reads the source of what it
+    differentiates."""
+    shapes = shapes if shapes is not None else (None,) * (nargs - skip)
     params = [f"a{i}" for i in range(nargs)]
     directions = [f"d{i}" for i in range(skip, nargs)]
-    lines = [f"def vjp_pairing_{nargs}_{skip}(program, {', '.join(params + ['s'] + directions)}):",
+    name = f"vjp_pairing_{nargs}_{skip}_{abs(hash(shapes))}"
+    lines = [f"def {name}(program, {', '.join(params + ['s'] + directions)}):",
              f"    _, back = program({', '.join(params)}{',' if nargs == 1 else ''})",
              "    bars = back(s)",
              "    total = 0.0"]
+    counter = iter(range(10 ** 6))
+
+    def pair(bar, direction, shape, indent):
+        if shape is None:
+            lines.append(f"{indent}total = total + np.sum({bar} * {direction})")
+            return
+        for j, part in enumerate(shape):
+            b = f"b{next(counter)}"
+            lines.append(f"{indent}{b} = {bar}[{j}]")
+            lines.append(f"{indent}if {b} is not None:")
+            pair(b, f"{direction}[{j}]", part, indent + "    ")
+
     for i in range(skip, nargs):
-        lines += [f"    bar = bars[{i}]",
-                  "    if bar is not None:",
-                  f"        total = total + np.sum(bar * d{i})"]
+        b = f"b{next(counter)}"
+        lines += [f"    {b} = bars[{i}]", f"    if {b} is not None:"]
+        pair(b, f"d{i}", shapes[i - skip], "        ")
     lines.append("    return total")
     source = "\n".join(lines) + "\n"
-    filename = f"<zygote_py-vjp-pairing-{nargs}-{skip}>"
+    filename = f"<zygote_py-{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"np": np}
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (source built above)
-    return namespace[f"vjp_pairing_{nargs}_{skip}"]
+    return namespace[name]
+
+
+def _shape_of(x, inner):
+    """vjp_pairing's description of argument x (see there), refusing what it cannot pair."""
+    if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return None
+    if type(x) in (tuple, list) and x:
+        return tuple(_shape_of(item, inner) for item in x)
+    inner.refuse("of a function of other values than real floats and arrays (or tuples and "
+                 "lists of them), differentiated to a third order")
 
 
 def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
@@ -705,18 +740,15 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
     inner.forward(d, None, s, None) computes: (J d, J^T s [the xs' part],
     d/de J(xs + e d)^T s [the xs' part], its cells' part).  Each is None where zero."""
     n, skip = len(inner.xs), inner.plan.skip
-    for x in inner.xs:
-        if not isinstance(x, (float, np.floating, np.ndarray)) or np.iscomplexobj(x):
-            inner.refuse("of a function of other values than real floats and arrays, "
-                         "differentiated to a third order")
+    shapes = tuple(_shape_of(x, inner) for x in inner.xs)
     d = _n_tuple(d, n)
     if s is None:
         s = _dense_zero(None, y)
     d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
     args = tuple(inner.plan.args)
     try:
-        pairing = Inner(vjp_pairing(len(args), skip), (inner.entry.fn, *args, s, *d), {},
-                        inner.what)
+        pairing = Inner(vjp_pairing(len(args), skip, shapes), (inner.entry.fn, *args, s, *d),
+                        {}, inner.what)
     except NoDerivativeRule as err:
         raise NoDerivativeRule(f"zp.{inner.what} differentiated to a third order: "
                                f"{err.message}", None, err.hint) from None
@@ -730,9 +762,9 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
             f"of {getattr(inner.fn, '__qualname__', inner.fn)!r} differentiates its gradient "
             f"code in reverse once more, which meets something zygote_py does not follow there "
             f"({err.message})", None,
-            "third derivatives need the innermost function's gradient code to be straight-line "
-            "code on arrays and numbers (no loop, no call decided while running: pass captured "
-            "values as arguments); see docs/limitations.md") from None
+            "third derivatives need the innermost function's gradient code to make no call "
+            "decided while running (pass captured values as arguments); see "
+            "docs/limitations.md") from None
     program_dot = bars_dot[0]
     args_dot = tuple(bars_dot[1 + skip:1 + skip + n])
     s_bar_dot = bars_dot[1 + skip + n]
