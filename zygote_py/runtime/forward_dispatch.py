@@ -59,6 +59,7 @@ from ..resolve import (
 )
 from ..rules import registry
 from . import dispatch
+from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
@@ -142,12 +143,6 @@ def writeback_tangent(m, t, m_dot, loc=None):
     if isinstance(m, np.ndarray) and isinstance(t, np.ndarray):
         raise not_followed("writes into arrays", loc)
     return m_dot
-
-
-def flag_function(fn, name: str, value):
-    """`back._zp_effects = True` in pullback code that forward mode differentiates (nested
-    derivatives): a flag on a function the code just made, set directly."""
-    setattr(fn, name, value)
 
 
 def not_followed(what: str, loc) -> NoDerivativeRule:
