@@ -156,3 +156,26 @@ def test_inner_arguments_and_captured_values_both_move(outer):
     w = 0.8
     d = zp.gradient(both_move, w)[0] if outer == "reverse" else zp.jvp(both_move, (w,), (1.0,))[1]
     assert d == pytest.approx(9 * w ** 2, rel=1e-10)
+
+
+def test_a_captured_constant_reaching_an_underived_argument():
+    """A closure captures the order v of scipy.special.iv while only z is differentiated:
+    the nested rule compiles v as a constant (its rule has no derivative for v) and the
+    second derivative in z is right; asking for the derivative in v gives NaN in reverse
+    mode (never a silent zero) and is refused in forward mode."""
+    special = pytest.importorskip("scipy.special")
+
+    def slope(z):
+        v = 2.0
+        return zp.gradient(lambda t: special.iv(v, t), z)[0]
+
+    numeric = (slope(1.3 + 1e-6) - slope(1.3 - 1e-6)) / 2e-6
+    assert np.isclose(zp.gradient(slope, 1.3)[0], numeric, rtol=1e-6)
+    assert np.isclose(zp.jvp(slope, (1.3,), (1.0,))[1], numeric, rtol=1e-6)
+
+    def in_order(v):
+        return zp.gradient(lambda t: special.iv(v, t), 1.3)[0]
+
+    assert np.isnan(zp.gradient(in_order, 2.0)[0])
+    with pytest.raises(zp.NoDerivativeRule, match="captured v"):
+        zp.jvp(in_order, (2.0,), (1.0,))

@@ -22,6 +22,7 @@ from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
 from .compiler import Build, Compiler, _guards_hold, _show
+from .runtime import forward_dispatched  # noqa: F401  (forward over run-time dispatched calls)
 from .transforms.dce import dce
 
 

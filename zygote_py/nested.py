@@ -1,16 +1,17 @@
 """Nested derivatives: zp.gradient, zp.withgradient, zp.pullback (and its back function),
-zp.jvp and zp.jacobian called inside a function that zp.gradient, zp.pullback or zp.jvp
-differentiates.
+zp.jvp, zp.jacobian, zp.hessian and zp.hvp called inside a function that zp.gradient,
+zp.pullback or zp.jvp differentiates -- to the third order.
 
-Every nested call is built on one primitive, `Inner`: the inner function f at its arguments xs, with its compiled
-*pullback form* taking f's closure cells that carry derivatives as extra inputs.  Every
-nested quantity is that pullback form run plainly or run by forward mode
-(forward-over-reverse, as zp.hessian does):
+Every nested call is built on one primitive, `Inner`: the inner function f at its arguments
+xs, with its compiled *pullback form* taking f's closure cells that carry derivatives as
+extra inputs.  Every second-order quantity is that pullback form run plainly or run by
+forward mode (forward-over-reverse, as zp.hessian does):
 
 - an outer *forward* derivative (tangents xs_dot on xs, f_dot on f's cells) of
-  `y, back = pullback(f, *xs)` and `back(g)`: y's tangent is the jvp of f; the tangent
-  of back(g) is the forward-mode derivative of the pullback program along
-  (xs_dot, f_dot) with g's own tangent passed to back (`_BackTangent.call`);
+  `y, back = pullback(f, *xs)` and `back(g)`: y's tangent is the jvp of f; back is the
+  closure `_make_back(f, xs)`, whose call `apply_pullback(f, xs, g)` has a forward
+  handler: the pullback program differentiated forward along (xs_dot, f_dot), with g's
+  own tangent passed to its back;
 - an outer *reverse* derivative of `back(g) = J^T g`, given the cotangent r_bar of its
   result: g's cotangent is J r_bar (a jvp), and xs's and the cells' are
   d/de [J(xs + e r_bar)^T g] -- the pullback program differentiated forward along
@@ -19,15 +20,24 @@ nested quantity is that pullback form run plainly or run by forward mode
   vs get J^T t_bar; xs and the cells get J^T y_bar plus d/de [J(xs + e vs)^T t_bar]
   (the same symmetry of second derivatives).
 
+Third derivatives: gradient code that calls one of these rules, differentiated forward
+(runtime/forward_dispatched.py), needs the tangent of the rule's own back: a third
+derivative of f.  Each rule registers it (`fd.register_custom_forward`), read off
+`vjp_pairing` -- <J(a)^T s, d>, whose gradient is every result of Inner.forward at once
+-- differentiated in reverse (reverse over f's reverse code) and then forward (see
+`_third`, and docs/how-it-works.md section 8).
+
 The outer derivative lives in the outer program's tangents or cotangents and the inner
-one in the pullback program's cotangents, so the two are never confused:
-d/dx [x * d/dy (x * y)] is 2x in every combination of modes (tests/test_nested_modes.py).
+one in the pullback program's cotangents (and, at third order, the pairing's), so they
+are never confused: d/dx [x * d/dy (x * y)] is 2x in every combination of modes
+(tests/test_nested_modes.py), and its three-level analogue holds
+(tests/test_nested_third_order.py).
 
 What is refused (NoDerivativeRule, never a silent zero): keyword arguments (wrt=,
 has_aux=), a bound method, callable object or partial whose bound values carry a
 derivative, default arguments holding data, a zp.params gradient, a complex tangent on a
-real value, and third derivatives through these rules (forward mode over gradient code
-that calls zp.pullback or zp.jvp).
+real value; at third order, an innermost function whose gradient code reverse mode does
+not follow again (a loop, a call resolved while running) and fourth derivatives.
 
 Complex values follow the covector convention (docs/complex.md).  Its pairing
 <c, t> = Re(sum(c * t)) is symmetric and has no conjugate, so every identity above holds
@@ -38,6 +48,8 @@ i e_k for a complex output (`_by_output_element`).
 from __future__ import annotations
 
 import contextlib
+import functools
+import linecache
 
 import numpy as np
 
@@ -49,6 +61,8 @@ from .api import withgradient as _withgradient
 from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_api import _is_data, dense_tangent, nested_refusal, real_where_real
+from .forward_api import hessian as _hessian
+from .forward_api import hvp as _hvp
 from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
@@ -58,6 +72,8 @@ from .runtime.built_objects import ObjectLedger
 from .runtime.dispatch import active_cells
 from .runtime.flat_calls import carries_derivative
 from .tree import accumulate, flatten, unflatten
+
+_UNDERIVED = "has no derivative with respect to its argument"
 
 
 class Inner:
@@ -89,8 +105,36 @@ class Inner:
             self.refuse("of a bound method or callable object whose function captures values "
                         "that carry a derivative")
         self.ledger = ObjectLedger()
+        self.constant_cells: tuple = ()  # cells compiled as constants (see _compile)
         with self.context():
-            self.entry = FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+            self.entry = self._compile()
+
+    def _compile(self):
+        """The pullback program, f's cells that carry derivatives as inputs.  A cell that
+        reaches an argument its rule gives no derivative for (the k of
+        scipy.stats.poisson.cdf, captured while only the rate is differentiated) is compiled
+        as a constant instead: whether the outer derivative needs its cotangent is not known
+        here, so that cotangent is NaN (see split), which shows if it is ever used, and a
+        tangent for it is refused (cells_dot).  The same answer run-time dispatch gives for
+        such an argument (flat_calls._underived_marks)."""
+        fn, plan = self.fn, self.plan
+        try:
+            return FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+        except NoDerivativeRule as err:
+            if not self.cells or _UNDERIVED not in err.message:
+                raise
+            first = err
+        for dropped in [(c,) for c in self.cells] + [self.cells]:
+            kept = tuple(c for c in self.cells if c not in dropped)
+            try:
+                entry = FORWARD.entry(fn, plan.active(), "pullback", kept, plan.scalars())
+            except NoDerivativeRule as err:
+                if _UNDERIVED in err.message:
+                    continue
+                raise
+            self.cells, self.constant_cells = kept, dropped
+            return entry
+        raise first
 
     def refuse(self, why: str):
         raise NoDerivativeRule(f"zp.{self.what} {why} inside a function being differentiated "
@@ -124,7 +168,22 @@ class Inner:
         cells_bar = bars[-1] if self.cells else None
         if cells_bar is not None:
             cells_bar = {k: v for k, v in cells_bar.items() if v is not None} or None
+        if self.constant_cells:
+            cells_bar = _add_cells(cells_bar, self.underived_marks())
         return xs_bars, cells_bar
+
+    def underived_marks(self):
+        """NaN cotangents for the cells compiled as constants (see _compile) that hold real
+        numbers or arrays."""
+        marks = {}
+        for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
+            if name in self.constant_cells:
+                value = cell.cell_contents
+                if isinstance(value, (float, np.floating)):
+                    marks[name] = float("nan")
+                elif isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                    marks[name] = np.full(value.shape, np.nan)
+        return marks or None
 
     def cells_dot(self, f_dot):
         """f's tangent as the compiled function's cell tangents (refused where it would be lost)."""
@@ -258,35 +317,35 @@ def _apply_pullback_rule(f, xs, g):
     return r, back
 
 
-class _BackTangent(fd.CallTangent):
-    """The tangent of the back function zp.pullback returned inside a function zp.jvp
-    differentiates: calling back(g) runs the pullback program forward (see Inner.forward)."""
-
-    __slots__ = ("inner", "xs_dot", "f_dot")
-
-    def __init__(self, inner, xs_dot, f_dot):
-        self.inner, self.xs_dot, self.f_dot = inner, xs_dot, f_dot
-
-    def call(self, fn, args, kwargs, targs, tkwargs, loc):
-        if kwargs or len(args) != 1:
-            raise NoDerivativeRule("the back function of zp.pullback takes one cotangent", loc)
-        g, g_dot = args[0], (targs[0] if targs else None)
-        value = fn(g)
-        _, _, (xs_bars_dot, _) = self.inner.forward(self.xs_dot, self.f_dot, g, g_dot)
-        return value, tuple(xs_bars_dot)
-
-
 def _pullback_forward(args, kwargs, targs, tkwargs, loc):
     """zp.pullback inside a function zp.jvp differentiates: (y, back) and their tangents."""
     f, xs = args[0], tuple(args[1:])
-    f_dot, xs_dot = targs[0], tuple(targs[1:])
+    f_dot, xs_dot = targs[0], fd._padded(targs[1:], len(xs))
     inner = Inner(f, xs, kwargs, "pullback")
     y, back = _pullback(f, *xs)
     if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
-        y_dot = None
-    else:
-        y_dot, _, _ = inner.forward(xs_dot, f_dot, None, None)
-    return (y, back), (y_dot, _BackTangent(inner, xs_dot, f_dot))
+        return (y, back), None
+    y_dot, _, _ = inner.forward(xs_dot, f_dot, None, None)
+    # back as the closure _make_back(f, xs) (the same values: apply_pullback is zp.pullback's
+    # back): its tangent holds its captured f's and xs' tangents, and calling it runs
+    # apply_pullback, whose forward meaning is _apply_pullback_forward
+    return (y, _make_back(f, xs)), (y_dot, fd.closure_tangent(("f", "xs"), f_dot, xs_dot))
+
+
+def _apply_pullback_forward(args, kwargs, targs, tkwargs, loc):
+    """back(g) = J^T g of a zp.pullback made inside a function zp.jvp differentiates, and its
+    tangent d/de J(xs + e xs_dot)^T (g + e g_dot): the pullback program run forward."""
+    f, xs, g = args
+    f_dot, xs_dot, g_dot = fd._padded(targs, 3)
+    xs = tuple(xs)
+    value = apply_pullback(f, xs, g)
+    xs_dot = tuple(xs_dot) if xs_dot is not None else (None,) * len(xs)
+    if not fd.has_tangent(f_dot) and not any(map(fd.has_tangent, xs_dot)):
+        # only g moves, and a pullback is linear in g
+        return value, (apply_pullback(f, xs, g_dot) if fd.has_tangent(g_dot) else None)
+    inner = Inner(f, xs, kwargs, "pullback")
+    _, _, (xs_bars_dot, _) = inner.forward(xs_dot, f_dot, g, g_dot)
+    return value, tuple(xs_bars_dot)
 
 
 # -- zp.jvp inside a function being differentiated ---------------------------------------
@@ -511,6 +570,7 @@ def _register() -> None:
     register_custom(apply_pullback, _apply_pullback_rule)
     register_custom(_jvp, _jvp_rule)
     fd.register_handler(_pullback, _pullback_forward)
+    fd.register_handler(apply_pullback, _apply_pullback_forward)
     register_custom(_gradient, _gradient_rule)
     fd.register_handler(_gradient, _gradient_forward)
     register_custom(_withgradient, _withgradient_rule)
@@ -627,3 +687,406 @@ def _dense_zero(t, x):
 
 
 fd.register_handler(_jvp, _jvp_forward)
+
+
+# -- third derivatives: forward mode over the back of a nested rule ---------------------------
+#
+# Gradient code that calls zp.gradient (zp.pullback, zp.jvp, ...) holds `y, back =
+# _zp_call(zp.gradient, (f, x), ...)`, back being the nested rule's back: a second derivative
+# of f (the pullback program run by forward mode, Inner.forward).  Forward mode over that
+# gradient code (a Hessian of it, or any nesting of it under zp.jvp or zp.pullback) needs the
+# tangent of back(g): a third derivative of f.  It is read off one function written in the
+# Python zygote_py differentiates, `vjp_pairing`, whose *gradient* is every result of
+# Inner.forward at once; the forward transform run over that gradient gives their tangents.
+# The pullback program of f is itself differentiated in reverse there (reverse over
+# reverse); a call that program resolves while running is refused there (no reverse rule).
+
+
+@functools.cache
+def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
+    """The function `(program, a_0 .. a_k, s, d_skip .. d_k) -> <J^T s, d>`: f's pullback
+    program run at the arguments a (the first skip of them bound values without a
+    direction), its back applied to the cotangent s, the result paired with the directions
+    d.  Its gradient is: for a, d/de J(a + e d)^T s; for s, J d; for d, J^T s; for program
+    (f's closure cells that carry derivatives), the cells' part of the first.  shapes[i]
+    says how argument skip + i is built: None for a float or array, a tuple of those for a
+    tuple or list of them (nested), paired leaf by leaf.
+
+    Straight-line source for each arity and structure (no loop, so that its gradient keeps
+    no tape of pullbacks, which forward mode could not follow), compiled here and
+    registered in linecache, because zygote_py reads the source of what it
+    differentiates."""
+    shapes = shapes if shapes is not None else (None,) * (nargs - skip)
+    params = [f"a{i}" for i in range(nargs)]
+    directions = [f"d{i}" for i in range(skip, nargs)]
+    name = f"vjp_pairing_{nargs}_{skip}_{abs(hash(shapes))}"
+    lines = [f"def {name}(program, {', '.join(params + ['s'] + directions)}):",
+             f"    _, back = program({', '.join(params)}{',' if nargs == 1 else ''})",
+             "    bars = back(s)",
+             "    total = 0.0"]
+    counter = iter(range(10 ** 6))
+
+    def pair(bar, direction, shape, indent):
+        if shape is None:
+            lines.append(f"{indent}total = total + np.sum({bar} * {direction})")
+            return
+        for j, part in enumerate(shape):
+            b = f"b{next(counter)}"
+            lines.append(f"{indent}{b} = {bar}[{j}]")
+            lines.append(f"{indent}if {b} is not None:")
+            pair(b, f"{direction}[{j}]", part, indent + "    ")
+
+    for i in range(skip, nargs):
+        b = f"b{next(counter)}"
+        lines += [f"    {b} = bars[{i}]", f"    if {b} is not None:"]
+        pair(b, f"d{i}", shapes[i - skip], "        ")
+    lines.append("    return total")
+    source = "\n".join(lines) + "\n"
+    filename = f"<zygote_py-{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (source built above)
+    return namespace[name]
+
+
+def _shape_of(x, inner):
+    """vjp_pairing's description of argument x (see there), refusing what it cannot pair."""
+    if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return None
+    if type(x) in (tuple, list) and x:
+        return tuple(_shape_of(item, inner) for item in x)
+    inner.refuse("of a function of other values than real floats and arrays (or tuples and "
+                 "lists of them), differentiated to a third order")
+
+
+def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
+    """The tangents, along xs_dot, f_dot (f's cells), d_dot and s_dot, of what
+    inner.forward(d, None, s, None) computes: (J d, J^T s [the xs' part],
+    d/de J(xs + e d)^T s [the xs' part], its cells' part).  Each is None where zero."""
+    n, skip = len(inner.xs), inner.plan.skip
+    shapes = tuple(_shape_of(x, inner) for x in inner.xs)
+    d = _n_tuple(d, n)
+    if s is None:
+        s = _dense_zero(None, y)
+    d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
+    args = tuple(inner.plan.args)
+    try:
+        pairing = Inner(vjp_pairing(len(args), skip, shapes), (inner.entry.fn, *args, s, *d),
+                        {}, inner.what)
+    except NoDerivativeRule as err:
+        raise NoDerivativeRule(f"zp.{inner.what} differentiated to a third order: "
+                               f"{err.message}", None, err.hint) from None
+    directions = (inner.cells_dot(f_dot), *(None,) * skip, *_n_tuple(xs_dot, n), s_dot,
+                  *_n_tuple(d_dot, n))
+    try:
+        _, _, (bars_dot, _) = pairing.forward(directions, None, 1.0, None)
+    except ZygoteError as err:
+        raise NoDerivativeRule(
+            f"zp.{inner.what} inside gradient code differentiated again: a third derivative "
+            f"of {getattr(inner.fn, '__qualname__', inner.fn)!r} differentiates its gradient "
+            f"code in reverse once more, which meets something zygote_py does not follow there "
+            f"({err.message})", None,
+            "third derivatives need the innermost function's gradient code to make no call "
+            "decided while running (pass captured values as arguments); see "
+            "docs/limitations.md") from None
+    program_dot = bars_dot[0]
+    args_dot = tuple(bars_dot[1 + skip:1 + skip + n])
+    s_bar_dot = bars_dot[1 + skip + n]
+    d_bar_dot = tuple(bars_dot[2 + skip + n:])
+    cells_dot = {k: v for k, v in (program_dot or {}).items()
+                 if k in inner.cells and v is not None} or None
+    return s_bar_dot, d_bar_dot, args_dot, cells_dot
+
+
+def _n_tuple(t, n):
+    return tuple(t) if t is not None else (None,) * n
+
+
+def _gradient_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.gradient in gradient code differentiated forward: its tangent, and that of its
+    rule's back(grads_bar) = d/de grad(xs + e grads_bar) (a third derivative of f)."""
+    _, grads_dot = _gradient_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "gradient")
+    n = len(xs)
+
+    def back_tangent(grads_bar, grads_bar_dot):
+        grads_bar, grads_bar_dot = _as_n(grads_bar, n), _as_n(grads_bar_dot, n)
+        if not any(map(fd.has_tangent, grads_bar + grads_bar_dot)):
+            return None
+        _, _, bars_dot, cells_dot = _third(inner, grads_bar, 1.0, xs_dot, f_dot,
+                                           grads_bar_dot, None, 1.0)
+        return (cells_dot, *bars_dot)
+
+    return grads_dot, back_tangent
+
+
+def _withgradient_back_forward(args, kwargs, targs, tkwargs, loc):
+    _, pair_dot = _withgradient_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "withgradient")
+    n = len(xs)
+
+    def back_tangent(bars, bars_dot):
+        y_bar, grads_bar = bars if bars is not None else (None, None)
+        y_bar_dot, grads_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        grads_bar, grads_bar_dot = _as_n(grads_bar, n), _as_n(grads_bar_dot, n)
+        xs_out, cells_out = (None,) * n, None
+        if any(map(fd.has_tangent, grads_bar + grads_bar_dot)):
+            _, _, xs_out, cells_out = _third(inner, grads_bar, 1.0, xs_dot, f_dot,
+                                             grads_bar_dot, None, 1.0)
+        xs_out, cells_out = _add_back_tangent(inner, xs_out, cells_out, y_bar, y_bar_dot,
+                                              xs_dot, f_dot)
+        return (cells_out, *xs_out)
+
+    return pair_dot, back_tangent
+
+
+def _add_back_tangent(inner, xs_out, cells_out, y_bar, y_bar_dot, xs_dot, f_dot):
+    """(xs_out, cells_out) plus the tangent of inner.back(y_bar) = J^T y_bar along
+    (xs_dot, f_dot, y_bar_dot): the pullback program run forward (a second derivative)."""
+    if y_bar is None and not fd.has_tangent(y_bar_dot):
+        return xs_out, cells_out
+    _, _, (more, more_cells) = inner.forward(xs_dot, f_dot, y_bar, y_bar_dot)
+    return _add_all(zip(xs_out, more)), _add_cells(cells_out, more_cells)
+
+
+def _pullback_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.pullback in gradient code differentiated forward: (y, back) and their tangents, and
+    the tangent of its rule's back((y_bar, back_bar)) -- J^T y_bar plus what the back
+    function's own cotangent gives to f and xs -- a second derivative of f."""
+    _, pair_dot = _pullback_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], len(xs))
+    inner = Inner(f, xs, kwargs, "pullback")
+    n = len(xs)
+
+    def back_tangent(bars, bars_dot):
+        y_bar = bars[0] if bars is not None else None
+        y_bar_dot, back_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        xs_out, cells_out = _add_back_tangent(inner, (None,) * n, None, y_bar, y_bar_dot,
+                                              xs_dot, f_dot)
+        back_bar_dot = back_bar_dot or {}
+        xs_out = _add_all(zip(xs_out, _n_tuple(back_bar_dot.get("xs"), n)))
+        return (_add_cells(cells_out, back_bar_dot.get("f")), *xs_out)
+
+    return pair_dot, back_tangent
+
+
+def _apply_pullback_back_forward(args, kwargs, targs, tkwargs, loc):
+    """back(g) of a nested zp.pullback, in gradient code differentiated forward: its tangent,
+    and that of its rule's back(r_bar) = (d/de J(xs + e r_bar)^T g for f's cells and xs,
+    J r_bar for g) -- a third derivative of f."""
+    _, value_dot = _apply_pullback_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs, g = args[0], tuple(args[1]), args[2]
+    f_dot, xs_dot, g_dot = fd._padded(targs, 3)
+    xs_dot = _n_tuple(xs_dot, len(xs))
+    inner = Inner(f, xs, kwargs, "pullback")
+    n = len(xs)
+
+    def back_tangent(r_bar, r_bar_dot):
+        r_bar, r_bar_dot = _as_n(r_bar, n), _as_n(r_bar_dot, n)
+        jd_dot, _, bars_dot, cells_dot = _third(inner, r_bar, g, xs_dot, f_dot, r_bar_dot,
+                                                g_dot, g)
+        return cells_dot, tuple(bars_dot), jd_dot
+
+    return value_dot, back_tangent
+
+
+def _jvp_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.jvp in gradient code differentiated forward: (y, t) and their tangents, and the
+    tangent of its rule's back((y_bar, t_bar)) -- a third derivative of f."""
+    value, pair_dot = _jvp_forward(args, kwargs, targs, tkwargs, loc)
+    f, primals, tangents = args[0], tuple(args[1]), tuple(args[2])
+    targs = tuple(targs) + (None,) * (3 - len(targs))
+    f_dot = targs[0]
+    n = len(primals)
+    primals_dot, tangents_dot = _n_tuple(targs[1], n), _n_tuple(targs[2], n)
+    inner = Inner(f, primals, kwargs, "jvp")
+    y = value[0]
+
+    def back_tangent(bars, bars_dot):
+        y_bar, t_bar = bars if bars is not None else (None, None)
+        y_bar_dot, t_bar_dot = bars_dot if bars_dot is not None else (None, None)
+        primal_out, cells_out, tangent_out = (None,) * n, None, (None,) * n
+        if t_bar is not None or fd.has_tangent(t_bar_dot):
+            _, tangent_out, primal_out, cells_out = _third(
+                inner, tangents, t_bar, primals_dot, f_dot, tangents_dot, t_bar_dot, y)
+        primal_out, cells_out = _add_back_tangent(inner, primal_out, cells_out, y_bar,
+                                                  y_bar_dot, primals_dot, f_dot)
+        return cells_out, tuple(primal_out), tuple(tangent_out)
+
+    return pair_dot, back_tangent
+
+
+def _as_n(t, n):
+    """A cotangent (or tangent) of n arguments as a tuple of n (a lone one for n == 1)."""
+    if t is None:
+        return (None,) * n
+    if isinstance(t, (tuple, list)) and len(t) == n and not (n == 1 and isinstance(t, list)):
+        return tuple(t)
+    return (t,)
+
+
+fd.register_custom_forward(_gradient, _gradient_back_forward)
+fd.register_custom_forward(_withgradient, _withgradient_back_forward)
+fd.register_custom_forward(_pullback, _pullback_back_forward)
+fd.register_custom_forward(apply_pullback, _apply_pullback_back_forward)
+fd.register_custom_forward(_jvp, _jvp_back_forward)
+
+
+# -- zp.hessian and zp.hvp inside a function being differentiated --------------------------
+
+
+def _hessian_inner(f, x, what):
+    inner = Inner(f, (x,), {}, what)
+    if not isinstance(x, (float, np.floating, np.ndarray)) or np.iscomplexobj(x):
+        inner.refuse("of a function of other values than a real float or array")
+    return inner
+
+
+def _hessian_forward(args, kwargs, targs, tkwargs, loc):
+    """H = zp.hessian(f, x) and its tangent along (x_dot, f_dot): column j of the tangent is
+    d/de H(x + e x_dot) e_j, a third derivative of f, one _third call per element of x."""
+    f, x = args
+    f_dot, x_dot = fd._padded(targs, 2)
+    value = _hessian(f, x, **kwargs)
+    if not fd.has_tangent(f_dot) and not fd.has_tangent(x_dot):
+        return value, None
+    inner = _hessian_inner(f, x, "hessian")
+    if np.ndim(x) == 0:
+        _, _, (column,), _ = _third(inner, (1.0,), 1.0, (x_dot,), f_dot, (None,), None, 1.0)
+        return value, 0.0 if column is None else float(column)
+    out = np.zeros(np.shape(x) + np.shape(x))
+    for index in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x))
+        e[index] = 1.0
+        _, _, (column,), _ = _third(inner, (e,), 1.0, (x_dot,), f_dot, (None,), None, 1.0)
+        if column is not None:
+            out[(Ellipsis, *index)] = column
+    return value, out
+
+
+def _hvp_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.hvp(f, x, v) = H v and its tangent H v_dot + d/de H(x + e x_dot) v."""
+    f, x, v = args
+    f_dot, x_dot, v_dot = fd._padded(targs, 3)
+    value = _hvp(f, x, v, **kwargs)
+    if not any(map(fd.has_tangent, (f_dot, x_dot, v_dot))):
+        return value, None
+    inner = _hessian_inner(f, x, "hvp")
+    _, _, (tangent,), _ = _third(inner, (v,), 1.0, (x_dot,), f_dot, (v_dot,), None, 1.0)
+    return value, (dense_tangent(tangent, x) if isinstance(x, np.ndarray) else tangent)
+
+
+def _hessian_rule(f, x, **kwargs):
+    """zp.hessian's reverse rule: given H_bar, x gets sum_j D3f[e_j, H_bar[..., j]] (and
+    f's cells the same mixed derivative), one _third call per element of x."""
+    inner = _hessian_inner(f, x, "hessian")
+    value = _hessian(f, x, **kwargs)
+
+    def back(h_bar):
+        if h_bar is None:
+            return None, None
+        if np.ndim(x) == 0:
+            _, _, (x_bar,), cells_bar = _third(inner, (1.0,), 1.0, (float(h_bar),), None,
+                                               (None,), None, 1.0)
+            return cells_bar, x_bar
+        x_bar, cells_bar = None, None
+        h_bar = np.asarray(h_bar, dtype=float)
+        for index in np.ndindex(np.shape(x)):
+            e = np.zeros(np.shape(x))
+            e[index] = 1.0
+            direction = h_bar[(Ellipsis, *index)]
+            if not np.any(direction):
+                continue
+            _, _, (more,), more_cells = _third(inner, (e,), 1.0, (direction,), None, (None,),
+                                               None, 1.0)
+            x_bar = _add(x_bar, more)
+            cells_bar = _add_cells(cells_bar, more_cells)
+        return cells_bar, x_bar
+
+    return value, back
+
+
+def _hvp_rule(f, x, v, **kwargs):
+    """zp.hvp's reverse rule: given r_bar, v gets H r_bar and x gets D3f[v, r_bar]."""
+    inner = _hessian_inner(f, x, "hvp")
+    value = _hvp(f, x, v, **kwargs)
+
+    def back(r_bar):
+        if r_bar is None:
+            return None, None, None
+        _, _, (x_bar,), cells_bar = _third(inner, (v,), 1.0, (r_bar,), None, (None,), None, 1.0)
+        v_bar = _hvp(f, x, r_bar)
+        return cells_bar, x_bar, v_bar
+
+    return value, back
+
+
+fd.register_handler(_hessian, _hessian_forward)
+fd.register_handler(_hvp, _hvp_forward)
+register_custom(_hessian, _hessian_rule)
+register_custom(_hvp, _hvp_rule)
+
+
+def _call_back_back_forward(args, kwargs, targs, tkwargs, loc):
+    """back(dy) of a zp.pullback made outside, in gradient code differentiated forward: as
+    apply_pullback's (its rule is _apply_pullback_rule's)."""
+    _, value_dot = _call_back_forward(args, kwargs, targs, tkwargs, loc)
+    back_all, wrt, f, xs, f_kwargs, dy = args
+    if wrt is not None or f_kwargs:
+        raise NoDerivativeRule("the back function of zp.pullback(..., wrt=...) or of a function "
+                               "given keyword arguments, differentiated to a third order, is "
+                               "not supported yet", loc)
+    targs = fd._padded(targs, 6)
+    _, inner_back = _apply_pullback_back_forward(
+        (f, tuple(xs), dy), {}, (targs[2], targs[3], targs[5]), {}, loc)
+
+    def back_tangent(r_bar, r_bar_dot):
+        f_out, xs_out, dy_out = inner_back(r_bar, r_bar_dot)
+        return None, None, f_out, xs_out, None, dy_out
+
+    return value_dot, back_tangent
+
+
+def _jacobian_back_forward(args, kwargs, targs, tkwargs, loc):
+    """zp.jacobian in gradient code differentiated forward: the tangent of its rule's back,
+    sum_k d/de J(xs + e d_k)^T e_k over the output elements k (d_k the cotangents' slices
+    there), one third-order pass (_third) per element of f's output."""
+    _, value_dot = _jacobian_forward(args, kwargs, targs, tkwargs, loc)
+    f, xs = args[0], tuple(args[1:])
+    n = len(xs)
+    f_dot, xs_dot = targs[0], _n_tuple(targs[1:], n)
+    inner = _jacobian_inner(f, xs, {k: v for k, v in kwargs.items() if k != "mode"})
+    y = f(*xs)
+
+    def back_tangent(bars, bars_dot):
+        bars, bars_dot = _n_tuple(bars, n), _n_tuple(bars_dot, n)
+        xs_out, cells_out = (None,) * n, None
+        for index, e in _output_basis(y):
+            direction = _slices(bars, index, xs)
+            direction_dot = _slices(bars_dot, index, xs)
+            if not any(map(fd.has_tangent, direction + direction_dot)) and \
+                    not any(map(fd.has_tangent, xs_dot)) and not fd.has_tangent(f_dot):
+                continue
+            _, _, more, more_cells = _third(inner, direction, e, xs_dot, f_dot, direction_dot,
+                                            None, y)
+            xs_out = _add_all(zip(xs_out, more))
+            cells_out = _add_cells(cells_out, more_cells)
+        return (cells_out, *xs_out)
+
+    return value_dot, back_tangent
+
+
+def _slices(bars, index, xs):
+    """The Jacobians' cotangents (or tangents) at output element index, one per argument."""
+    return tuple(None if b is None else
+                 (np.asarray(b)[index] if np.ndim(x) else float(np.asarray(b)[index]))
+                 for b, x in zip(bars, xs))
+
+
+fd.register_custom_forward(_call_back, _call_back_back_forward)
+fd.register_custom_forward(_jacobian, _jacobian_back_forward)

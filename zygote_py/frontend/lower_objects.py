@@ -32,6 +32,7 @@ from ..ir.core import Value
 from ..resolve import NONDIFF, RULE, resolve
 from ..rules import registry
 from ..runtime.built_objects import object_set_attribute, set_attribute, super_of
+from ..runtime.helpers import flag_function
 from ..runtime.writes import augmented_attribute
 
 
@@ -41,6 +42,14 @@ class ObjectLowering:
     def attribute_store(self, target, value: Value, node) -> None:
         """`base.name = value`."""
         base = self.expr(target.value)
+        if target.attr == "_zp_effects":
+            # generated pullback code flags its back (codegen/generate.py): a flag on a
+            # function it just made, not data; differentiating that code again (forward or
+            # reverse) sets it as it is
+            self.emit("call", [base, self.const(target.attr, node), value],
+                      attrs={"fn": flag_function, "expr": "_zp_flag_function", "kw": (),
+                             "star": ()}, node=node)
+            return
         self.store_attribute(base, self.const(target.attr, node), value, node, set_attribute)
 
     def attribute_augassign(self, target, fn, rhs, node) -> None:

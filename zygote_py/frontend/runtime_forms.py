@@ -44,6 +44,11 @@ def lower_special_call(lowerer, obj, operands, star, kw, node):
     objects = lowerer.lower_object_call(obj, operands, star, kw, node)  # lower_objects.py
     if objects is not None:
         return objects
+    if obj is builtins.globals and not operands:
+        # a function's globals() is its __globals__, which the transformed function shares
+        # (codegen/generate.py compiles it over the same dict): generated code that makes a
+        # closure passes it on, and differentiating that code again must accept it
+        return lowerer.static(lowerer.pyfn.__globals__, "globals", node)
     try:
         special = obj in _FRAME_BUILTINS
     except TypeError:

@@ -14,6 +14,10 @@ It returns y's tangent (None for zero).  Written here, for speed:
     is the function itself applied to the tangent;
   - bilinear products (matmul, dot): f(da, b) + f(a, db).
 
+The forward rule of a linear function carries `linear = True`: its Jacobian does not depend
+on the values of the arguments, so forward mode over the rule's pullback (gradient code
+differentiated again, runtime/forward_dispatched.py) knows that only the cotangent moves.
+
 The structural functions (iterators, dict views, the helpers of gradient code) are in
 jvp_structural.py; every other rule gets its jvp from jvp_derived.py.  tests/rules/test_jvp_rules.py
 checks them all against central finite differences.
@@ -285,6 +289,7 @@ def _linear(primal):
         return primal(dense(dx, x), *args, **kwargs)
 
     jvp_linear.gives_tangent = True
+    jvp_linear.linear = True
     jvp_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_linear
 
@@ -328,6 +333,7 @@ def jvp_getitem(da, db, y, a, b):
     return da[b]
 
 
+jvp_getitem.linear = True
 jvp(operator.getitem)(jvp_getitem)
 
 
@@ -343,6 +349,7 @@ def _method_linear(name):
         return getattr(np.asarray(dense(dself, obj)), name)(*args, **kwargs)
 
     jvp_method.gives_tangent = True
+    jvp_method.linear = True
     jvp_method.__name__ = f"jvp_ndarray_{name}"
     return jvp_method
 
@@ -364,6 +371,7 @@ def _attr_linear(name):
         return getattr(np.asarray(dense(dself, self)), name)
 
     jvp_attr.gives_tangent = True
+    jvp_attr.linear = True
     jvp_attr.__name__ = f"jvp_ndarray_{name}"
     return jvp_attr
 
@@ -435,6 +443,7 @@ def _jointly_linear(primal, rule):
         return primal(*positional, **named)
 
     jvp_jointly_linear.gives_tangent = True
+    jvp_jointly_linear.linear = True
     jvp_jointly_linear.__name__ = f"jvp_{getattr(primal, '__name__', 'linear')}"
     return jvp_jointly_linear
 

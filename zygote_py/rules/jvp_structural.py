@@ -323,3 +323,31 @@ if _rule is not None:
 _rule = registry.function_rule(containers.list_pop)
 if _rule is not None:
     _rule.jvp = jvp_list_pop
+
+
+def _sequence_of_sequence(primal, rule):
+    """list(x) / tuple(x): of a list or tuple, the same items, so the tangent is the same
+    items' tangents, whatever the items are (functions on a gradient's tape, Ellipsis in
+    an index); of anything else (an array, an iterator), the jvp derived from the reverse
+    rule (jvp_derived.py, made on first use: that module attaches its jvps after this one)."""
+    derived = []
+
+    def jvp_sequence(d_iterable, y, iterable=()):
+        if d_iterable is None:
+            return None
+        if type(iterable) in (list, tuple) and type(d_iterable) in (list, tuple) and \
+                len(d_iterable) == len(iterable):
+            return primal(d_iterable)
+        if not derived:
+            from .jvp_derived import derived_jvp
+            derived.append(derived_jvp(rule))
+        return derived[0](d_iterable, y, iterable)
+
+    jvp_sequence.__name__ = f"jvp_{primal.__name__}"
+    return jvp_sequence
+
+
+for _primal in (list, tuple):
+    _rule = registry.function_rule(_primal)
+    if _rule is not None and _rule.jvp is None and _rule.diff == ("iterable",):
+        _rule.jvp = _sequence_of_sequence(_primal, _rule)

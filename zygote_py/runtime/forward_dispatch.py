@@ -32,7 +32,7 @@ from collections.abc import ItemsView, KeysView, ValuesView
 import numpy as np
 
 from .. import context
-from ..errors import NoDerivativeRule, ZygoteError
+from ..errors import InternalError, NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
 from ..resolve import (
     ATTRIBUTE,
@@ -60,8 +60,7 @@ from ..resolve import (
 from ..rules import registry
 from ..rules.jvp_complex import forward_rule
 from . import dispatch
-from .flat_calls import _Flat, _origins
-from .flat_calls import _spread as _spread_bars
+from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
@@ -77,6 +76,25 @@ def register_handler(fn, handler) -> None:
 def handler_for(fn):
     try:
         return _HANDLERS.get(fn)
+    except TypeError:  # an unhashable callee
+        return None
+
+
+# Functions with a custom reverse rule whose backward function forward mode can follow: the
+# nested zp.gradient, zp.pullback, zp.jvp, ... (nested.py).  Gradient code that calls one
+# (`y, back = _zp_call(zp.gradient, ...)`) differentiated forward asks
+# `maker(args, kwargs, targs, tkwargs, loc) -> (y_dot, back_tangent)`, back_tangent(g, g_dot)
+# giving the tangent of the rule's own back(g): a third derivative.  Filled once, at import.
+_CUSTOM_FORWARD: dict = {}
+
+
+def register_custom_forward(fn, maker) -> None:
+    _CUSTOM_FORWARD[fn] = maker
+
+
+def custom_forward_for(fn):
+    try:
+        return _CUSTOM_FORWARD.get(fn)
     except TypeError:  # an unhashable callee
         return None
 
@@ -126,12 +144,6 @@ def writeback_tangent(m, t, m_dot, loc=None):
     if isinstance(m, np.ndarray) and isinstance(t, np.ndarray):
         raise not_followed("writes into arrays", loc)
     return m_dot
-
-
-def flag_function(fn, name: str, value):
-    """`back._zp_effects = True` in pullback code that forward mode differentiates (nested
-    derivatives): a flag on a function the code just made, set directly."""
-    setattr(fn, name, value)
 
 
 def not_followed(what: str, loc) -> NoDerivativeRule:
@@ -252,14 +264,10 @@ def tangent_attr(obj_dot, name: str):
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
     if isinstance(f_dot, CallTangent):
         return f_dot.call(f, args, kwargs, targs, tkwargs, loc)
-    if type(f_dot) is _BackTangent:  # back(g) of a call gradient code resolved while running
-        return _back_jvp(f_dot, args, targs, loc)
-    if type(f_dot) is _LinearInG or (f_dot is None and _is_runtime_pullback(f)):
+    if f_dot is None and _is_runtime_pullback(f):
         # a pullback whose operands do not move: back(g) is linear in g
         g_dot = targs[0] if targs else None
         return f(*args, **kwargs), (f(g_dot) if has_tangent(g_dot) else None)
-    if f is dispatch.call or f is dispatch.call_method:
-        return _dispatched_jvp(f, args, targs, loc)
     handler = handler_for(f)
     if handler is not None:
         return handler(args, kwargs, _padded(targs, len(args)), tkwargs, loc)
@@ -430,6 +438,11 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
     cells = ()
     if isinstance(cells_dot, CellTangents):
         cells = tuple(sorted(k for k, v in cells_dot.items() if has_tangent(v)))
+        unknown = [k for k in cells if k not in getattr(fn, "__code__", _NO_CODE).co_freevars]
+        if unknown:  # a tangent the transform would never read: a defect, not a zero
+            raise InternalError(f"forward mode has tangents for {', '.join(unknown)}, which "
+                                f"{getattr(fn, '__qualname__', fn)!r} does not capture", loc,
+                                "this is a defect of zygote_py; please report it")
     if not any(active) and not cells:
         return fn(*args, **kwargs), None
     compiled = jvp_entry(fn, active, cells, scalar_kinds(values))
@@ -439,6 +452,7 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
     return compiled(*values, *extra)
 
 
+_NO_CODE = (lambda: None).__code__  # a code object capturing nothing
 _CO_VARIADIC = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
@@ -499,7 +513,9 @@ def _padded(targs, n):
     return targs + (None,) * (n - len(targs))
 
 
-# -- forward over reverse: calls that gradient code resolves while running -------------------
+# -- forward over reverse: the pullbacks run-time dispatch made ------------------------------
+# (runtime/forward_dispatched.py follows the calls themselves, `_zp_call(f, ...)` in
+# gradient code, and registers itself as the handler of dispatch.call and call_method)
 
 
 _RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls")
@@ -510,194 +526,6 @@ def _is_runtime_pullback(f) -> bool:
     flat_calls.py): its source is not for transforming, and it is linear in g."""
     return isinstance(f, types.FunctionType) and f.__module__ in _RUNTIME_PULLBACK_MODULES \
         and "<locals>" in f.__qualname__
-
-
-class _LinearInG:
-    """The tangent of a pullback whose call had no moving operand: `back(g)` then moves
-    only with g, and a pullback is linear in g, so its tangent is `back(g_dot)`."""
-
-    __slots__ = ()
-
-
-class _BackTangent:
-    """The tangent of the pullback `back` that run-time dispatch returned for a registered
-    rule: what is needed to differentiate `back(g)` forward (see `_back_jvp`)."""
-
-    __slots__ = ("arguments", "flat", "origins", "rule", "shift", "tangents", "with_self", "y",
-                 "y_dot")
-
-    def __init__(self, rule, arguments, tangents, y, y_dot, origins, shift, flat, with_self):
-        self.rule = rule
-        self.arguments = arguments  # (args, kwargs) the rule's vjp is called with
-        self.tangents = tangents  # their tangents, in the same shape
-        self.y = y
-        self.y_dot = y_dot
-        self.origins = origins
-        self.shift = shift
-        self.flat = flat
-        self.with_self = with_self
-
-
-def _dispatched_jvp(f, args, targs, loc):
-    """`y, back = dispatch.call(f, operands, spec, loc)` (or `call_method`) in gradient code
-    being differentiated forward (a Hessian): y's tangent, and back's where the call
-    meant a registered rule; anything else the dispatcher may do is refused rather than
-    guessed."""
-    targs = _padded(targs, len(args))
-    pair = f(*args)
-    if not any(map(has_tangent, targs)):  # nothing moves but, later, perhaps g
-        return pair, (None, _LinearInG())
-    if f is dispatch.call:
-        callee, operands, spec, call_loc = args
-        self_obj, self_dot, operand_dots = None, targs[0], targs[1]
-        if _plain_python_call(callee, operands, spec):
-            return pair, _function_call_jvp(callee, self_dot, operands, operand_dots, loc)
-        rule = registry.function_rule(callee) if registry.custom_rule(callee) is None else None
-        name = registry.qualified_name(callee)
-        fits = rule is not None and not has_tangent(self_dot)
-    else:
-        self_obj, method, operands, spec, call_loc = args
-        self_dot, operand_dots = targs[0], targs[2]
-        res = resolve_method(self_obj, method, registry)
-        rule = res.rule if res.kind == RULE else None
-        name = f"the method {method!r}"
-        fits = rule is not None and is_plain_operand(self_obj)
-    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
-    fits = fits and all(map(is_plain_operand, operands)) \
-        and not (rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in operands))
-    back_rule = rule
-    if fits and is_complex_anywhere(operands):  # its body for complex values, or refused
-        back_rule = registry.for_complex(rule)
-        fits = back_rule is not None
-    if not fits:
-        raise NoDerivativeRule(
-            f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
-            "running; differentiating that again is not supported yet", loc,
-            "make the arguments' types known to the compiler (pass arrays as arguments rather "
-            "than reading them from closures), or use finite differences of zp.gradient")
-    flat = _Flat(operands, spec)
-    pargs, kwargs, ptangents, tkwargs = _spread(operands, operand_dots, spec)
-    prefix = (self_obj,) if self_obj is not None else ()
-    call_args = prefix + tuple(pargs)
-    call_targs = ((self_dot,) if self_obj is not None else ()) + tuple(ptangents)
-    y = pair[0]
-    y_dot = _rule_jvp(rule, call_args, kwargs, call_targs, tkwargs, y, call_loc)
-    sig = inspect.Signature(list(rule.params))
-    bound = sig.bind(*call_args, **kwargs)
-    bound.apply_defaults()
-    tbound = sig.bind_partial(*call_targs, **tkwargs).arguments
-    t_arguments = {}
-    for pname, value in bound.arguments.items():
-        t = tbound.get(pname)
-        kind = sig.parameters[pname].kind
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            t = tuple(t) if t is not None else (None,) * len(value)
-        elif kind is inspect.Parameter.VAR_KEYWORD:
-            t = dict(t) if t is not None else {}
-        t_arguments[pname] = t
-    tangents_bound = inspect.BoundArguments(sig, t_arguments)
-    shift = _Flat.prefixed(prefix, flat)
-    origins = _origins(sig, shift)
-    back_dot = _BackTangent(back_rule, (bound.args, bound.kwargs),
-                            (tangents_bound.args, tangents_bound.kwargs), y, y_dot, origins, shift,
-                            flat, self_obj is not None)
-    return pair, (y_dot, back_dot)
-
-
-def _plain_python_call(callee, operands, spec) -> bool:
-    """A call that run-time dispatch answers with `_positional_pullback`: a plain Python
-    function (no rule) taking exactly the operands, positionally."""
-    if not all(how is None for how in spec) or registry.custom_rule(callee) is not None:
-        return False
-    if not isinstance(callee, types.FunctionType) or resolve(callee, registry).kind != FUNCTION:
-        return False
-    code = callee.__code__
-    if code.co_kwonlyargcount or code.co_flags & 0x0C or dispatch.is_dataclass_init(callee):
-        return False  # *args, **kwargs or keyword-only parameters: not handled here
-    missing = code.co_argcount - len(operands)
-    return 0 <= missing <= len(callee.__defaults__ or ())
-
-
-def _function_call_jvp(callee, callee_dot, operands, operand_dots, loc):
-    """The tangent of `(y, back)` that run-time dispatch returned for a plain Python
-    function: the callee's compiled pullback (the one dispatch ran, same active operands
-    and cells) run by forward mode, its back's tangent a CallTangent that runs the
-    forward-differentiated back, in dispatch's layout (the cells' cotangent, then one
-    per operand).  This is forward over reverse through a call decided while running."""
-    operands = tuple(operands)
-    operand_dots = tuple(operand_dots) if operand_dots is not None else (None,) * len(operands)
-    cells = dispatch.active_cells(callee)
-    cells_dot = None
-    if has_tangent(callee_dot):
-        if not isinstance(callee_dot, CellTangents) or \
-                any(has_tangent(v) and k not in cells for k, v in callee_dot.items()):
-            raise NoDerivativeRule("forward mode over a gradient reaches a call of "
-                                   f"{registry.qualified_name(callee)} whose captured values "
-                                   "carry a tangent it cannot follow", loc)
-        cells_dot = CellTangents({k: v for k, v in callee_dot.items() if k in cells})
-    # the parameters' values as dispatch binds them (defaults filled in), so that this is
-    # the very program dispatch ran, and its back has the same layout
-    values = operands + tuple(callee.__defaults__ or ())[
-        len(callee.__defaults__ or ()) - (callee.__code__.co_argcount - len(operands)):] \
-        if callee.__code__.co_argcount > len(operands) else operands
-    active = tuple(dispatch.carries_derivative(v) for v in values)
-    program = dispatch._pullback_entry(callee, active, cells, scalar_kinds(values))
-    (_, inner_back), pair_dot = _python(program, cells_dot, operands, {}, operand_dots, {}, loc)
-    y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
-    return y_dot, _DispatchedBackTangent(inner_back, inner_back_dot, len(operands), bool(cells))
-
-
-class _DispatchedBackTangent(CallTangent):
-    """The tangent of the back that run-time dispatch made for a Python function (see
-    _function_call_jvp): its call runs the callee's back by forward mode."""
-
-    __slots__ = ("back", "back_dot", "n", "cells")
-
-    def __init__(self, back, back_dot, n, cells):
-        self.back, self.back_dot, self.n, self.cells = back, back_dot, n, cells
-
-    def call(self, fn, args, kwargs, targs, tkwargs, loc):
-        value = fn(*args, **kwargs)
-        g = args[0]
-        g_dot = targs[0] if targs else None
-        if g is None and not has_tangent(g_dot):
-            return value, None
-        _, outs_dot = apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
-        if outs_dot is None:
-            return value, None
-        outs_dot = tuple(outs_dot)
-        return value, (outs_dot[-1] if self.cells else None, *outs_dot[:self.n])
-
-
-def _back_jvp(back_dot: _BackTangent, args, targs, loc):
-    """back(g) and its tangent: the rule's vjp differentiated forward (its body is Python),
-    its outputs then placed per operand as the dispatcher's back places them."""
-    rule = back_dot.rule
-    g = args[0]
-    g_dot = targs[0] if targs else None
-    rargs, rkwargs = back_dot.arguments
-    targs_, tkwargs = back_dot.tangents
-    if not has_tangent(back_dot.y_dot) and not any(map(has_tangent, targs_)) \
-            and not any(map(has_tangent, tkwargs.values())):
-        # only g moves, and the vjp is linear in g: its tangent is the vjp of g's tangent
-        outs = rule.vjp(g, back_dot.y, *rargs, **rkwargs)
-        outs_dot = rule.vjp(g_dot, back_dot.y, *rargs, **rkwargs) if g_dot is not None else None
-    else:
-        outs, outs_dot = _python(rule.vjp, None, (g, back_dot.y, *rargs), rkwargs,
-                                 (g_dot, back_dot.y_dot, *targs_), tkwargs, loc)
-    if len(rule.diff) == 1:
-        outs, outs_dot = (outs,), (outs_dot,)
-    elif outs_dot is None:
-        outs_dot = (None,) * len(rule.diff)
-    return _placed(back_dot, outs), _placed(back_dot, outs_dot)
-
-
-def _placed(back_dot: _BackTangent, outs):
-    arg_bars, kw_bars = _spread_bars(back_dot.origins, dict(zip(back_dot.rule.diff, outs)),
-                                     back_dot.shift)
-    head = arg_bars[0] if back_dot.with_self else None
-    arg_bars = arg_bars[1:] if back_dot.with_self else arg_bars
-    return (head, *back_dot.flat.regroup(arg_bars, kw_bars))
 
 
 def is_complex_anywhere(values) -> bool:

@@ -255,6 +255,13 @@ def zeros_if_none(g, x):
     return zeros_like(x)
 
 
+def flag_function(fn, name: str, value):
+    """`back._zp_effects = True` in pullback code that is differentiated again (nested
+    derivatives; frontend/lower_objects.py lowers it to this call, registered as
+    non-differentiable): a flag on a function the code just made, set directly."""
+    setattr(fn, name, value)
+
+
 def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
     """A nested function as a value: its code over fresh cells holding the captured values."""
     import types

@@ -189,10 +189,17 @@ class ForwardTransform:
 
     # -- calls -----------------------------------------------------------------------------
     def op_call(self, op):
+        fn = op.attrs["fn"]
+        if fn is built_objects.set_attribute and _const_is(op.operands[1], "_zp_effects"):
+            # pullback code flags its back function (codegen/generate.py): a flag on a
+            # function made here, not data, set as it is when forward mode runs that code
+            # (whether or not the function carries a tangent)
+            self.vmap[op.results[0].id] = self.helper(
+                fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
+            return
         if not any(self.t(x) is not None for x in op.operands):
             self.copy(op)
             return
-        fn = op.attrs["fn"]
         module = getattr(fn, "__module__", None)
         if module in _MUTATION_MODULES and follow_write(self, op):
             return  # writes into arrays, their saves and restores in gradient code (writes.py)
@@ -203,12 +210,6 @@ class ForwardTransform:
         if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[0]))
-            return
-        if fn is built_objects.set_attribute and _const_is(op.operands[1], "_zp_effects"):
-            # pullback code flags its back function (codegen/generate.py): a flag on a
-            # function made here, not data, set as it is when forward mode runs that code
-            self.vmap[op.results[0].id] = self.helper(
-                fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
             return
         if module in _MUTATION_MODULES and registry.function_rule(fn) is None:
             raise fwd.not_followed(_unfollowed(module), op.loc)

@@ -1,0 +1,530 @@
+"""Forward mode over gradient code: the calls that gradient resolved while running.
+
+Generated gradient code (a pullback program, the gradient zp.hessian differentiates,
+the inner function of a nested zp.pullback) calls `y, back = dispatch.call(f, operands,
+spec, loc)` (or `dispatch.call_method(obj, name, ...)`) where the compiler could not
+decide what f means.  Forward mode over that code (forward over reverse: Hessians and
+every nested derivative) needs the tangent of the pair: y's, and back's -- what it takes
+to differentiate `back(g)` along the operands' tangents and g's own.
+
+This module is the forward dispatcher's handler for those two helpers.  It decides what
+the call means exactly as dispatch.py does -- the same resolver on the same objects, the
+same way of binding operands to parameters -- and for each outcome gives:
+
+- a registered rule: y's tangent by the rule's forward rule; back's tangent runs the
+  rule's vjp body by forward mode (its body is Python; or, when only g moves, the vjp of
+  g's tangent, a vjp being linear in g);
+- a Python function (any signature: defaults, *args, **kwargs, keyword arguments), a
+  bound method, a callable object, a functools.partial, an lru_cache wrapper: the
+  function's compiled pullback -- the very program dispatch ran, same active arguments
+  and cells -- run by forward mode; back's tangent runs that program's back by forward
+  mode, its outputs placed per operand as dispatch's back places them (a linear,
+  structural map, so the same map places the tangents);
+- a non-differentiable function, a NamedTuple: back is linear in g alone.
+
+What it refuses (NoDerivativeRule at the user's line, never a silent zero): complex
+values (forward mode is real), objects whose own operator methods or NumPy hand-offs
+decide a call, classes built or objects written in the call, custom rules (@zp.adjoint:
+their backward function is not code forward mode follows), and the nested zp.gradient,
+zp.pullback, zp.jvp, ... themselves -- forward mode over a nested derivative's gradient
+code is a third derivative (see docs/how-it-works.md section 8).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+from ..errors import NoDerivativeRule
+from ..kinds import scalar_kinds
+from ..resolve import (
+    CALLABLE,
+    CLASS,
+    CUSTOM,
+    FUNCTION,
+    METHOD,
+    NONDIFF,
+    OPERATOR_METHODS,
+    PROPERTY,
+    RECEIVER,
+    RECORD,
+    RULE,
+    STATIC,
+    is_plain_operand,
+    numpy_handoff,
+    operator_candidates,
+    resolve,
+    resolve_attribute,
+    resolve_method,
+)
+from ..rules import registry
+from . import dispatch
+from . import forward_dispatch as fd
+from .built_objects import is_tracked
+from .flat_calls import _Flat, _origins, _spread, carries_derivative
+from .helpers import make_closure
+
+
+class LinearInG(fd.CallTangent):
+    """The tangent of a pullback whose call had no moving operand: `back(g)` then moves
+    only with g, and a pullback is linear in g, so its tangent is `back(g_dot)`."""
+
+    __slots__ = ()
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        g_dot = targs[0] if targs else None
+        return fn(*args, **kwargs), (fn(g_dot) if fd.has_tangent(g_dot) else None)
+
+
+LINEAR_IN_G = LinearInG()
+
+
+def call_jvp(args, kwargs, targs, tkwargs, loc):
+    """The handler of `dispatch.call(f, operands, spec, loc)`: the pair and its tangent."""
+    pair = dispatch.call(*args, **kwargs)
+    targs = fd._padded(targs, 4)
+    if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
+        return pair, (None, LINEAR_IN_G)  # nothing moves but, later, perhaps g
+    callee, operands, spec, call_loc = args
+    operands = tuple(operands)
+    operand_dots = _operand_dots(operands, targs[1])
+    y_dot, back_dot = _call(callee, targs[0], operands, operand_dots, spec, call_loc or loc,
+                            pair[0])
+    return pair, (y_dot, back_dot)
+
+
+def method_jvp(args, kwargs, targs, tkwargs, loc):
+    """The handler of `dispatch.call_method(obj, name, operands, spec, loc)`."""
+    pair = dispatch.call_method(*args, **kwargs)
+    targs = fd._padded(targs, 5)
+    if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
+        return pair, (None, LINEAR_IN_G)
+    obj, name, operands, spec, call_loc = args
+    operands = tuple(operands)
+    operand_dots = _operand_dots(operands, targs[2])
+    y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
+                              call_loc or loc, pair[0])
+    return pair, (y_dot, back_dot)
+
+
+def _operand_dots(operands, dots):
+    return tuple(dots) if dots is not None else (None,) * len(operands)
+
+
+# -- what the call means: dispatch.call's decisions, in the same order ---------------------
+
+
+def _call(f, f_dot, operands, operand_dots, spec, loc, y):
+    """(y's tangent, back's tangent) for dispatch.call(f, operands, spec)."""
+    flat = _Flat(operands, spec)
+    _, _, targs, tkwargs = fd._spread(operands, operand_dots, spec)
+    how = resolve(f, registry)
+    kind = how.kind
+    if kind == CUSTOM:
+        return _custom(f, f_dot, flat, targs, tkwargs, loc)
+    if kind == RULE:
+        _refuse_object_operands(f, flat, loc)
+        return _rule(how.rule, flat, targs, tkwargs, y, None, None, loc)
+    if kind == NONDIFF:
+        if f in OPERATOR_METHODS:
+            _refuse_object_operands(f, flat, loc)
+        return None, LINEAR_IN_G
+    if kind == FUNCTION:
+        return _function(f, _cells_dot(f, f_dot, loc), flat, targs, tkwargs, (), (), loc)
+    if fd.has_tangent(f_dot) and not isinstance(f_dot, fd.CellTangents) and \
+            kind not in (METHOD, CALLABLE, RECEIVER):
+        raise _refusal(registry.qualified_name(f), "a callee that carries a tangent", loc)
+    if type(f) is dispatch.LRU_WRAPPER:  # the cache returns what the function computes
+        return _call(f.__wrapped__, None, operands, operand_dots, spec, loc, y)
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return _partial(f, flat, targs, tkwargs, loc)
+    if kind == METHOD or kind == CALLABLE:
+        receiver_dot = f_dot if kind == METHOD or not isinstance(f_dot, fd.CellTangents) else None
+        _no_own_cells(how.function, loc)
+        y_dot, back_dot = _function(how.function, None, flat, targs, tkwargs,
+                                    (how.receiver,), (receiver_dot,), loc)
+        return y_dot, back_dot.then(_drop(1))  # the callee's own cotangent: its receiver's
+    if kind == RECEIVER:
+        return _method(how.receiver, f_dot, how.name, operands, operand_dots, spec, loc, y)
+    if kind == RECORD:  # a NamedTuple: its back only regroups g
+        return f(*fd._padded(targs, len(flat.args)),
+                 **{k: tkwargs.get(k) for k in flat.kwargs}), LINEAR_IN_G
+    raise _refusal(registry.qualified_name(f), "a class built or an object written there", loc)
+
+
+def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
+    """(y's tangent, back's tangent) for dispatch.call_method(obj, name, operands, spec)."""
+    if type(obj) is super:
+        raise _refusal(f"super().{name}", "a method reached through super()", loc)
+    flat = _Flat(operands, spec)
+    _, _, targs, tkwargs = fd._spread(operands, operand_dots, spec)
+    how = resolve_method(obj, name, registry)
+    kind = how.kind
+    if kind == RULE:
+        return _rule(how.rule, flat, targs, tkwargs, y, obj, obj_dot, loc)
+    if kind == NONDIFF:
+        return None, LINEAR_IN_G
+    if kind == STATIC:
+        y_dot, back_dot = _call(how.function, None, operands, operand_dots, spec, loc, y)
+        return y_dot, _then(back_dot, lambda out: (None, *out[1:]))
+    if kind == CLASS:
+        _no_own_cells(how.function, loc)
+        y_dot, back_dot = _function(how.function, None, flat, targs, tkwargs,
+                                    (how.receiver,), (None,), loc)
+        return y_dot, back_dot.then(lambda out: (None, *out[2:]))
+    if kind == METHOD:
+        _no_own_cells(how.function, loc)
+        y_dot, back_dot = _function(how.function, None, flat, targs, tkwargs, (obj,), (obj_dot,),
+                                    loc)
+        return y_dot, back_dot.then(_drop(1))
+    raise _refusal(f"the method {name!r}", "a method held in an attribute, or one without a "
+                   "derivative", loc)
+
+
+def _refuse_object_operands(f, flat: _Flat, loc) -> None:
+    """dispatch._object_operands, as a question: an operand whose own methods decide what
+    the call means (Python's operator protocol on an object, np.sum(obj) handing the work
+    to obj.sum) is refused; otherwise the registered rule applies, as it does there."""
+    args = tuple(flat.args)
+    if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
+        if operator_candidates(f, args) is not None:
+            raise _refusal(registry.qualified_name(f), "an object's own operator method", loc)
+        return
+    if all(map(is_plain_operand, args)) and all(map(is_plain_operand, flat.kwargs.values())):
+        return
+    if numpy_handoff(f, args, flat.kwargs) is not None:
+        raise _refusal(registry.qualified_name(f), "a NumPy function handing the work to an "
+                       "object's method", loc)
+
+
+def _no_own_cells(fn, loc) -> None:
+    """A method's function that captures values carrying a derivative: their tangents are
+    not known here (the callee's tangent is its receiver's), so it is refused."""
+    if dispatch.active_cells(fn):
+        raise _refusal(registry.qualified_name(fn), "a method whose function captures values "
+                       "that carry a derivative", loc)
+
+
+def _cells_dot(fn, f_dot, loc):
+    """f's tangent as the tangents of the cells dispatch passes as inputs (refused where one
+    would be lost)."""
+    if not fd.has_tangent(f_dot):
+        return None
+    cells = dispatch.active_cells(fn)
+    if not isinstance(f_dot, fd.CellTangents) or \
+            any(fd.has_tangent(v) and k not in cells for k, v in f_dot.items()):
+        raise _refusal(registry.qualified_name(fn), "a function whose captured values carry a "
+                       "tangent it cannot follow", loc)
+    return fd.CellTangents({k: v for k, v in f_dot.items() if k in cells})
+
+
+# -- custom rules ----------------------------------------------------------------------
+
+
+def _custom(f, f_dot, flat: _Flat, targs, tkwargs, loc):
+    """dispatch._custom differentiated forward, for the custom rules whose backward function
+    has a forward meaning registered (the nested zp.gradient, zp.pullback, ...: nested.py);
+    any other custom rule is refused."""
+    maker = fd.custom_forward_for(f)
+    if maker is None or fd.has_tangent(f_dot) or any(map(is_tracked, flat.args)):
+        raise _custom_refusal(f, loc)
+    n = len(flat.args)
+    y_dot, back_tangent = maker(tuple(flat.args), dict(flat.kwargs), fd._padded(targs, n),
+                                tkwargs, loc)
+
+    def placed(bars):  # as dispatch._custom places the rule's cotangents
+        bars = tuple(bars) if isinstance(bars, tuple) else (bars,)
+        bars = bars[:n] + (None,) * (n - len(bars))
+        return (None, *flat.regroup(list(bars), {}))
+
+    return y_dot, CustomBack(back_tangent, placed)
+
+
+class CustomBack(fd.CallTangent):
+    """The tangent of the back dispatch made for a custom rule with a registered forward
+    meaning: back_tangent(g, g_dot) is the tangent of the rule's own back(g)."""
+
+    __slots__ = ("arrange", "back_tangent")
+
+    def __init__(self, back_tangent, arrange):
+        self.back_tangent, self.arrange = back_tangent, arrange
+
+    def then(self, arrange):
+        return _Then(self, arrange)
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if g is None and not fd.has_tangent(g_dot):
+            return value, None
+        tangent = self.back_tangent(g, g_dot)
+        return value, (self.arrange(tangent) if tangent is not None else None)
+
+
+# -- registered rules ----------------------------------------------------------------------
+
+
+def _rule(rule, flat: _Flat, targs, tkwargs, y, self_obj, self_dot, loc):
+    """flat_calls._rule_pullback differentiated forward: y's tangent by the rule's jvp,
+    back's by its vjp body run forward."""
+    prefix = (self_obj,) if self_obj is not None else ()
+    call_args = prefix + tuple(flat.args)
+    call_targs = ((self_dot,) if self_obj is not None else ()) + fd._padded(targs, len(flat.args))
+    back_rule = rule
+    if fd.is_complex_anywhere((*call_args, *flat.kwargs.values())):
+        # its body for complex values (rules/complex_rules.py), or refused
+        back_rule = registry.for_complex(rule)
+        if back_rule is None:
+            raise _refusal(rule.qualname, "complex values (its rule is declared for real values "
+                           "only)", loc)
+    y_dot = fd._rule_jvp(rule, call_args, flat.kwargs, call_targs, tkwargs, y, loc)
+    sig = inspect.Signature(list(rule.params))
+    bound = sig.bind(*call_args, **flat.kwargs)
+    bound.apply_defaults()
+    tbound = sig.bind_partial(*call_targs, **tkwargs).arguments
+    t_arguments = {}
+    for pname, value in bound.arguments.items():
+        t = tbound.get(pname)
+        kind = sig.parameters[pname].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            t = tuple(t) if t is not None else (None,) * len(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            t = dict(t) if t is not None else {}
+        t_arguments[pname] = t
+    tangents = inspect.BoundArguments(sig, t_arguments)
+    vjp = back_rule.vjp
+    if rule.meta.get("sequence") and isinstance(y, (list, tuple)):
+        vjp = rule.meta["sequence"]  # + or * made a list or tuple, as in _rule_pullback
+    shift = _Flat.prefixed(prefix, flat)
+    return y_dot, RuleBack(back_rule, vjp, (bound.args, bound.kwargs), (tangents.args, tangents.kwargs),
+                           y, y_dot, _origins(sig, shift), shift, flat, self_obj is not None)
+
+
+class RuleBack(fd.CallTangent):
+    """The tangent of the back run-time dispatch made for a registered rule: calling it runs
+    the rule's vjp forward (its body is Python) and places the outputs as that back does."""
+
+    __slots__ = ("arguments", "flat", "origins", "rule", "shift", "tangents", "vjp",
+                 "with_self", "y", "y_dot")
+
+    def __init__(self, rule, vjp, arguments, tangents, y, y_dot, origins, shift, flat, with_self):
+        self.rule, self.vjp = rule, vjp
+        self.arguments = arguments  # (args, kwargs) the vjp is called with
+        self.tangents = tangents  # their tangents, in the same shape
+        self.y, self.y_dot = y, y_dot
+        self.origins, self.shift, self.flat, self.with_self = origins, shift, flat, with_self
+
+    def then(self, arrange):
+        return _Then(self, arrange)
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if g is None and not fd.has_tangent(g_dot):
+            return value, None
+        rargs, rkwargs = self.arguments
+        targs_, tkwargs_ = self.tangents
+        if getattr(self.rule.jvp, "linear", False) or not fd.has_tangent(self.y_dot) and \
+                not any(map(fd.has_tangent, targs_)) and \
+                not any(map(fd.has_tangent, tkwargs_.values())):
+            # only g moves (a linear rule's vjp does not depend on the arguments' values), and
+            # the vjp is linear in g: its tangent is the vjp of g's tangent
+            outs_dot = self.vjp(g_dot, self.y, *rargs, **rkwargs) if g_dot is not None else None
+        else:
+            _, outs_dot = fd._python(self.vjp, None, (g, self.y, *rargs), rkwargs,
+                                     (g_dot, self.y_dot, *targs_), tkwargs_, loc)
+        if len(self.rule.diff) == 1:
+            outs_dot = (outs_dot,)
+        elif outs_dot is None:
+            outs_dot = (None,) * len(self.rule.diff)
+        return value, self.placed(outs_dot)
+
+    def placed(self, outs):
+        """The vjp's outputs per operand, as flat_calls._rule_pullback's back places them."""
+        arg_bars, kw_bars = _spread(self.origins, dict(zip(self.rule.diff, outs)), self.shift)
+        head = arg_bars[0] if self.with_self else None
+        arg_bars = arg_bars[1:] if self.with_self else arg_bars
+        return (head, *self.flat.regroup(arg_bars, kw_bars))
+
+
+# -- Python functions ----------------------------------------------------------------------
+
+
+def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, loc):
+    """dispatch._function_pullback differentiated forward: fn's compiled pullback (the
+    program dispatch ran: same binding, active arguments and cells) run by forward mode.
+    Returns (y's tangent, back's tangent) in dispatch's layout (the cells' cotangent, one
+    per prefix value, one per operand)."""
+    if dispatch.is_dataclass_init(fn):
+        raise _refusal(registry.qualified_name(fn), "a dataclass built there", loc)
+    args = (*prefix, *flat.args)
+    sig = inspect.signature(fn, follow_wrapped=False)  # fn's own parameters, as dispatch binds
+    bound = sig.bind(*args, **flat.kwargs)
+    bound.apply_defaults()
+    names = list(sig.parameters)
+    values = [bound.arguments.get(n, ()) for n in names]
+    active = tuple(carries_derivative(v) for v in values)
+    cells = dispatch.active_cells(fn)
+    program = dispatch._pullback_entry(fn, active, cells, scalar_kinds(values))
+    all_targs = (*prefix_dots, *fd._padded(targs, len(flat.args)))
+    (_, inner_back), pair_dot = fd._python(program, cells_dot, args, flat.kwargs, all_targs,
+                                           tkwargs, loc)
+    y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
+    shifted = _Flat.prefixed(prefix, flat)
+    origins = _origins(sig, shifted)
+    n_prefix = len(prefix)
+
+    def placed(out):
+        """The program's back outputs (one per parameter, then the cells' dict) per operand."""
+        out = tuple(out)
+        own = out[-1] if cells else None
+        arg_bars, kw_bars = _spread(origins, dict(zip(names, out)), shifted)
+        return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars[n_prefix:], kw_bars))
+
+    return y_dot, ProgramBack(inner_back, inner_back_dot, placed)
+
+
+def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
+    """dispatch._partial_pullback differentiated forward (its bound values carry no
+    derivative: dispatch refuses them)."""
+    merged = _Flat((), ())
+    merged.args, merged.origin = flat.args, flat.origin
+    merged.kwargs = {**p.keywords, **flat.kwargs}
+    y_dot, back_dot = _function(p.func, None, merged, targs, tkwargs, p.args,
+                                (None,) * len(p.args), loc)
+    skip = 1 + len(p.args)
+    return y_dot, back_dot.then(lambda out: (None, *out[skip:]))
+
+
+class ProgramBack(fd.CallTangent):
+    """The tangent of the back dispatch made for a Python function: calling it runs the
+    compiled pullback's back by forward mode (back, back_dot: from the forward run of the
+    program) and places its tangents as dispatch's back places the cotangents."""
+
+    __slots__ = ("arrange", "back", "back_dot")
+
+    def __init__(self, back, back_dot, arrange):
+        self.back, self.back_dot, self.arrange = back, back_dot, arrange
+
+    def then(self, arrange):
+        return _Then(self, arrange)
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if g is None and not fd.has_tangent(g_dot):
+            return value, None
+        _, outs_dot = fd.apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
+        if outs_dot is None:
+            return value, None
+        return value, self.arrange(outs_dot)
+
+
+class _Then(fd.CallTangent):
+    """A back tangent whose placed tangents dispatch's wrapper then rearranges (a method's
+    back drops the function's own cotangent, a partial's its bound arguments')."""
+
+    __slots__ = ("arrange", "inner")
+
+    def __init__(self, inner, arrange):
+        self.inner, self.arrange = inner, arrange
+
+    def then(self, arrange):
+        return _Then(self, arrange)
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        value = fn(*args, **kwargs)
+        _, tangent = self.inner.call(lambda *a, **k: None, args, kwargs, targs, tkwargs, loc)
+        return value, (self.arrange(tangent) if tangent is not None else None)
+
+
+def _then(back_dot, arrange):
+    if back_dot is LINEAR_IN_G:
+        return LINEAR_IN_G  # a rearrangement of a back linear in g is linear in g
+    return back_dot.then(arrange)
+
+
+def _drop(n):
+    return lambda out: tuple(out[n:])
+
+
+# -- refusals ------------------------------------------------------------------------------
+
+
+def _refusal(name: str, what: str, loc) -> NoDerivativeRule:
+    return NoDerivativeRule(
+        f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
+        f"running, through {what}; differentiating that again is not supported yet", loc,
+        "make the call's meaning known to the compiler (a plain function of arrays), or use "
+        "finite differences of zp.gradient")
+
+
+def _custom_refusal(f, loc) -> NoDerivativeRule:
+    name = registry.qualified_name(f)
+    if fd.handler_for(f) is not None:  # zp.gradient, zp.pullback, zp.jvp, ...
+        return NoDerivativeRule(
+            f"forward mode over gradient code that calls {name}: zygote_py does not nest this "
+            "call to a third (or higher) order", loc,
+            "nest it to order two, or see docs/limitations.md for what third derivatives "
+            "follow")
+    return NoDerivativeRule(
+        f"forward mode over a gradient reaches {name}, which has a custom rule (@zp.adjoint): "
+        "differentiating its backward function again is not supported", loc,
+        "give the function a forward-mode rule (zygote_py.rules.registry.jvp), or avoid "
+        "second derivatives through it")
+
+
+# -- closures that generated code makes ------------------------------------------------------
+
+
+def make_closure_jvp(args, kwargs, targs, tkwargs, loc):
+    """`_zp_make_closure(code, globals, captured, defaults, kwdefaults)`, which generated code
+    calls for a nested def, differentiated forward (generated code differentiated again):
+    the closure's tangent holds the tangents of what it captured, as for a def in user code."""
+    fn = make_closure(*args, **kwargs)
+    targs = fd._padded(targs, 5)
+    if fd.has_tangent(targs[3]) or fd.has_tangent(targs[4]):
+        raise NoDerivativeRule("forward mode does not follow a derivative through a nested "
+                               "function's default argument", loc,
+                               "pass the value as an argument instead")
+    captured_dot = targs[2]
+    if not fd.has_tangent(captured_dot):
+        return fn, None
+    return fn, fd.closure_tangent(args[0].co_freevars, *captured_dot)
+
+
+# -- the cotangent of an object from that of its attribute -------------------------------------
+
+
+def attribute_cotangent_jvp(args, kwargs, targs, tkwargs, loc):
+    """`_zp_attribute_cotangent(obj, name, g)` in gradient code differentiated forward.  It
+    is linear in g; for a plain attribute ({name: g}), a bound method's read (g) and an
+    attribute whose rule is linear (.T) obj only gives its structure, so the tangent is the
+    same map applied to g's tangent.  A property's getter or a non-linear attribute rule
+    whose object moves, and an object built or written in the call (its cotangent goes to
+    the call's ledger), are refused."""
+    obj, name, g = args
+    obj_dot, _, g_dot = fd._padded(targs, 3)
+    value = dispatch.attribute_cotangent(obj, name, g)
+    if is_tracked(obj):
+        raise _refusal(f"the attribute {name!r}", "an object built or written in the call", loc)
+    if fd.has_tangent(obj_dot):
+        if type(obj) is super:
+            raise _refusal(f"super().{name}", "an attribute reached through super()", loc)
+        how = resolve_attribute(type(obj), name, registry)
+        if how.kind == PROPERTY or how.kind == RULE and not getattr(how.rule.jvp, "linear", False):
+            raise _refusal(f"the attribute {name!r}", "a property or an attribute rule of an "
+                           "object that carries a tangent", loc)
+    if not fd.has_tangent(g_dot):
+        return value, None
+    return value, dispatch.attribute_cotangent(obj, name, g_dot)
+
+
+fd.register_handler(dispatch.attribute_cotangent, attribute_cotangent_jvp)
+fd.register_handler(dispatch.call, call_jvp)
+fd.register_handler(dispatch.call_method, method_jvp)
+fd.register_handler(make_closure, make_closure_jvp)
