@@ -3,6 +3,7 @@ golden files of the fill loop and of a helper writing into its argument
 (tests/golden/fill_loop.grad.py, heat_helper.grad.py, themselves checked by test_golden), and
 its forward-mode example is the fill loop's forward code as zp.jvp compiles it."""
 
+import re
 from pathlib import Path
 
 from golden import cases
@@ -26,4 +27,4 @@ def test_the_forward_mode_example_is_the_current_output():
     source = FORWARD.forward_entry(cases.fill_loop, (True,), (), scalar_kinds(args)).source
     page = (ROOT / "docs" / "mutation.md").read_text()
     assert "```python\n" + source + "```" in page
-    assert "_zp_item_tangent(out, i, out_dot, t_6, True)" in source  # in place in the loop
+    assert re.search(r"_zp_item_tangent\(out, i, out_dot, t_\d+, True\)", source)  # in place in the loop
