@@ -11,14 +11,13 @@ What zygote_py did:
         raise TypeError(f"{type(iterator).__name__!r} object is not an iterator")
     TypeError: 'list' object is not an iterator
 
-Open (found by the Hessian check of fuzz/forward_oracle.py): the gradient is right;
-forward mode over the generated gradient transforms the rule helper
-`_remove_cotangent` and calls `next_item` on a list.  Strict xfail until forward
-over reverse follows that helper (or it gets a forward rule of its own).
+Fixed: the helper's `next(i for i, ... if ...)` lowered the generator expression as a
+list and called next() on it, which is no iterator (user code doing the same was an
+internal TypeError in reverse mode too). A generator expression is now a one-shot
+iterator wherever it is not handed straight to a library call that reads it once.
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -38,7 +37,5 @@ def make_args():
     return (np.array([[0.19, 0.1, -0.37], [-0.07, -0.05, 0.49]]),)
 
 
-@pytest.mark.xfail(strict=True, reason="open: zp.hessian over the gradient of list.remove "
-                   "(forward mode over _remove_cotangent: a TypeError in next_item)")
 def test_fuzz_regression():
     assert_correct(f, make_args())

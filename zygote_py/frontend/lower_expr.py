@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from ..ir.core import Value
+from ..runtime import iterators as _iterators
 from . import runtime_forms
 from .scope import resolve_free
 from .scope import signature_of
@@ -397,6 +398,7 @@ class ExprLowering:
         if obj is builtins.map or obj is builtins.filter:
             return self.map_or_filter(obj, node)
         operands, star, kw = self.call_arguments(node)
+        operands = self.generator_arguments(obj, operands, node)
         if obj is not _MISSING:
             obj = runtime_forms.substitute_callee(obj)
             lowered = self.iterator_call(obj, operands, star, kw, node)
@@ -495,8 +497,26 @@ class ExprLowering:
         return self.comprehension(node, "list")
 
     def expr_GeneratorExp(self, node):
-        # consumed whole by sum(), np.array(), np.stack(), ...: a list behaves the same
-        return self.comprehension(node, "list")
+        """Computed as a list in advance. Handed straight to a library call that reads it
+        once (sum(), np.array(), zip(), ...), the list behaves the same; anywhere else it
+        is a one-shot iterator over those items, as Python's generator is: `g = (...);
+        sum(g) + sum(g)` reads nothing the second time, and next(g) advances it."""
+        items = self.comprehension(node, "list")
+        parent = self.rebinding_index().parents.get(id(node))
+        if isinstance(parent, gast.Call) and any(a is node for a in parent.args):
+            self.__dict__.setdefault("generator_lists", set()).add(items.id)  # see lower_call
+            return items
+        return self.call_static(_iterators.iter_items, (items,), node)
+
+    def generator_arguments(self, obj, operands, node):
+        """Generator expressions passed to a callee that may not read them exactly once,
+        start to end (a Python function, next(), a callee known only while running),
+        become one-shot iterators, as Python's are."""
+        lists = self.__dict__.get("generator_lists")
+        if not lists or not any(v.id in lists for v in operands) or _reads_once(obj):
+            return operands
+        return [self.call_static(_iterators.iter_items, (v,), node) if v.id in lists else v
+                for v in operands]
 
     def expr_DictComp(self, node):
         return self.comprehension(node, "dict")
@@ -602,3 +622,16 @@ def _callee_name(obj) -> str:
 def _plain_constant(value) -> bool:
     return value is None or isinstance(value, (bool, int, float, complex, str, slice, tuple,
                                                type(Ellipsis)))
+
+
+def _reads_once(obj) -> bool:
+    """Whether a call of obj reads an iterable argument once, from start to end, as a
+    list would be read: the builtins and NumPy's functions (next() is not: it reads one
+    item and leaves the rest)."""
+    if obj is _MISSING or obj is builtins.next:
+        return False
+    if isinstance(obj, (types.BuiltinFunctionType, np.ufunc)):
+        return True
+    if isinstance(obj, type) and obj.__module__ == "builtins":  # list, tuple, zip, ...
+        return True
+    return (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy"
