@@ -32,4 +32,4 @@ def read_once(g):
 
 
 def straight_into_calls(x):
-    return read_once(v * v for v in x) + np.sum(np.array(list(np.sin(v) for v in x)))
+    return read_once(v * v for v in x) + np.sum(np.array(list(np.sin(v) for v in x)))  # noqa: C400

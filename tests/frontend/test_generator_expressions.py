@@ -4,10 +4,10 @@ library call that reads it once (sum, np.array, zip) as that list. Before, every
 generator expression was a list: next() of one was an internal TypeError, and reading one
 twice counted its items twice (a silently wrong value and gradient)."""
 
+import generator_cases as cases
 import numpy as np
 import pytest
 
-import generator_cases as cases
 import zygote_py as zp
 
 

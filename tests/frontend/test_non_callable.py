@@ -3,9 +3,9 @@ nothing at all in a branch that does not run (it was an internal VerifyError).""
 
 import numpy as np
 import pytest
+from non_callable_cases import dead_branch, live_branch
 
 import zygote_py as zp
-from non_callable_cases import dead_branch, live_branch
 
 
 def test_not_callable_in_a_branch_that_does_not_run():

@@ -22,8 +22,7 @@ import numpy as np
 from ..ir.core import Value
 from ..runtime import iterators as _iterators
 from . import runtime_forms
-from .scope import resolve_free
-from .scope import signature_of
+from .scope import resolve_free, signature_of
 from .source import share_inside
 
 BINOPS = {
