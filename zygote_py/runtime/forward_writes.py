@@ -108,7 +108,9 @@ def item_tangent(x, index, x_dot, value_dot, in_place=False):
     replaced by value_dot (None: zero).  Updated in place only when the transform proved the
     old tangent is not read again (in_place) and nothing else holds the array."""
     if type(x) is not _ndarray:
-        return None  # (the primal write refused it already)
+        if x_dot is None and value_dot is None:
+            return None
+        _refuse_container_write(x)
     kind = x.dtype.kind
     if kind not in "fc" or (x_dot is None and value_dot is None):
         return None  # integers and booleans have no derivative
@@ -153,10 +155,13 @@ def same_if_written_tangent(old, new, old_dot, new_dot):
 def writeback_tangent(m, t, m_dot, t_dot):
     """The tangent of m, another name, after a write into t (runtime/writes.view_writeback):
     the elements m shares with t take t's new tangent; the others keep m's."""
-    if type(m) is not _ndarray or type(t) is not _ndarray:
-        return m_dot
     if m is t:
         return t_dot
+    if type(m) is not _ndarray or type(t) is not _ndarray:
+        if (m_dot is not None or t_dot is not None) and \
+                (type(m) in (list, dict) or type(t) in (list, dict)):
+            _refuse_container_write(t)
+        return m_dot
     dtype = _tangent_dtype(m)
     if dtype is None:
         return None
@@ -182,9 +187,20 @@ def region_tangent(x_dot, index):
 
 def whole_tangent(y, y_dot):
     """The tangent of runtime/writes.saved_whole(y): a copy of y's tangent (y an array)."""
-    if type(y) is not _ndarray or y_dot is None:
+    if y_dot is None:
         return None
+    if type(y) is not _ndarray:
+        _refuse_container_write(y)
     return np.array(y_dot, copy=True)
+
+
+def _refuse_container_write(x):
+    """A write into a list or dict (reverse mode follows them) whose tangents forward mode
+    does not track yet: refused, never a tangent silently left at zero."""
+    raise NoDerivativeRule(f"forward mode (zp.jvp, zp.hessian, a forward zp.jacobian) does not "
+                           f"follow writes into a {type(x).__name__} with derivatives yet",
+                           hint="use reverse mode (zp.gradient) for this function, or build a "
+                           "new list instead of writing into one")
 
 
 def linear_tangent(fn, g_dot, *rest):
