@@ -66,6 +66,15 @@ from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
 
 
+class _Arrangeable(fd.CallTangent):
+    """A back tangent whose placed tangents dispatch's wrapper may rearrange (then())."""
+
+    __slots__ = ()
+
+    def then(self, arrange):
+        return _Then(self, arrange)
+
+
 class LinearInG(fd.CallTangent):
     """The tangent of a pullback whose call had no moving operand: `back(g)` then moves
     only with g, and a pullback is linear in g, so its tangent is `back(g_dot)`."""
@@ -241,7 +250,7 @@ def _custom(f, f_dot, flat: _Flat, targs, tkwargs, loc):
     return y_dot, CustomBack(back_tangent, placed)
 
 
-class CustomBack(fd.CallTangent):
+class CustomBack(_Arrangeable):
     """The tangent of the back dispatch made for a custom rule with a registered forward
     meaning: back_tangent(g, g_dot) is the tangent of the rule's own back(g)."""
 
@@ -249,9 +258,6 @@ class CustomBack(fd.CallTangent):
 
     def __init__(self, back_tangent, arrange):
         self.back_tangent, self.arrange = back_tangent, arrange
-
-    def then(self, arrange):
-        return _Then(self, arrange)
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         value = fn(*args, **kwargs)
@@ -302,7 +308,7 @@ def _rule(rule, flat: _Flat, targs, tkwargs, y, self_obj, self_dot, loc):
                            y, y_dot, _origins(sig, shift), shift, flat, self_obj is not None)
 
 
-class RuleBack(fd.CallTangent):
+class RuleBack(_Arrangeable):
     """The tangent of the back run-time dispatch made for a registered rule: calling it runs
     the rule's vjp forward (its body is Python) and places the outputs as that back does."""
 
@@ -315,9 +321,6 @@ class RuleBack(fd.CallTangent):
         self.tangents = tangents  # their tangents, in the same shape
         self.y, self.y_dot = y, y_dot
         self.origins, self.shift, self.flat, self.with_self = origins, shift, flat, with_self
-
-    def then(self, arrange):
-        return _Then(self, arrange)
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         value = fn(*args, **kwargs)
@@ -399,7 +402,7 @@ def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
     return y_dot, back_dot.then(lambda out: (None, *out[skip:]))
 
 
-class ProgramBack(fd.CallTangent):
+class ProgramBack(_Arrangeable):
     """The tangent of the back dispatch made for a Python function: calling it runs the
     compiled pullback's back by forward mode (back, back_dot: from the forward run of the
     program) and places its tangents as dispatch's back places the cotangents."""
@@ -408,9 +411,6 @@ class ProgramBack(fd.CallTangent):
 
     def __init__(self, back, back_dot, arrange):
         self.back, self.back_dot, self.arrange = back, back_dot, arrange
-
-    def then(self, arrange):
-        return _Then(self, arrange)
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         value = fn(*args, **kwargs)
@@ -424,7 +424,7 @@ class ProgramBack(fd.CallTangent):
         return value, self.arrange(outs_dot)
 
 
-class _Then(fd.CallTangent):
+class _Then(_Arrangeable):
     """A back tangent whose placed tangents dispatch's wrapper then rearranges (a method's
     back drops the function's own cotangent, a partial's its bound arguments')."""
 
@@ -432,9 +432,6 @@ class _Then(fd.CallTangent):
 
     def __init__(self, inner, arrange):
         self.inner, self.arrange = inner, arrange
-
-    def then(self, arrange):
-        return _Then(self, arrange)
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         value = fn(*args, **kwargs)
