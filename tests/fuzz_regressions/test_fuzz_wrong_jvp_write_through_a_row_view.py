@@ -3,14 +3,13 @@
 
 What zygote_py did:
     jvp: zygote_py 2.9615905725959086, finite differences . tangent 1.3672676476672494
-OPEN, silently wrong in forward mode only: `buf = np.stack([a, a]).T; al = buf[0];
-al *= c` then `np.sum(buf)`: zp.jvp gives the tangent as if the write had not
-happened (1.6 instead of -2.58 in the minimal form); zp.gradient is right. Found by
-the fuzz run on the final commit of 2026-11-26; kept as a strict xfail until fixed.
+Fixed: `buf = np.stack([a, a]).T; al = buf[0]; al *= c` then `np.sum(buf)`: zp.jvp
+gave the tangent as if the write had not happened, because the tangent copy of the
+transposed buf was F-ordered and the write went through reshape(-1) into a second copy
+(runtime/forward_writes._fresh_copy now copies in C order).
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -36,6 +35,5 @@ def make_args():
     return (np.array([-0.85, 0.72, -0.28]),)
 
 
-@pytest.mark.xfail(strict=True, reason="open: zp.jvp drops an in-place write through a row view of a stacked array (reverse mode is right)")
 def test_fuzz_regression():
     assert_correct(f, make_args())

@@ -98,8 +98,10 @@ _SOLE_REFS = _measure_sole_refs()
 def _fresh_copy(x, x_dot, dtype):
     if x_dot is None:
         return np.zeros(x.shape, dtype=dtype)
+    # C order: writeback_tangent writes through reshape(-1) at flat C positions, which on an
+    # F-ordered copy (the tangent of a transpose) would write into a discarded copy
     buffer = np.array(np.broadcast_to(x_dot, x.shape), dtype=np.result_type(x_dot, dtype),
-                      copy=True)
+                      copy=True, order="C")
     return buffer
 
 

@@ -407,7 +407,9 @@ def writeback_rest_cotangent(g, m, t):
     pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
     if not pos:
         return g
-    out = np.array(g, copy=True)
+    # C order, whatever g's layout: shared_positions counts flat C positions, and
+    # reshape(-1) of an F-ordered copy would be a copy that the zeroing never reaches
+    out = np.array(g, copy=True, order="C")
     out.reshape(-1)[pos[0]] = 0
     return out
 
