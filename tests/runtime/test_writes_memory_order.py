@@ -6,9 +6,9 @@ positions through reshape(-1), which on an F-ordered copy is a second copy."""
 
 import numpy as np
 import pytest
+from write_checks import check_writes, fd_gradient
 
 import zygote_py as zp
-from write_checks import check_writes, fd_gradient
 
 W = np.array([[1.0, 2.0], [3.0, -4.0]])
 W3 = np.arange(1.0, 13.0).reshape(2, 3, 2) / 7.0
