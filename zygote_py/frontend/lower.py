@@ -189,7 +189,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
                 if augment is not None:
                     fn, rhs = augment
                     old = self.call_static(operator.getitem, (current, key), node)
-                    value = self.call_static(fn, (old, self.expr(rhs)), node)
+                    value = self.augmented_item(base_node.id, current, old, fn, rhs, node)
                 new = self.emit("setitem", [current, key, value], node=node, hint=base_node.id).result
                 self.consumed.add(current.id)
                 self.fresh.add(new.id)
@@ -217,7 +217,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             return  # an attribute's list or dict (anything else refused while running)
         raise self.mutation_error(
             node, f"{what} writes into an object reached through an expression",
-            "name the array first (a = obj.a; a[i] = v), or build the result functionally "
+            "write into a copy and store it back (a = obj.a.copy(); a[i] = v; obj.a = a), "
+            "or build the result functionally "
             "(np.where, np.concatenate)")
 
     def is_dict(self, value: Value) -> bool:

@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from ..ir.core import Value
+from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from . import runtime_forms
 from .scope import resolve_free, signature_of
@@ -321,13 +322,30 @@ class ExprLowering:
         return self.emit("list", self.elements(node.elts, node), node=node).result
 
     def expr_Dict(self, node):
-        if any(k is None for k in node.keys):
-            raise self.unsupported(node, "** inside a dict literal is not supported",
-                                   "merge dicts with a loop or dict(a, **b) outside the function")
-        operands = []
+        """`{k: v, ...}`; with `**m` entries, Python's left-to-right merge: the runs of pairs
+        are literals, and each part updates a new dict (runtime/containers.dict_update),
+        whose rules send every key's derivative to the part that set it last."""
+        if not any(k is None for k in node.keys):
+            operands = []
+            for k, v in zip(node.keys, node.values):
+                operands += [self.expr(k), self.expr(v)]
+            return self.emit("dict", operands, node=node).result
+        result = self.emit("dict", [], node=node).result
+        pairs: list = []
         for k, v in zip(node.keys, node.values):
-            operands += [self.expr(k), self.expr(v)]
-        return self.emit("dict", operands, node=node).result
+            if k is not None:
+                pairs += [self.expr(k), self.expr(v)]
+                continue
+            if pairs:
+                result = self.call_static(forms.dict_update,
+                                          (result, self.emit("dict", pairs, node=node).result),
+                                          node)
+                pairs = []
+            result = self.call_static(forms.dict_update, (result, self.expr(v)), node)
+        if pairs:
+            result = self.call_static(forms.dict_update,
+                                      (result, self.emit("dict", pairs, node=node).result), node)
+        return result
 
     def expr_Set(self, node):
         return self.call_static(builtins.set, (self.emit("list", self.elements(node.elts, node),

@@ -324,6 +324,20 @@ class WriteLowering:
         new = self.augmented_write(name, current, new_value, node)
         self.record_write(name, current, new, node, checked_outside=True)
 
+    def augmented_item(self, hint: str, container: Value, old: Value, fn, rhs_node,
+                       node) -> Value:
+        """The value `c[k] op= rhs` stores back into the list or dict c, given old = c[k]:
+        Python runs `old.__iop__(rhs)`, which writes an ndarray in place, so every other
+        name holding (a view of) that array sees the change, exactly as `y op= rhs` on a
+        name does; a number is rebound (decided while running: augmented_write)."""
+        new_value = self.call_static(fn, (old, self.expr(rhs_node)), node)
+        name = f"{hint}_item"
+        new = self.augmented_write(name, old, new_value, node)
+        # the container itself is not written back: the caller stores the (same) array
+        # into it at once, as Python's c[k] = old.__iop__(rhs) does
+        self.record_write(name, old, new, node, checked_outside=True, container=container)
+        return new
+
     def augmented_write(self, name: str, current: Value, new_value: Value, node) -> Value:
         """The value `current op= rhs` leaves: current written in place when it is an ndarray
         (Python's __iop__), new_value otherwise (decided while running)."""
@@ -683,7 +697,8 @@ class WriteLowering:
             self.check_stale(name, value, node)
         return value
 
-    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False) -> None:
+    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False,
+                     container: Value | None = None) -> None:
         info = self.alias_class(old)
         if info.untracked is not None:
             # the untracked value's cotangent is dropped, so the part of the array it shares
@@ -713,7 +728,7 @@ class WriteLowering:
         lowerer = self
         while lowerer is not None:
             for key, bound in list(lowerer.env.items()):
-                if not isinstance(bound, Value):
+                if not isinstance(bound, Value) or bound is container:
                     continue
                 if lowerer is self and key == name and bound is not new:
                     # the name written is bound to the write's result, whatever it held after
