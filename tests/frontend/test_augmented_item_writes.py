@@ -120,3 +120,15 @@ def test_an_object_holding_the_written_array_is_refused():
 
     with pytest.raises(zp.MutationError):
         zp.gradient(f, X, 1.7)
+
+
+def test_the_same_array_at_two_keys():
+    # pair[1] is the array pair[0] writes into: it sees the write (once rebound, not)
+    def f(x, c):
+        y = x * 1.0
+        pair = {"p": y, "q": y}
+        pair["p"] *= c
+        return np.sum(pair["q"] ** 2)
+
+    check_writes(f, X, 1.7)
+    check_jvp_writes(f, X, 1.7)

@@ -16,6 +16,7 @@ import re
 
 from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
+from ..runtime import writes
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 
@@ -243,6 +244,8 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
         here = names.liveness.op_pos[id(mutation)]
         if mutation.operands[0].id in names.liveness.kept:
             return False
+        if _same_object_as_another(mutation.operands[0]):
+            return False  # another value (a tape's, an earlier name's) is that very list
         for reader in readers.get(mutation.operands[0].id, []):
             if reader is mutation or reader.opcode == "yield":
                 continue
@@ -288,6 +291,14 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
             elif op.opcode in ("append", "extend", "setitem"):
                 if in_place_ok(op):
                     names.force_union(op.operands[0], op.result)
+
+
+def _same_object_as_another(value: Value) -> bool:
+    """value is a list or dict written back after a write into an array it holds
+    (runtime/writes.view_writeback): the same object as its operand, which the tape or
+    another name may hold, so updating it in place would change theirs too."""
+    op = value.defining_op
+    return op is not None and op.opcode == "call" and op.attrs.get("fn") is writes.view_writeback
 
 
 def _in_block(op: Op, block: Block) -> bool:

@@ -189,7 +189,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
                 if augment is not None:
                     fn, rhs = augment
                     old = self.call_static(operator.getitem, (current, key), node)
-                    value = self.augmented_item(base_node.id, current, old, fn, rhs, node)
+                    value = self.augmented_item(base_node.id, old, fn, rhs, node)
+                    current = self.env[base_node.id]  # written back if it holds it elsewhere
                 new = self.emit("setitem", [current, key, value], node=node, hint=base_node.id).result
                 self.consumed.add(current.id)
                 self.fresh.add(new.id)

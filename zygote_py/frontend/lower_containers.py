@@ -272,8 +272,7 @@ class ContainerLowering:
         if augment is not None:
             fn, rhs = augment
             old = self.call_static(operator.getitem, (base, key), node)
-            value = self.augmented_item(getattr(receiver, "attr", "item"), base, old, fn, rhs,
-                                        node)
+            value = self.augmented_item(getattr(receiver, "attr", "item"), old, fn, rhs, node)
         none = self.const(None, node)
 
         def new(kind, copy):
@@ -416,7 +415,8 @@ class ContainerLowering:
         if augment is not None:
             fn, rhs = augment
             old = self.call_static(operator.getitem, (current, key), node)
-            value = self.augmented_item(name, current, old, fn, rhs, node)
+            value = self.augmented_item(name, old, fn, rhs, node)
+            current = self.env[name]  # written back if it holds the array elsewhere too
         new = self.call_static(forms.list_setitem, (current, key, value), node)
         new.hint = name
         self.rebind(name, current, new, "list")

@@ -324,8 +324,7 @@ class WriteLowering:
         new = self.augmented_write(name, current, new_value, node)
         self.record_write(name, current, new, node, checked_outside=True)
 
-    def augmented_item(self, hint: str, container: Value, old: Value, fn, rhs_node,
-                       node) -> Value:
+    def augmented_item(self, hint: str, old: Value, fn, rhs_node, node) -> Value:
         """The value `c[k] op= rhs` stores back into the list or dict c, given old = c[k]:
         Python runs `old.__iop__(rhs)`, which writes an ndarray in place, so every other
         name holding (a view of) that array sees the change, exactly as `y op= rhs` on a
@@ -333,9 +332,9 @@ class WriteLowering:
         new_value = self.call_static(fn, (old, self.expr(rhs_node)), node)
         name = f"{hint}_item"
         new = self.augmented_write(name, old, new_value, node)
-        # the container itself is not written back: the caller stores the (same) array
-        # into it at once, as Python's c[k] = old.__iop__(rhs) does
-        self.record_write(name, old, new, node, checked_outside=True, container=container)
+        # the container is written back too (it may hold the array at other keys, or
+        # views of it): the caller reads it again from its name before storing the item
+        self.record_write(name, old, new, node, checked_outside=True)
         return new
 
     def augmented_write(self, name: str, current: Value, new_value: Value, node) -> Value:
@@ -697,8 +696,7 @@ class WriteLowering:
             self.check_stale(name, value, node)
         return value
 
-    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False,
-                     container: Value | None = None) -> None:
+    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False) -> None:
         info = self.alias_class(old)
         if info.untracked is not None:
             # the untracked value's cotangent is dropped, so the part of the array it shares
@@ -728,7 +726,7 @@ class WriteLowering:
         lowerer = self
         while lowerer is not None:
             for key, bound in list(lowerer.env.items()):
-                if not isinstance(bound, Value) or bound is container:
+                if not isinstance(bound, Value):
                     continue
                 if lowerer is self and key == name and bound is not new:
                     # the name written is bound to the write's result, whatever it held after
@@ -755,11 +753,24 @@ class WriteLowering:
                             "call", [bound, new, self.const(key, node), self.loc_const(node)],
                             attrs={"fn": writes.view_writeback, "expr": "_zp_view_writeback",
                                    "kw": (), "star": ()}, node=node, hint=key).result
+                        self.same_container(bound, written_back[bound.id])
                     lowerer.env[key] = written_back[bound.id]
                 else:  # unbound on some path, or a name of the function this one is inlined
                     # into: checked when it is read
                     self.stale[bound.id] = (new, loc)
             lowerer = lowerer.parent
+
+    def same_container(self, old: Value, new: Value) -> None:
+        """new is old's list or dict after a write into an array it holds: the same object,
+        so a container made here stays one (its updates are followed, not refused)."""
+        kind = self.kind_of(old)
+        if kind is None:
+            return
+        self.consumed.add(old.id)
+        self.fresh.add(new.id)
+        self.kinds[new.id] = kind
+        if old.id in self.escaped:
+            self.escaped.add(new.id)
 
     def check_arguments_at_entry(self, params, node) -> None:
         _entry_check(self, params, node)

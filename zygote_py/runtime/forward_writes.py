@@ -159,6 +159,10 @@ def writeback_tangent(m, t, m_dot, t_dot):
     the elements m shares with t take t's new tangent; the others keep m's."""
     if m is t:
         return t_dot
+    if type(t) is _ndarray and type(m) in (list, tuple, dict):
+        return _held_writeback_tangent(m, t, m_dot, t_dot)
+    if type(t) in (float, int, complex, bool) or isinstance(t, np.generic):
+        return m_dot  # `y op= v` rebound a number: nothing anyone holds changed
     if type(m) is not _ndarray or type(t) is not _ndarray:
         if (m_dot is not None or t_dot is not None) and \
                 (type(m) in (list, dict) or type(t) in (list, dict)):
@@ -177,6 +181,54 @@ def writeback_tangent(m, t, m_dot, t_dot):
     flat = out.reshape(-1)
     flat[pos_m] = 0 if t_dot is None else np.ravel(np.broadcast_to(t_dot, t.shape))[pos_t]
     return out
+
+
+def _held_writeback_tangent(m, t, m_dot, t_dot):
+    """writeback_tangent where m is a list, tuple or dict holding (views of) the written
+    array t: each array item's tangent takes t's at the elements it shares with t.  The
+    tangent of such a container mirrors it (a list, tuple or dict of tangents, None for
+    zero), as runtime/writes.view_writeback's cotangents do."""
+    if type(m_dot) not in (list, tuple, dict, type(None)):
+        raise NoDerivativeRule(f"forward mode cannot follow a write into an array held by a "
+                               f"{type(m).__name__} whose tangent is a "
+                               f"{type(m_dot).__name__}", None,
+                               "use reverse mode (zp.gradient) for this function")
+    out = m_dot
+    for path, item in writes._held_items(m):
+        positions = writes.shared_positions(item, t) if type(item) is _ndarray else None
+        if not positions:
+            continue
+        item_dot = writes._cotangent_at(m_dot, path)
+        if item_dot is None and t_dot is None:
+            continue
+        dtype = _tangent_dtype(item)
+        if dtype is None:
+            continue
+        new = _fresh_copy(item, item_dot, dtype)
+        new.reshape(-1)[positions[0]] = 0 if t_dot is None else \
+            np.ravel(np.broadcast_to(t_dot, t.shape))[positions[1]]
+        out = writes._with_cotangent_at(_filled(out, m), path, new)
+    return out
+
+
+def _filled(m_dot, m):
+    """m_dot with every None standing for a nested list, tuple or dict made explicit."""
+    if m_dot is None:
+        return _empty_tangent(m)
+    if type(m) is dict:
+        return {k: _filled(m_dot.get(k), v) if type(v) in (list, tuple, dict) else m_dot.get(k)
+                for k, v in m.items()}
+    parts = [_filled(d, v) if type(v) in (list, tuple, dict) else d for d, v in zip(m_dot, m)]
+    return tuple(parts) if type(m) is tuple else parts
+
+
+def _empty_tangent(m):
+    """A tangent of m's structure with every part zero (None)."""
+    if type(m) is dict:
+        return {k: _empty_tangent(v) if type(v) in (list, tuple, dict) else None
+                for k, v in m.items()}
+    parts = [_empty_tangent(v) if type(v) in (list, tuple, dict) else None for v in m]
+    return tuple(parts) if type(m) is tuple else parts
 
 
 def region_tangent(x_dot, index):

@@ -379,8 +379,63 @@ def view_writeback(m, t, name, loc=None):
         return m
     if (type(t) is list or type(t) is dict) and m is t:
         return m  # the same container under another name: it holds the new items
+    if type(t) is _ndarray and type(m) in _HOLDERS:
+        # a list, tuple or dict holding the written array (or views of it): it holds the
+        # same arrays, now changed; the gradient follows each item's memory as for a name
+        for _, item in _held_items(m):
+            if type(item) is _ndarray:
+                if shared_positions(item, t) is False:
+                    raise MutationError(f"{name!r} holds an array that overlaps the written "
+                                        "one in a way zygote_py cannot follow element by "
+                                        "element", loc, "put a copy in it before the write")
+            else:
+                check_unaliased(item, t, name, loc)  # an object or closure holding it
+        return m
     check_unaliased(m, t, name, loc)
     return m
+
+
+_HOLDERS = (list, tuple, dict)
+
+
+def _held_items(m, path=()):
+    """(path, item) for the items of a list, tuple or dict, through nested ones (their
+    cotangents have the same structure: a list, a tuple, a dict with some keys)."""
+    keys = m.keys() if type(m) is dict else range(len(m))
+    for key in keys:
+        item = m[key]
+        if type(item) in _HOLDERS:
+            yield from _held_items(item, path + (key,))
+        else:
+            yield path + (key,), item
+
+
+def _cotangent_at(g, path):
+    """The part of a structure's cotangent g at path (None: zero)."""
+    for key in path:
+        if g is None:
+            return None
+        if type(g) is dict:
+            g = g.get(key)
+        elif type(g) is list or type(g) is tuple:
+            g = g[key]
+        else:
+            raise MutationError("the derivative of a container holding a written array has "
+                                f"an unexpected form ({type(g).__name__}); please report this")
+    return g
+
+
+def _with_cotangent_at(g, path, part):
+    """A copy of the structure cotangent g (None parts stay None) with part at path."""
+    key, rest = path[0], path[1:]
+    inner = part if not rest else _with_cotangent_at(_cotangent_at(g, (key,)), rest, part)
+    if type(g) is dict:
+        out = dict(g)
+        out[key] = inner
+        return out
+    out = list(g)
+    out[key] = inner
+    return tuple(out) if type(g) is tuple else out
 
 
 def writeback_value_cotangent(g, m, t):
@@ -389,6 +444,17 @@ def writeback_value_cotangent(g, m, t):
         return None
     if m is t and (type(t) is list or type(t) is dict):
         return g
+    if type(m) in _HOLDERS and type(t) is _ndarray:
+        out = None
+        for path, item in _held_items(m):
+            part = _cotangent_at(g, path)
+            pos = shared_positions(item, t) if type(item) is _ndarray else None
+            if part is None or not pos:
+                continue
+            if out is None:
+                out = np.zeros(t.size, dtype=np.result_type(part))
+            out[pos[1]] += np.ravel(np.broadcast_to(part, item.shape))[pos[0]]
+        return None if out is None else out.reshape(t.shape)
     pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
     if not pos:
         return None
@@ -404,6 +470,16 @@ def writeback_rest_cotangent(g, m, t):
         return None
     if m is t and (type(t) is list or type(t) is dict):
         return None
+    if type(m) in _HOLDERS and type(t) is _ndarray:
+        for path, item in _held_items(m):
+            part = _cotangent_at(g, path)
+            pos = shared_positions(item, t) if type(item) is _ndarray else None
+            if part is None or not pos:
+                continue
+            rest = np.array(np.broadcast_to(part, item.shape), copy=True, order="C")
+            rest.reshape(-1)[pos[0]] = 0
+            g = _with_cotangent_at(g, path, rest)
+        return g
     pos = shared_positions(m, t) if type(m) is _ndarray and type(t) is _ndarray else None
     if not pos:
         return g
