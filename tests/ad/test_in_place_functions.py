@@ -182,10 +182,21 @@ def modf_out(x):
     return np.sum(a * b)
 
 
-def out_into_an_expression(x):
+def out_into_a_list_item(x):
     ys = [np.zeros(6)]
     np.exp(x, out=ys[0])
     return np.sum(ys[0])
+
+
+class _Holder:
+    def __init__(self):
+        self.a = np.zeros(6)
+
+
+def out_into_an_attribute(x):
+    h = _Holder()
+    np.exp(x, out=h.a)
+    return np.sum(h.a)
 
 
 def sort_a_list_argument(x, xs):
@@ -199,7 +210,8 @@ def test_refusals():
     with pytest.raises(zp.MutationError, match="one-output ufunc"):
         zp.gradient(modf_out, X.copy())
     with pytest.raises(zp.MutationError, match="output array in place"):
-        zp.gradient(out_into_an_expression, X.copy())
+        zp.gradient(out_into_an_attribute, X.copy())
+    check_writes(out_into_a_list_item, X)  # an item of a variable's list: followed
     # a list passed in is sorted in place (tests/frontend/test_outside_containers.py)
     xs = [2.0, 1.0]
     g = zp.gradient(sort_a_list_argument, X.copy(), xs)

@@ -390,42 +390,43 @@ class WriteLowering:
         if star or not isinstance(node, gast.Call):
             return None
         if fn is np.copyto and not kw and len(operands) == 2:
-            target = node.args[0]
-            if isinstance(target, gast.Name) and target.id in self.local_names:
-                self.whole_write(target.id, operands[0], operands[1],
-                                 writes.write_item_augmented, node)
+            with self.written_name(node.args[0], operands[0]) as name:
+                if name is None:
+                    return None
+                self.whole_write(name, operands[0], operands[1], writes.write_item_augmented,
+                                 node)
                 return self.const(None, node)
-            return None
         positional = _IN_PLACE_SIGNATURES.get(_identity(fn))
         if positional is not None:
             return self.positions_write(fn, positional, operands, kw, node)
         if fn is np.copyto and kw == ("where",) and len(operands) == 3:
-            target = node.args[0]  # dst[...] = np.where(where, src, dst)
-            if isinstance(target, gast.Name) and target.id in self.local_names:
+            with self.written_name(node.args[0], operands[0]) as name:
+                if name is None:
+                    return None
+                # dst[...] = np.where(where, src, dst)
                 chosen = self.call_static(np.where, (operands[2], operands[1], operands[0]), node)
-                self.whole_write(target.id, operands[0], chosen, writes.write_item_augmented, node)
+                self.whole_write(name, operands[0], chosen, writes.write_item_augmented, node)
                 return self.const(None, node)
-            return None
         if fn is _NDARRAY_SORT:  # np.ndarray.sort(a, ...): as a.sort(...)
             target = node.args[0] if node.args else None
             if isinstance(target, gast.Name) and target.id in self.local_names:
                 return self.sort_in_place(target.id, operands[0], operands[1:], kw, node)
             return None
         if _ufunc_at(fn) and not kw and len(operands) == 3:
-            target = node.args[0]
-            if isinstance(target, gast.Name) and target.id in self.local_names:
-                self.scatter_write(target.id, fn.__self__, *operands, node)
+            with self.written_name(node.args[0], operands[0]) as name:
+                if name is None:
+                    return None
+                self.scatter_write(name, fn.__self__, *operands, node)
                 return self.const(None, node)
-            return None
         if _ufunc_at(fn, _PRODUCT_AT) and not kw and len(operands) == 3:
-            target = node.args[0]  # a[...] = ufunc_at(ufunc, a, idx, b): the rule's value
-            if isinstance(target, gast.Name) and target.id in self.local_names:
+            with self.written_name(node.args[0], operands[0]) as name:
+                if name is None:
+                    return None
+                # a[...] = ufunc_at(ufunc, a, idx, b): the rule's value
                 ufunc = self.static(fn.__self__, f"np.{fn.__self__.__name__}", node)
                 result = self.call_static(ufunc_at, (ufunc, *operands), node)
-                self.whole_write(target.id, operands[0], result, writes.write_item_augmented,
-                                 node)
+                self.whole_write(name, operands[0], result, writes.write_item_augmented, node)
                 return self.const(None, node)
-            return None
         if isinstance(fn, np.ufunc) and None not in kw:
             return self.ufunc_out(fn, callee, operands, kw, node)
         return None
@@ -450,14 +451,24 @@ class WriteLowering:
                 return None  # out=None: a new array, as without it
         else:
             return None
-        if fn.nout != 1 or not isinstance(target, gast.Name) or target.id not in self.local_names:
-            raise self.mutation_error(
-                node, f"np.{fn.__name__} writes its result into an output array in place, which "
-                "zygote_py follows for a one-output ufunc writing into an array named here (a "
-                "variable of this function)", "use the returned value instead of an output array")
-        array = self.env.get(target.id)
-        if not isinstance(array, Value):
-            return None
+        given = operands[position]
+        if given.defining_op is not None and given.defining_op.opcode == "tuple" and \
+                len(given.defining_op.operands) == 1:
+            given = given.defining_op.operands[0]  # out=(a,)
+        with self.written_name(target, given) as name:
+            if fn.nout != 1 or name is None:
+                raise self.mutation_error(
+                    node, f"np.{fn.__name__} writes its result into an output array in place, "
+                    "which zygote_py follows for a one-output ufunc writing into an array named "
+                    "here (a variable of this function, or an item or view of one)",
+                    "use the returned value instead of an output array")
+            array = self.env.get(name)
+            if not isinstance(array, Value):
+                return None
+            return self._ufunc_out_write(fn, callee, operands, kw, node, position, name, array)
+
+    def _ufunc_out_write(self, fn, callee, operands, kw, node, position, name, array):
+        npos = len(operands) - len(kw)
         where_at = npos + kw.index("where") if "where" in kw else None
         where = operands[where_at] if where_at is not None else None
         rest = [v for i, v in enumerate(operands) if i != position and i != where_at]
@@ -468,7 +479,33 @@ class WriteLowering:
                                                 "star": ()}, node=node).result
         if where is not None:  # NumPy leaves the output as it was where `where` is False
             result = self.call_static(np.where, (where, result, array), node)
-        return self.whole_write(target.id, array, result, writes.write_item_augmented, node)
+        return self.whole_write(name, array, result, writes.write_item_augmented, node)
+
+    @contextmanager
+    def written_name(self, target, value):
+        """The name under which an in-place call's target array is written: the variable
+        itself, or for an item or view of a variable's value (`buf[1]`, `lst[0]`, already
+        evaluated to value) a name of its own for the statement, as Python's
+        `a = buf[1]; np.add.at(a, ...)` would be (the write's alias tracking then updates
+        buf, or the container holding it).  None for anything else (refused by the caller)."""
+        if isinstance(target, gast.Name) and target.id in self.local_names:
+            yield target.id
+            return
+        root = target
+        while isinstance(root, gast.Subscript):
+            root = root.value
+        if not (isinstance(target, gast.Subscript) and isinstance(root, gast.Name)
+                and root.id in self.local_names and isinstance(value, Value)):
+            yield None
+            return
+        name = f"{root.id}_item"
+        while name in self.env or name in self.local_names:
+            name += "_"
+        self.env[name] = value
+        try:
+            yield name
+        finally:
+            self.env.pop(name, None)
 
     def refuse_positional_out(self, fn, operands, kw, node) -> None:
         """`np.sum(x, 0, None, y)`: a library function (one with a rule, or none needed)
