@@ -225,6 +225,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             return  # an attribute's list or dict (anything else refused while running)
         raise self.mutation_error(
             node, f"{what} writes into an object reached through an expression",
+            "name the array first (a = obj.a; a[i] = v) when obj was built in this call, or "
             "write into a copy and store it back (a = obj.a.copy(); a[i] = v; obj.a = a), "
             "or build the result functionally "
             "(np.where, np.concatenate)")

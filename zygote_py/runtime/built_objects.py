@@ -127,6 +127,13 @@ def is_tracked(obj) -> bool:
     return ledger is not None and id(obj) in ledger.tracked
 
 
+def gathered_cotangents(obj) -> dict | None:
+    """The slots of a tracked object, {attribute: cotangent gathered since its last write}
+    (runtime/writes.py moves the parts that belong to an array written in place)."""
+    ledger = context.current().objects
+    return ledger.cotangents.get(id(obj)) if ledger is not None else None
+
+
 def track(obj, loc) -> ObjectLedger:
     ledger = _ledger()
     if ledger is None:

@@ -163,6 +163,13 @@ def writeback_tangent(m, t, m_dot, t_dot):
         return _held_writeback_tangent(m, t, m_dot, t_dot)
     if type(t) in (float, int, complex, bool) or isinstance(t, np.generic):
         return m_dot  # `y op= v` rebound a number: nothing anyone holds changed
+    if type(t) is _ndarray and writes._tracked_object(m) and \
+            (m_dot is not None or t_dot is not None):
+        # reverse mode moves the ledger's derivatives (runtime/writes._move_ledger_slots);
+        # forward mode has no per-attribute tangents of such an object to update yet
+        raise NoDerivativeRule("forward mode (zp.jvp, zp.hessian, a forward zp.jacobian) does "
+                               "not follow a write into an array that an object holds",
+                               hint="use reverse mode (zp.gradient) for this function")
     if type(m) is not _ndarray or type(t) is not _ndarray:
         if (m_dot is not None or t_dot is not None) and \
                 (type(m) in (list, dict) or type(t) in (list, dict)):

@@ -91,6 +91,6 @@ def refuse_item_update(obj, what: str, loc=None) -> None:
         "an object this function did not create"
     raise MutationError(f"{what} writes into {where} (a {type(obj).__name__}), which zygote_py "
                         "follows for a list or dict only", loc,
-                        "write into a copy and store it back (a = obj.a.copy(); a[i] = v; "
-                        "obj.a = a), or build the result functionally (np.where, "
-                        "np.concatenate, a new container)")
+                        "name the array first (a = obj.a; a[i] = v) when obj was built in "
+                        "this call, or write into a copy and store it back (a = "
+                        "obj.a.copy(); a[i] = v; obj.a = a)")

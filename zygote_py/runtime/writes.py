@@ -379,6 +379,19 @@ def view_writeback(m, t, name, loc=None):
         return m
     if (type(t) is list or type(t) is dict) and m is t:
         return m  # the same container under another name: it holds the new items
+    if type(t) is _ndarray and _tracked_object(m):
+        # an object built in this call holding the written array in an attribute: it
+        # holds the same array, now changed; the derivatives its reads gather in the
+        # ledger are moved to the written array where they share its memory
+        for attribute, item in _attribute_items(m):
+            if type(item) is _ndarray:
+                if shared_positions(item, t) is False:
+                    raise MutationError(f"{name!r}.{attribute} overlaps the written array in "
+                                        "a way zygote_py cannot follow element by element",
+                                        loc, "store a copy in it before the write")
+            else:
+                check_unaliased(item, t, f"{name}.{attribute}", loc)
+        return m
     if type(t) is _ndarray and type(m) in _HOLDERS:
         # a list, tuple or dict holding the written array (or views of it): it holds the
         # same arrays, now changed; the gradient follows each item's memory as for a name
@@ -396,6 +409,58 @@ def view_writeback(m, t, name, loc=None):
 
 
 _HOLDERS = (list, tuple, dict)
+
+
+def _tracked_object(m) -> bool:
+    """m is an object of a user class built (or written) by transformed code in the
+    gradient call running now, whose attributes' derivatives live in the object ledger."""
+    if type(m) in _HOLDERS or type(m) is _ndarray or isinstance(m, (type, types.ModuleType,
+                                                                      types.FunctionType)):
+        return False
+    ledger = _object_ledger()
+    return ledger is not None and ledger.is_tracked(m)
+
+
+def _object_ledger():
+    """runtime/built_objects.py, found among the loaded modules rather than imported: a
+    standalone module copies these helpers without zygote_py, and builds no tracked
+    objects, so there it is None (and this module stays below built_objects)."""
+    return sys.modules.get("zygote_py.runtime.built_objects")
+
+
+def _attribute_items(m):
+    """(name, value) for the attributes stored on the object itself (__dict__ and slots)."""
+    items = list(getattr(m, "__dict__", {}).items())
+    for cls in type(m).__mro__:
+        for slot in getattr(cls, "__slots__", ()):
+            if isinstance(slot, str) and slot not in ("__dict__", "__weakref__") and \
+                    hasattr(m, slot):
+                items.append((slot, getattr(m, slot)))
+    return items
+
+
+def _move_ledger_slots(m, t):
+    """For a tracked object m holding the written array t in attributes: the part of each
+    attribute's gathered cotangent at the elements it shares with t, taken out of the
+    slot and returned as t's (None: nothing gathered there)."""
+    slots = _object_ledger().gathered_cotangents(m)
+    if not slots:
+        return None
+    out = None
+    for attribute, item in _attribute_items(m):
+        part = slots.get(attribute)
+        if part is None or type(item) is not _ndarray:
+            continue
+        pos = shared_positions(item, t)
+        if not pos:
+            continue
+        if out is None:
+            out = np.zeros(t.size, dtype=np.result_type(part))
+        full = np.array(np.broadcast_to(part, item.shape), copy=True, order="C")
+        out[pos[1]] += full.reshape(-1)[pos[0]]
+        full.reshape(-1)[pos[0]] = 0
+        slots[attribute] = full
+    return None if out is None else out.reshape(t.shape)
 
 
 def _held_items(m, path=()):
@@ -440,6 +505,8 @@ def _with_cotangent_at(g, path, part):
 
 def writeback_value_cotangent(g, m, t):
     """The part of m's cotangent g that belongs to the written array t (t's shape)."""
+    if type(t) is _ndarray and _tracked_object(m):  # (its g is None: the ledger holds it)
+        return _move_ledger_slots(m, t)
     if g is None:
         return None
     if m is t and (type(t) is list or type(t) is dict):
@@ -466,6 +533,9 @@ def writeback_value_cotangent(g, m, t):
 
 def writeback_rest_cotangent(g, m, t):
     """m's cotangent g less the elements it shares with the written array t."""
+    if type(t) is _ndarray and _tracked_object(m):
+        _move_ledger_slots(m, t)  # (dropped when t has no derivative: those elements are t's)
+        return g
     if g is None:
         return None
     if m is t and (type(t) is list or type(t) is dict):
