@@ -11,7 +11,7 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from fuzz import writes  # noqa: E402
+from fuzz import writes
 
 
 def test_fixed_seed_is_right_or_refused():
