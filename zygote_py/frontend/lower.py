@@ -54,6 +54,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
         self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
+        # container value id -> the variable holding an iterator or view that reads it lazily
+        self.read_lazily: dict[int, str] = parent.read_lazily if parent else {}
         # containers made here that an object may hold now (lower_objects.py)
         self.escaped: set[int] = parent.escaped if parent else set()
         self.inlining: list = parent.inlining if parent else []
@@ -157,6 +159,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             if not value.hint:  # a temporary becomes the user's variable (an alias keeps its first name)
                 value.hint = target.id
             self.env[target.id] = value
+            for source in self.lazily_read_sources(value):  # lower_containers.py
+                self.read_lazily.setdefault(source, target.id)
         elif isinstance(target, (gast.Tuple, gast.List)):
             elts = target.elts
             star = [i for i, e in enumerate(elts) if isinstance(e, gast.Starred)]

@@ -22,7 +22,8 @@ from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import outside_containers as outside
 from ..runtime.built_objects import set_attribute
-from ..runtime.iterators import for_pass
+from ..runtime import iterators as _iterators
+from ..runtime.iterators import for_pass, list_of_items
 from .scope import resolve_free
 
 # method name -> (functional form, whether it returns (new container, result))
@@ -63,6 +64,24 @@ def _hint_of(receiver) -> str:
         receiver.attr if isinstance(receiver, gast.Attribute) else ""
 
 
+_LIVE_VIEWS = ("items", "values", "keys")  # a dict's views, which read it while iterated
+
+
+# (itertools.product takes its arguments whole when it is made, so it is not among them)
+_LAZY_FORMS = frozenset((_iterators.iter_items, _iterators.zip_items,
+                         _iterators.enumerate_items, _iterators.reversed_items,
+                         _iterators.chain_items, _iterators.accumulate_items, list_of_items))
+
+
+def _reads_lazily(fn) -> bool:
+    """fn is a form of runtime/iterators.py standing for a builtin iterator that Python
+    reads from its arguments step by step (iter, zip, enumerate, map, ...)."""
+    try:
+        return fn in _LAZY_FORMS
+    except TypeError:  # an unhashable callee
+        return False
+
+
 class ContainerLowering:
     """Mixin of the Lowerer: in-place updates of containers the function created."""
 
@@ -96,14 +115,52 @@ class ContainerLowering:
     def start_iterating(self, iterables) -> set[int]:
         """Mark the containers a for loop iterates (through for_pass too) until it ends."""
         added = set()
-        for value in iterables:
-            op = value.defining_op
-            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
-                value = op.operands[0]
-            if value.id not in self.iterated:
-                added.add(value.id)
+        for source in self._read_sources(iterables):
+            if source not in self.iterated:
+                added.add(source)
         self.iterated.update(added)
         return added
+
+    def lazily_read_sources(self, value) -> set[int]:
+        """The containers that value, an iterator or a dict view bound to a variable
+        (`it = iter(p)`, `v = d.values()`, `m = map(f, p)`), reads as it is consumed:
+        Python's would see a later update of them, the lowered one took its items in
+        advance, so such an update is refused (refuse_update_while_iterated)."""
+        op = value.defining_op if isinstance(value, Value) else None
+        lazy = op is not None and (
+            (op.opcode == "method" and op.attrs.get("name") in _LIVE_VIEWS)
+            or (op.opcode == "call" and _reads_lazily(op.attrs.get("fn"))))
+        if not lazy:
+            return set()
+        sources = self._read_sources([value])
+        for source in list(sources):  # a generator expression: what its expressions read
+            sources.update(self.generator_reads.get(source, ()))
+        sources.discard(value.id)
+        return sources
+
+    def _read_sources(self, iterables) -> set[int]:
+        found = set()
+        pending = list(iterables)
+        while pending:
+            value = pending.pop()
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                pending.append(op.operands[0])
+                continue
+            if op is not None and op.opcode == "method" and op.attrs.get("name") in _LIVE_VIEWS:
+                # d.items(), d.values(), d.keys() read d as the loop goes: a write into d in
+                # the body would be seen by Python's next step (the values too)
+                pending.append(op.operands[0])
+            elif op is not None and op.opcode == "call" and _reads_lazily(op.attrs.get("fn")):
+                # iter(p), map(f, p), zip(p, q), ... read p as the loop goes in Python; the
+                # lowered forms take their items in advance (runtime/iterators.Items)
+                pending.extend(op.operands)
+                if op.attrs.get("fn") is list_of_items:  # map/filter: the loop building it
+                    built = op.operands[0].defining_op
+                    if built is not None and built.opcode == "for":
+                        pending.append(built.operands[0])
+            found.add(value.id)
+        return found
 
     def refuse_update_while_iterated(self, old: Value, name: str, node) -> None:
         """Python's loop would see the update of the list it iterates; the lowered loop
@@ -111,6 +168,13 @@ class ContainerLowering:
         if old.id in self.iterated:
             raise self.mutation_error(node, f"{name!r} is modified while a for loop iterates over it",
                                       f"iterate over a copy (for v in list({name})) or build a new container")
+        reader = self.read_lazily.get(old.id)
+        if reader is not None:
+            raise self.mutation_error(
+                node, f"{name!r} is modified while {reader!r}, an iterator or view made from it, "
+                "may still read it (Python's would see the change; zygote_py's took the items "
+                "when it was made)", f"make {reader!r} after the update, or take a copy first "
+                f"({reader} = iter(list({name}))...)")
 
     def enclosing_local(self, name: str) -> bool:
         """Whether name, free here, is a local of a function this one is inlined into."""

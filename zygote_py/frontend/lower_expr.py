@@ -523,7 +523,16 @@ class ExprLowering:
         if isinstance(parent, gast.Call) and any(a is node for a in parent.args):
             self.__dict__.setdefault("generator_lists", set()).add(items.id)  # see lower_call
             return items
+        # what Python's generator would read as it runs: updates of those before it is
+        # consumed are refused (lower_containers.py: lazily_read_sources)
+        self.generator_reads[items.id] = _outer_operands(items)
         return self.call_static(_iterators.iter_items, (items,), node)
+
+    @property
+    def generator_reads(self) -> dict:
+        """id of a generator expression's list -> ids of the values from outside it that
+        its loop reads (the iterable, names used in its expressions)."""
+        return self.__dict__.setdefault("_generator_reads", {})
 
     def generator_arguments(self, obj, operands, node):
         """Generator expressions passed to a callee that may not read them exactly once,
@@ -652,3 +661,19 @@ def _reads_once(obj) -> bool:
     if isinstance(obj, type) and obj.__module__ == "builtins":  # list, tuple, zip, ...
         return True
     return (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+def _outer_operands(result: Value) -> set[int]:
+    """The values a comprehension's loop (the op defining result) reads that are defined
+    outside it."""
+    op = result.defining_op
+    if op is None:
+        return set()
+    inside, read = set(), set()
+    for region in op.regions:
+        for inner in region.walk():
+            inside.update(r.id for r in inner.results)
+            read.update(v.id for v in inner.operands)
+        inside.update(a.id for a in region.args)
+    read.update(v.id for v in op.operands)
+    return read - inside

@@ -292,6 +292,9 @@ class StmtLowering:
         for init, arg, result in zip(inits, args, results):
             if init.id in self.iterated:  # the loop's body sees the container being iterated
                 self.iterated.add(arg.id)
+            if init.id in self.read_lazily:  # an iterator made before the loop still reads it
+                self.read_lazily.setdefault(arg.id, self.read_lazily[init.id])
+                self.read_lazily.setdefault(result.id, self.read_lazily[init.id])
             if init.id in self.fresh:
                 self.fresh.update((arg.id, result.id))
                 self.carry_kinds((init, init), (arg, result))

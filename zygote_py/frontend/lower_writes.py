@@ -751,6 +751,7 @@ class WriteLowering:
             self.root_lowerer().param_writes.append((self.loc(node), sorted(info.params)))
         elif info.params:  # y op= v: refused while running there, if y is an array
             self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
+        self.refuse_write_read_lazily(name, old, node)
         self.alias_union(old, new)
         self.root_lowerer().writes_done += 1
         loc = self.loc(node)
@@ -796,6 +797,27 @@ class WriteLowering:
                     # into: checked when it is read
                     self.stale[bound.id] = (new, loc)
             lowerer = lowerer.parent
+
+    def refuse_write_read_lazily(self, name: str, old: Value, node) -> None:
+        """A write into an array that an iterator or generator bound to a variable may
+        still read (`it = iter(y)`, `g = (t * y[0] for t in p)`): Python's would see the new
+        values, zygote_py's took its items when it was made."""
+        if not self.read_lazily:
+            return
+        root = self.alias_root(old)
+        for vid, reader in self.read_lazily.items():
+            if vid in self.alias_parent and self.alias_root_of_id(vid) == root:
+                raise self.mutation_error(
+                    node, f"{name!r} is written while {reader!r}, an iterator or generator made "
+                    "from it, may still read it (Python's would see the new values; zygote_py's "
+                    "took them when it was made)",
+                    f"make {reader!r} after the write, or write into a copy")
+
+    def alias_root_of_id(self, vid: int) -> int:
+        parent = self.alias_parent
+        while vid != parent[vid]:
+            vid = parent[vid]
+        return vid
 
     def same_container(self, old: Value, new: Value) -> None:
         """new is old's list or dict after a write into an array it holds: the same object,

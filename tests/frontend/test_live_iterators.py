@@ -1,0 +1,135 @@
+"""Iterators, generators and dict views read their sources as they are consumed in
+Python; zygote_py's take their items when they are made (runtime/iterators.Items).  An
+update of the source while one may still read it would give other values, so it is
+refused (frontend/lower_containers.py: start_iterating, lazily_read_sources;
+lower_writes.py: refuse_write_read_lazily).  Each of these returned a wrong value and
+gradient with no error before."""
+
+import numpy as np
+import pytest
+
+import zygote_py as zp
+
+X = np.array([0.5, 2.0])
+
+
+def items_loop_updating_a_later_key(x):
+    d = {"a": x[0], "b": x[1]}
+    for _k, v in d.items():
+        d["b"] = v * 3.0
+    return d["b"]
+
+
+def values_loop(x):
+    d = {"a": x[0], "b": x[1]}
+    for v in d.values():
+        d["b"] = v * 3.0
+    return d["b"]
+
+
+def iter_loop(x):
+    p = [x[0], x[1]]
+    for a in iter(p):
+        p[1] = a * 3.0
+    return p[1]
+
+
+def map_loop(x):
+    p = [x[0], x[1]]
+    for a in map(lambda t: t * 1.0, p):
+        p[1] = a * 3.0
+    return p[1]
+
+
+def stored_iterator(x):
+    p = [x[0], x[1]]
+    it = iter(p)
+    p[1] = x[0] * 5.0
+    next(it)
+    return next(it)
+
+
+def stored_view(x):
+    d = {"a": x[0], "b": x[1]}
+    v = d.values()
+    d["b"] = x[0] * 5.0
+    return sum(v)
+
+
+def stored_map(x):
+    p = [x[0], x[1]]
+    m = map(lambda t: t * 2.0, p)
+    p[1] = x[0] * 5.0
+    return sum(m)
+
+
+def stored_generator(x):
+    p = [x[0], x[1]]
+    g = (t * 2.0 for t in p)
+    p[1] = x[0] * 5.0
+    return sum(g)
+
+
+def stored_generator_reading_an_array(x):
+    y = x * 1.0
+    g = (t * y[0] for t in [1.0, 2.0])
+    y[0] = 5.0
+    return sum(g)
+
+
+def iterator_over_an_array(x):
+    y = x * 1.0
+    it = iter(y)
+    y[1] = x[0] * 5.0
+    next(it)
+    return next(it)
+
+
+def enumerate_over_an_array(x):
+    y = x * 1.0
+    rows = enumerate(y)
+    y *= 3.0
+    return sum(v for _i, v in rows)
+
+
+REFUSED = [items_loop_updating_a_later_key, values_loop, iter_loop, map_loop, stored_iterator,
+           stored_view, stored_map, stored_generator, stored_generator_reading_an_array,
+           iterator_over_an_array, enumerate_over_an_array]
+
+
+@pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
+def test_refused_never_a_snapshot(f):
+    with pytest.raises(zp.MutationError, match="iterat|view|generator"):
+        zp.gradient(f, X.copy())
+
+
+def sorted_copy_loop(x):
+    p = [x[0], x[1]]
+    for a in sorted(p):  # sorted made a list: Python's loop does not see the update
+        p[1] = a * 3.0
+    return p[1]
+
+
+def iterator_made_after_the_update(x):
+    p = [x[0], x[1]]
+    p[1] = x[0] * 5.0
+    it = iter(p)
+    next(it)
+    return next(it)
+
+
+def generator_consumed_before_the_update(x):
+    p = [x[0], x[1]]
+    total = sum(t * 2.0 for t in p)  # passed straight to sum: read at once
+    p[1] = total
+    return p[1] * p[0]
+
+
+@pytest.mark.parametrize("f", [sorted_copy_loop, iterator_made_after_the_update,
+                               generator_consumed_before_the_update], ids=lambda f: f.__name__)
+def test_still_differentiated(f):
+    value, (grad,) = zp.withgradient(f, X.copy())
+    assert value == pytest.approx(f(X.copy()))
+    h = 1e-6
+    want = [(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-8)
