@@ -15,7 +15,7 @@ X = np.array([0.5, 2.0])
 
 def items_loop_updating_a_later_key(x):
     d = {"a": x[0], "b": x[1]}
-    for _k, v in d.items():
+    for _k, v in d.items():  # noqa: PERF102 (the items view is what is tested)
         d["b"] = v * 3.0
     return d["b"]
 
@@ -36,7 +36,7 @@ def iter_loop(x):
 
 def map_loop(x):
     p = [x[0], x[1]]
-    for a in map(lambda t: t * 1.0, p):
+    for a in map(lambda t: t * 1.0, p):  # noqa: C417
         p[1] = a * 3.0
     return p[1]
 
@@ -58,7 +58,7 @@ def stored_view(x):
 
 def stored_map(x):
     p = [x[0], x[1]]
-    m = map(lambda t: t * 2.0, p)
+    m = map(lambda t: t * 2.0, p)  # noqa: C417
     p[1] = x[0] * 5.0
     return sum(m)
 

@@ -20,9 +20,9 @@ import gast
 
 from ..ir.core import Value
 from ..runtime import containers as forms
+from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as outside
 from ..runtime.built_objects import set_attribute
-from ..runtime import iterators as _iterators
 from ..runtime.iterators import for_pass, list_of_items
 from .scope import resolve_free
 
