@@ -30,3 +30,9 @@ def test_integer_casts_carry_no_derivative():
     W = np.array([[0.5, 1.0], [0.3, 0.0]])
     (g,) = zp.gradient(index_by_cast, W)
     np.testing.assert_allclose(g, [[5.0, 3.0], [5.0, 3.0]])
+
+
+def test_hessian_through_a_float64_cast():
+    # forward mode over the cast's rule, which returns the cotangent as a NumPy scalar
+    h = zp.hessian(lambda x: np.float64(x[0]) ** 2 * x[1], np.array([0.5, 2.0]))
+    np.testing.assert_allclose(h, [[4.0, 1.0], [1.0, 0.0]])

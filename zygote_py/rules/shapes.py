@@ -52,7 +52,7 @@ def _array_cotangent(g, obj):
     if kind is float or kind is int or kind is bool:
         return float(g.real)  # a real number's cotangent is real (docs/complex.md)
     if isinstance(obj, np.generic):
-        return obj.dtype.type(g) if obj.dtype.kind in "fc" else float(g)
+        return np.asarray(g, dtype=obj.dtype)[()] if obj.dtype.kind in "fc" else float(g)
     return g
 
 
