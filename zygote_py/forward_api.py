@@ -24,6 +24,8 @@ from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
+from .runtime.built_objects import ObjectLedger
+from .runtime.forward_objects import ObjectTangents, materialize
 
 _MODES = ("auto", "forward", "reverse")
 
@@ -44,13 +46,21 @@ def jvp(f, primals, tangents):
         _check_tangent(x, t, f"tangents[{index}]")
     plan = call_plan(f, primals, {})
     targs = (None,) * plan.skip + tangents
-    with context.using(compiler=FORWARD, collector=None):
+    # attribute writes: the reverse ledger that writes and (over gradient code) its backward
+    # use, and the book of the written attributes' tangents (runtime/forward_objects.py)
+    outer = context.current().objects
+    ledger = outer if outer is not None else ObjectLedger()
+    with context.using(compiler=FORWARD, collector=None, objects=ledger,
+                       object_tangents=ObjectTangents()):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
         except RecursionError:
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",
                               hint="raise sys.setrecursionlimit, or use reverse mode") from None
+        if outer is None and ledger.log:
+            ledger.replay()  # objects as the forward left them (a gradient's backward undid it)
+        dy = materialize(y, dy)
     return y, dense_tangent(dy, y)
 
 

@@ -25,7 +25,8 @@ where the old tangent is read by nothing after the write.
 from __future__ import annotations
 
 from ...ir.core import Function, Op, Value, value_block
-from ...runtime import built_objects, writes
+from ...runtime import built_objects, outside_containers, writes
+from ...runtime import forward_containers as fc
 from ...runtime import forward_writes as fw
 
 # the gradient-code helpers that save, restore or check, whose results carry no tangent
@@ -34,7 +35,9 @@ _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
                writes.snapshot_except, writes.check_unaliased, writes.check_distinct_arguments,
                writes.check_sortable, writes.refuse_array_out, writes.put_positions,
                writes.place_positions, writes.diagonal_positions, writes.along_axis_positions,
-               writes.putmask_positions, writes.position_count, built_objects.must_run_back)
+               writes.putmask_positions, writes.position_count, built_objects.must_run_back,
+               outside_containers.restore_contents, outside_containers.is_container,
+               outside_containers.refuse_item_update)
 # cotangent helpers linear in their first argument
 _LINEAR = (writes.written_value_cotangent, writes.overwritten_cotangent,
            writes.writeback_value_cotangent, writes.writeback_rest_cotangent)
@@ -88,6 +91,18 @@ def follow_write(tr, op: Op) -> bool:
         tr.copy(op)
         if tr.t(x) is not None:
             tr.set_tangent(op.result, tr.helper(fw.region_tangent, tr.t(x), v(index)))
+        return True
+    if fn is outside_containers.replace_contents:  # xs2 = replace_contents(xs1, new, loc)
+        new_items = op.operands[1]
+        tr.copy(op)
+        tr.set_tangent(op.result, tr.t(new_items))  # xs2 holds new's items: new's tangent
+        return True
+    if fn is outside_containers.saved_contents:  # gradient code's save before that update
+        container = op.operands[0]
+        tr.copy(op)
+        if tr.t(container) is not None:
+            tr.set_tangent(op.result, tr.helper(fc.contents_tangent, v(container),
+                                                tr.t(container)))
         return True
     if fn is writes.saved_whole:
         y = op.operands[0]
