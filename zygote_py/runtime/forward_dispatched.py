@@ -61,6 +61,7 @@ from ..resolve import (
 from ..rules import registry
 from . import dispatch
 from . import forward_dispatch as fd
+from . import forward_objects
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
@@ -83,6 +84,8 @@ class LinearInG(fd.CallTangent):
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         g_dot = targs[0] if targs else None
+        if fd.has_tangent(g_dot):
+            _refuse_effects(fn, loc)  # (its second run would undo its writes twice)
         return fn(*args, **kwargs), (fn(g_dot) if fd.has_tangent(g_dot) else None)
 
 
@@ -96,6 +99,7 @@ def call_jvp(args, kwargs, targs, tkwargs, loc):
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
         return pair, (None, LINEAR_IN_G)  # nothing moves but, later, perhaps g
     callee, operands, spec, call_loc = args
+    _refuse_effects(pair[1], call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[1])
     y_dot, back_dot = _call(callee, targs[0], operands, operand_dots, spec, call_loc or loc,
@@ -110,6 +114,7 @@ def method_jvp(args, kwargs, targs, tkwargs, loc):
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
         return pair, (None, LINEAR_IN_G)
     obj, name, operands, spec, call_loc = args
+    _refuse_effects(pair[1], call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[2])
     y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
@@ -452,6 +457,18 @@ def _drop(n):
 # -- refusals ------------------------------------------------------------------------------
 
 
+def _refuse_effects(back, loc) -> None:
+    """A call whose back writes or builds objects (`_zp_effects`): following it forward
+    would run the function, or its back, a second time, writing (or undoing) the
+    objects' attributes twice."""
+    if getattr(back, "_zp_effects", False):
+        raise NoDerivativeRule(
+            "forward mode over a gradient (zp.hessian) does not follow a call, resolved "
+            "while the gradient runs, of a function that writes or builds objects", loc,
+            "call a function by name that writes them (`step(m, x)`: followed), write them in "
+            "the function differentiated itself, or use finite differences of zp.gradient")
+
+
 def _refusal(name: str, what: str, loc) -> NoDerivativeRule:
     return NoDerivativeRule(
         f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
@@ -506,9 +523,9 @@ def attribute_cotangent_jvp(args, kwargs, targs, tkwargs, loc):
     the call's ledger), are refused."""
     obj, name, g = args
     obj_dot, _, g_dot = fd._padded(targs, 3)
+    if is_tracked(obj):  # its cotangent goes to the ledger's slot, its tangent to the book's
+        return forward_objects.attribute_cotangent_jvp(obj, obj_dot, name, g, g_dot, loc)
     value = dispatch.attribute_cotangent(obj, name, g)
-    if is_tracked(obj):
-        raise _refusal(f"the attribute {name!r}", "an object built or written in the call", loc)
     if fd.has_tangent(obj_dot):
         if type(obj) is super:
             raise _refusal(f"super().{name}", "an attribute reached through super()", loc)

@@ -74,15 +74,31 @@ class ObjectTangents:
     held     id(obj) -> obj (the reference keeps the id from being reused during the call);
     slots    id(obj) -> {name: the tangent of the cotangent in the reverse ledger's slot}
              (forward over reverse: gradient code's attribute cotangents);
-    moves    how many tangents that may be nonzero were recorded (never decreases)."""
+    moves    how many tangents that may be nonzero were recorded (never decreases);
+    first    (id(obj), name) -> (obj, name, the value before the call's first write):
+             what `undo_writes` puts back."""
 
-    __slots__ = ("fields", "held", "moves", "slots")
+    __slots__ = ("fields", "first", "held", "moves", "slots")
 
     def __init__(self):
         self.fields: dict[int, dict] = {}
         self.held: dict[int, object] = {}
         self.slots: dict[int, dict] = {}
+        self.first: dict[tuple, tuple] = {}
         self.moves = 0
+
+    def undo_writes(self) -> None:
+        """Put every attribute the call wrote back to its value from before the call: the
+        columns of zp.hessian and of a forward zp.jacobian each start from the state the
+        first one started from, as one call of f sees it."""
+        for obj, name, old in self.first.values():
+            if old is built_objects._ABSENT:
+                try:
+                    object.__delattr__(obj, name)
+                except AttributeError:
+                    pass
+            else:
+                object.__setattr__(obj, name, old)
 
     def enter(self, obj) -> dict:
         key = id(obj)
@@ -122,6 +138,7 @@ def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_object
         raise ZygoteError("forward-mode code wrote an attribute outside zp.jvp", loc,
                           "call generated forward code through zp.jvp")
     old = form(obj, name, value, loc)
+    book.first.setdefault((id(obj), name), (obj, name, old))
     entry = book.enter(obj)
     previous = entry.get(name)
     if previous is not None:

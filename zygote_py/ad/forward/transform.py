@@ -220,6 +220,13 @@ class ForwardTransform:
             self.dynamic(op, forward_writes.argument_writes_jvp, self.ir.const(fn),
                          self.ir.const(None), op.operands)
             return
+        if fn is built_objects.check_underived_result:  # gradient code's check: y itself
+            self.copy(op)
+            self.set_tangent(op.results[0], self.t(op.operands[0]))
+            return
+        if fn is built_objects.check_underived_argument:  # (a check: no result to speak of)
+            self.copy(op)
+            return
         if fn is built_objects.super_of:  # super(): its tangent is its self's, as a method's
             self.copy(op)
             self.set_tangent(op.results[0], self.t(op.operands[1]))
