@@ -56,7 +56,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
     # use, and the book of the written attributes' tangents (runtime/forward_objects.py)
     outer = context.current().objects
     ledger = outer if outer is not None else ObjectLedger()
-    book = ObjectTangents()
+    book = ObjectTangents(at_call_state=undo_writes)
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
@@ -64,7 +64,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",
                               hint="raise sys.setrecursionlimit, or use reverse mode") from None
-        if outer is None and ledger.log:
+        if outer is None and ledger.log and not undo_writes:
             ledger.replay()  # objects as the forward left them (a gradient's backward undid it)
         dy = materialize(y, dy)
         if undo_writes:

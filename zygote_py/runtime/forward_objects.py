@@ -55,7 +55,8 @@ from ..errors import MutationError, NoDerivativeRule, ZygoteError
 from ..resolve import CONSTRUCT, PROPERTY, RULE, resolve, resolve_attribute
 from ..rules import registry
 from ..tree import accumulate, is_active
-from . import built_objects, dispatch
+from . import built_objects, dispatch, writes
+from .containers import refuse_container_update
 from . import forward_dispatch as fwd
 
 
@@ -78,14 +79,17 @@ class ObjectTangents:
     first    (id(obj), name) -> (obj, name, the value before the call's first write):
              what `undo_writes` puts back."""
 
-    __slots__ = ("fields", "first", "held", "moves", "slots")
+    __slots__ = ("at_call_state", "fields", "first", "held", "moves", "slots")
 
-    def __init__(self):
+    def __init__(self, at_call_state: bool = False):
         self.fields: dict[int, dict] = {}
         self.held: dict[int, object] = {}
         self.slots: dict[int, dict] = {}
         self.first: dict[tuple, tuple] = {}
         self.moves = 0
+        # one column of several (zp.hessian, a forward zp.jacobian): the call leaves what it
+        # wrote as it found it (restore_final, undo_writes), so the next column starts there
+        self.at_call_state = at_call_state
 
     def undo_writes(self) -> None:
         """Put every attribute the call wrote back to its value from before the call: the
@@ -223,6 +227,10 @@ def jvp_method(obj, obj_dot, name, args, tangents, spec, loc):
         if obj_dot is None and id(held) in book.fields:
             obj_dot = Written()
         tangents = _with_written(book, args, tangents, spec)
+    if (obj_dot is not None or any(t is not None for t in tangents)) and \
+            (type(obj) is list or type(obj) is dict):
+        refuse_container_update(obj, name, loc)  # (a list or dict from outside reached by an
+        # expression the lowering does not follow: refused as reverse mode refuses it)
     if proxy:  # super().name(...): the method the MRO after that class gives, bound to self
         bound = getattr(obj, name)
         if not isinstance(bound, types.MethodType) and \
@@ -428,3 +436,12 @@ def attribute_cotangent_jvp(obj, obj_dot, name, g, g_dot, loc):
                           "this is a defect of zygote_py; please report it")
     return value, None
 
+
+def restore_final(snapshot_pairs) -> None:
+    """writes.restore_final in forward-mode code over a gradient: what the forward left is
+    written back into the arrays, lists and dicts the gradient wrote, except in a column
+    that must leave them as the call found them (the backward has put that back)."""
+    book = context.current().object_tangents
+    if book is not None and book.at_call_state:
+        return
+    writes.restore_final(snapshot_pairs)

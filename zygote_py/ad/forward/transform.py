@@ -207,6 +207,9 @@ class ForwardTransform:
         if _is_object_op(fn):
             object_op(self, op)  # objects.py
             return
+        if fn is writes.restore_final:  # whatever its tangents (writes.py)
+            follow_write(self, op)
+            return
         if not any(self.t(x) is not None for x in op.operands):
             if _user_code(fn):  # it may read attributes written with tangents
                 self.plain(op, fob.plain_call, self.ir.const(fn), op.operands)

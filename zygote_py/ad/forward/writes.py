@@ -27,11 +27,12 @@ from __future__ import annotations
 from ...ir.core import Function, Op, Value, value_block
 from ...runtime import built_objects, outside_containers, writes
 from ...runtime import forward_containers as fc
+from ...runtime import forward_objects as fob
 from ...runtime import forward_writes as fw
 
 # the gradient-code helpers that save, restore or check, whose results carry no tangent
 _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
-               writes.snapshot, writes.restore_final, writes.log_written_arguments,
+               writes.snapshot, writes.log_written_arguments,
                writes.snapshot_except, writes.check_unaliased, writes.check_distinct_arguments,
                writes.check_sortable, writes.refuse_array_out, writes.put_positions,
                writes.place_positions, writes.diagonal_positions, writes.along_axis_positions,
@@ -56,6 +57,9 @@ def follow_write(tr, op: Op) -> bool:
     v, t_or_none = tr.v, tr.t_or_none
     if _is(fn, _NO_TANGENT):
         tr.copy(op)
+        return True
+    if fn is writes.restore_final:  # (a column of a Hessian leaves the state at the call)
+        tr.ir.call(fob.restore_final, *[v(x) for x in op.operands], expr="_zp_restore_final_jvp")
         return True
     if _is(fn, _ITEM_WRITES):  # x2 = write_item(x1, index, value, loc)
         x, index, value = op.operands[:3]
