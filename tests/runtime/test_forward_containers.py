@@ -8,9 +8,9 @@ differences of the gradient (tests/forward_object_checks.py)."""
 
 import numpy as np
 import pytest
+from forward_object_checks import check_hessian, check_jvp
 
 import zygote_py as zp
-from forward_object_checks import check_hessian, check_jvp
 
 X = np.array([0.3, -0.5, 0.9])
 V = np.array([0.7, 0.2, -1.1])

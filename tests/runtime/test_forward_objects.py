@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from forward_object_checks import check_hessian, check_jvp
 
 import zygote_py as zp
-from forward_object_checks import check_hessian, check_jvp
 from zygote_py import nn
 from zygote_py.errors import MutationError
 

@@ -36,6 +36,7 @@ import functools
 import inspect
 import types
 
+from .. import context
 from ..errors import NoDerivativeRule
 from ..kinds import scalar_kinds
 from ..resolve import (
@@ -84,22 +85,46 @@ class LinearInG(fd.CallTangent):
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
         g_dot = targs[0] if targs else None
-        if fd.has_tangent(g_dot):
-            _refuse_effects(fn, loc)  # (its second run would undo its writes twice)
         return fn(*args, **kwargs), (fn(g_dot) if fd.has_tangent(g_dot) else None)
 
 
 LINEAR_IN_G = LinearInG()
 
 
+class WritesObjects(fd.CallTangent):
+    """The tangent of a pullback whose call wrote or built objects and had no moving
+    operand: its back undoes those writes, so it cannot run a second time for g's tangent."""
+
+    __slots__ = ()
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        g_dot = targs[0] if targs else None
+        if fd.has_tangent(g_dot):
+            raise _writes_refusal(loc)
+        return fn(*args, **kwargs), None
+
+
+WRITES_OBJECTS = WritesObjects()
+
+
+def _ledger_mark(ledger):
+    """How far the call's ledger has come: its writes and the objects it tracks."""
+    return None if ledger is None else (len(ledger.log), len(ledger.tracked))
+
+
 def call_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call(f, operands, spec, loc)`: the pair and its tangent."""
+    ledger = context.current().objects
+    mark = _ledger_mark(ledger)
     pair = dispatch.call(*args, **kwargs)
+    wrote = _ledger_mark(ledger) != mark  # (following it would run it a second time)
     targs = fd._padded(targs, 4)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
-        return pair, (None, LINEAR_IN_G)  # nothing moves but, later, perhaps g
+        # nothing moves but, later, perhaps g
+        return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
     callee, operands, spec, call_loc = args
-    _refuse_effects(pair[1], call_loc or loc)
+    if wrote:
+        raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[1])
     y_dot, back_dot = _call(callee, targs[0], operands, operand_dots, spec, call_loc or loc,
@@ -109,12 +134,16 @@ def call_jvp(args, kwargs, targs, tkwargs, loc):
 
 def method_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call_method(obj, name, operands, spec, loc)`."""
+    ledger = context.current().objects
+    mark = _ledger_mark(ledger)
     pair = dispatch.call_method(*args, **kwargs)
+    wrote = _ledger_mark(ledger) != mark
     targs = fd._padded(targs, 5)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
-        return pair, (None, LINEAR_IN_G)
+        return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
     obj, name, operands, spec, call_loc = args
-    _refuse_effects(pair[1], call_loc or loc)
+    if wrote:
+        raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[2])
     y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
@@ -457,16 +486,15 @@ def _drop(n):
 # -- refusals ------------------------------------------------------------------------------
 
 
-def _refuse_effects(back, loc) -> None:
-    """A call whose back writes or builds objects (`_zp_effects`): following it forward
-    would run the function, or its back, a second time, writing (or undoing) the
-    objects' attributes twice."""
-    if getattr(back, "_zp_effects", False):
-        raise NoDerivativeRule(
-            "forward mode over a gradient (zp.hessian) does not follow a call, resolved "
-            "while the gradient runs, of a function that writes or builds objects", loc,
-            "call a function by name that writes them (`step(m, x)`: followed), write them in "
-            "the function differentiated itself, or use finite differences of zp.gradient")
+def _writes_refusal(loc) -> NoDerivativeRule:
+    """A call that wrote or built objects (the call's ledger moved): following it forward
+    would run the function, or its back, a second time, writing (or undoing) the objects'
+    attributes twice."""
+    return NoDerivativeRule(
+        "forward mode over a gradient (zp.hessian) does not follow a call, resolved "
+        "while the gradient runs, of a function that writes or builds objects", loc,
+        "call a function by name that writes them (`step(m, x)`: followed), write them in "
+        "the function differentiated itself, or use finite differences of zp.gradient")
 
 
 def _refusal(name: str, what: str, loc) -> NoDerivativeRule:

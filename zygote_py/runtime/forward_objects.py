@@ -56,8 +56,8 @@ from ..resolve import CONSTRUCT, PROPERTY, RULE, resolve, resolve_attribute
 from ..rules import registry
 from ..tree import accumulate, is_active
 from . import built_objects, dispatch, writes
-from .containers import refuse_container_update
 from . import forward_dispatch as fwd
+from .containers import refuse_container_update
 
 
 class Written(dict):
@@ -137,7 +137,11 @@ def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_object
     """`obj.name = value` in forward-mode code: the write, as reverse mode makes it, and its
     tangent recorded.  Returns (the old value, its tangent) -- what gradient code's backward
     puts back (forward over reverse)."""
-    book = _book(loc)
+    book = context.current().object_tangents
+    if book is None:  # forward-mode code run by a nested derivative, not by zp.jvp
+        if value_dot is not None:
+            _book(loc)  # refused
+        return form(obj, name, value, loc), None
     if context.current().objects is None:
         raise ZygoteError("forward-mode code wrote an attribute outside zp.jvp", loc,
                           "call generated forward code through zp.jvp")
@@ -393,7 +397,9 @@ def take_attribute_jvp(obj, name, old, new, old_dot):
     """built_objects.take_attribute in forward-mode code over a gradient: (new's cotangent,
     its tangent); the attribute's old value is put back, and the book takes its old tangent
     back with it."""
-    book = _book(None)
+    book = context.current().object_tangents
+    if book is None:  # (no tangent was recorded: see attribute_write)
+        return built_objects.take_attribute(obj, name, old, new), None
     slots = book.slots.get(id(obj))
     g_dot = slots.pop(name, None) if slots else None
     g = built_objects.take_attribute(obj, name, old, new)
@@ -412,9 +418,9 @@ def released_cotangent_jvp(obj):
     ledger = context.current().objects
     releasing = ledger is not None and ledger.adopted.get(id(obj), 1) == 0
     g = built_objects.released_cotangent(obj)
-    if not releasing:
+    book = context.current().object_tangents
+    if not releasing or book is None:
         return g, None
-    book = _book(None)
     left = book.slots.pop(id(obj), None)
     out = {name: t for name, t in (left or {}).items() if t is not None}
     return g, (out or None)

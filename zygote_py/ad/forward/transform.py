@@ -211,7 +211,7 @@ class ForwardTransform:
             follow_write(self, op)
             return
         if not any(self.t(x) is not None for x in op.operands):
-            if _user_code(fn):  # it may read attributes written with tangents
+            if len(op.results) == 1 and _user_code(fn):  # it may read written attributes
                 self.plain(op, fob.plain_call, self.ir.const(fn), op.operands)
             else:
                 self.copy(op)
