@@ -54,8 +54,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
     targs = (None,) * plan.skip + tangents
     # attribute writes: the reverse ledger that writes and (over gradient code) its backward
     # use, and the book of the written attributes' tangents (runtime/forward_objects.py)
-    outer = context.current().objects
-    ledger = outer if outer is not None else ObjectLedger()
+    ledger = ObjectLedger()  # (this call's own, as every zp.gradient call has its own)
     book = ObjectTangents(at_call_state=undo_writes)
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
@@ -64,7 +63,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",
                               hint="raise sys.setrecursionlimit, or use reverse mode") from None
-        if outer is None and ledger.log and not undo_writes:
+        if ledger.log and not undo_writes:
             ledger.replay()  # objects as the forward left them (a gradient's backward undid it)
         dy = materialize(y, dy)
         if undo_writes:
