@@ -295,3 +295,17 @@ def test_a_back_with_effects_runs_when_no_cotangent_reaches_it():
     # for forward mode: frontend/lower_objects.py; it was lost, and this Hessian was wrong)
     hess = check_hessian(make_put, X[:2])
     np.testing.assert_allclose(hess, [[2 * X[1], 2 * X[0]], [2 * X[0], 0.0]], atol=1e-12)
+
+
+def test_a_closure_and_a_bound_method_over_a_written_object_read_its_tangents():
+    def make():
+        def f(x):
+            acc = Accumulator()
+            acc.add(x[0])
+            read = lambda k: acc.total * k  # noqa: E731  (captures the written object)
+            add = acc.add  # a bound method of it, called as a value
+            add(x[1] * x[2])
+            return read(x[2]) + acc.mean
+        return f
+
+    check_jvp(make, X, V)

@@ -202,6 +202,30 @@ def _with_written(book, args, tangents, spec):
     return tuple(out) if out is not None else tangents
 
 
+def _callee_written(book, f, f_dot):
+    """f_dot, with Written() for what f holds that the book holds: a bound method's
+    receiver, a closure's captured objects (their calls must read the written tangents)."""
+    if f_dot is None and isinstance(f, types.MethodType):
+        return Written() if id(f.__self__) in book.fields else None
+    closure = getattr(f, "__closure__", None)
+    if not closure or not isinstance(f, types.FunctionType) or \
+            not (f_dot is None or type(f_dot) is fwd.CellTangents):
+        return f_dot
+    extra = {}
+    for name, cell in zip(f.__code__.co_freevars, closure):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if id(value) in book.fields and (f_dot is None or f_dot.get(name) is None):
+            extra[name] = Written()
+    if not extra:
+        return f_dot
+    out = fwd.CellTangents(f_dot or {})
+    out.update(extra)
+    return out
+
+
 def _check_plain(book, y, what, loc):
     if book is not None and book.moves and is_active(y):
         raise MutationError(
@@ -263,6 +287,7 @@ def jvp_call(f, f_dot, args, tangents, spec, loc):
     book = context.current().object_tangents
     if book is not None and book.fields:
         tangents = _with_written(book, args, tangents, spec)
+        f_dot = _callee_written(book, f, f_dot)
         if f_dot is None and not any(t is not None for t in tangents):
             if book.moves and isinstance(f, type) and _constructs(f):
                 # its __init__ may read written attributes: built as with tangents (exact)
