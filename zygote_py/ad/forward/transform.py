@@ -16,6 +16,9 @@ one and costs nothing; `None` is the zero tangent while running.
   - containers: a tuple, list or dict literal's tangent is the same literal of
     the items' tangents; unpacking, appends and dict updates have helpers;
   - a closure's tangent holds the tangents of the values it captures;
+  - attribute writes (`obj.name = v`) keep v's tangent by the object, in the call's book
+    (objects.py, runtime/forward_objects.py): every attribute read of a value that may be
+    an object, and every call of user code, asks the book, tangent or not;
   - an `if` yields its results' tangents as extra results; a loop carries the
     tangents of its carried values as extra slots (which slots vary is read
     from the activity analysis), and the tangents of the items a `for`
