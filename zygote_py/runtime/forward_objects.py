@@ -13,12 +13,12 @@ the forward-mode call (zp.jvp, and so zp.hessian's forward pass) holds an
     exactly as reverse mode does (built_objects.set_attribute: the same refusals of
     classes, modules, `__setattr__`, property setters, frozen dataclasses) and records
     (the value written, its tangent) under the object;
-  - `attribute_read` (every attribute read of a value that may be an object) returns the recorded
-    tangent when the attribute still holds the value recorded, and otherwise asks the
-    object's own tangent as before (forward_dispatch.jvp_attr).  An attribute that holds
-    something else than what forward-mode code wrote there, and whose recorded tangent is
-    not zero, was written by code forward mode did not follow: refused, never a stale
-    tangent.
+  - `attribute_read` (every attribute read of a value that may be an object) returns the
+    recorded tangent when the attribute still holds the value recorded, and otherwise asks
+    the object's own tangent as before (forward_dispatch.jvp_attr).  An attribute that
+    holds something else than what forward-mode code wrote there was written by code
+    forward mode did not follow: refused (unless no tangent was recorded anywhere yet,
+    when the new value cannot carry one), never a stale tangent.
 
 An object with recorded attributes has no tangent of its own, but its calls are not
 plain Python any more: a method of it, or a function it is passed to, may read those
@@ -178,7 +178,7 @@ def attribute_read(obj, obj_dot, name, loc):
             if found is not None:
                 if value is found[0]:
                     return value, found[1]
-                if fwd.has_tangent(found[1]):
+                if fwd.has_tangent(found[1]) or book.moves:  # (the new value may carry one)
                     raise _unseen(obj, name, loc)
                 return value, None
             if not fwd.has_tangent(obj_dot):
