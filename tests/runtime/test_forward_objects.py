@@ -252,21 +252,33 @@ def test_a_class_attribute_write_is_refused():
         zp.jvp(f, (0.5,), (1.0,))
 
 
+RESET_CELL = Cell(0.8, 0.3)
+
+
+def reset_plainly():  # no argument, no closure: runs as plain Python
+    RESET_CELL.state = 0.0
+
+
 def test_an_attribute_changed_by_code_forward_mode_did_not_follow_is_refused():
-    cell = Cell(0.8, 0.3)
-
-    def reset_plainly():  # no argument carries a tangent: runs as plain Python
-        cell.state = 0.0
-
     def f(x):
-        cell.state = cell.state * x
+        RESET_CELL.state = RESET_CELL.state * x
         reset_plainly()
-        return cell.state + x
+        return RESET_CELL.state + x
 
     with pytest.raises(zp.ZygoteError, match="did not follow"):
         zp.jvp(f, (0.5,), (1.0,))
 
+    def g(x):  # a closure over the object is transformed: its write is followed
+        cell = Cell(0.8, 0.3)
 
+        def reset():
+            cell.state = 0.0
+
+        cell.state = cell.state * x
+        reset()
+        return cell.state + x
+
+    assert zp.jvp(g, (0.5,), (1.0,)) == (0.5, 1.0)
 # -- a back with effects that no cotangent reaches still runs -----------------------------
 class Box:
     def __init__(self):
