@@ -64,16 +64,18 @@ class Context:
     carrying a derivative, so such an argument's derivative survives a closure
     or a call resolved while running."""
 
-    __slots__ = ("collector", "compiler", "objects", "observers", "reals")
+    __slots__ = ("collector", "compiler", "object_tangents", "objects", "observers", "reals")
 
     def __init__(self, compiler=None, collector=None, observers: tuple = (), reals: bool = False,
-                 objects=None):
+                 objects=None, object_tangents=None):
         self.compiler = compiler
         self.collector = collector
         self.observers = tuple(observers)
         self.reals = reals
         # the ObjectLedger of the objects this call builds (runtime/built_objects.py)
         self.objects = objects
+        # forward mode's tangents of the attributes it wrote (runtime/forward_objects.py)
+        self.object_tangents = object_tangents
 
     @property
     def implicit(self) -> bool:
@@ -106,15 +108,17 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
     holds the token that restores the outer Context).
     """
 
-    __slots__ = ("_collector", "_compiler", "_objects", "_observers", "_reals", "_token")
+    __slots__ = ("_collector", "_compiler", "_object_tangents", "_objects", "_observers",
+                 "_reals", "_token")
 
     def __init__(self, *, compiler=_KEEP, collector=_KEEP, observers=_KEEP, reals=_KEEP,
-                 objects=_KEEP):
+                 objects=_KEEP, object_tangents=_KEEP):
         self._compiler = compiler
         self._collector = collector
         self._observers = observers
         self._reals = reals
         self._objects = objects
+        self._object_tangents = object_tangents
         self._token = None
 
     def __enter__(self) -> Context:
@@ -124,11 +128,13 @@ class using:  # lower case: it reads as a function, `with context.using(collecto
         observers = outer.observers if self._observers is _KEEP else tuple(self._observers)
         reals = outer.reals if self._reals is _KEEP else self._reals
         objects = outer.objects if self._objects is _KEEP else self._objects
+        tangents = outer.object_tangents if self._object_tangents is _KEEP \
+            else self._object_tangents
         if compiler is outer.compiler and collector is outer.collector \
                 and observers == outer.observers and reals == outer.reals \
-                and objects is outer.objects:
+                and objects is outer.objects and tangents is outer.object_tangents:
             return outer  # nothing changes (a call inside a call): no copy, nothing to restore
-        inner = Context(compiler, collector, observers, reals, objects)
+        inner = Context(compiler, collector, observers, reals, objects, tangents)
         self._token = _CURRENT.set(inner)
         return inner
 

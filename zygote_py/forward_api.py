@@ -24,6 +24,8 @@ from .callables import call_plan
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
+from .runtime.built_objects import ObjectLedger
+from .runtime.forward_objects import ObjectTangents, materialize
 
 _MODES = ("auto", "forward", "reverse")
 
@@ -36,6 +38,12 @@ def jvp(f, primals, tangents):
     a list for a list, ...), and None is a zero tangent.  The tangent returned has
     the structure of f's result (zeros where it does not depend on the inputs).
     """
+    return _jvp(f, primals, tangents)
+
+
+def _jvp(f, primals, tangents, undo_writes=False):
+    """jvp; with undo_writes, the attributes of objects f wrote are put back to their values
+    from before the call (one column of several: each starts from the same state)."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ZygoteError(f"zp.jvp got {len(primals)} primals and {len(tangents)} tangents",
@@ -44,13 +52,22 @@ def jvp(f, primals, tangents):
         _check_tangent(x, t, f"tangents[{index}]")
     plan = call_plan(f, primals, {})
     targs = (None,) * plan.skip + tangents
-    with context.using(compiler=FORWARD, collector=None):
+    # attribute writes: the reverse ledger that writes and (over gradient code) its backward
+    # use, and the book of the written attributes' tangents (runtime/forward_objects.py)
+    ledger = ObjectLedger()  # (this call's own, as every zp.gradient call has its own)
+    book = ObjectTangents(at_call_state=undo_writes)
+    with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
         except RecursionError:
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",
                               hint="raise sys.setrecursionlimit, or use reverse mode") from None
+        if ledger.log and not undo_writes:
+            ledger.replay()  # objects as the forward left them (a gradient's backward undid it)
+        dy = materialize(y, dy)
+        if undo_writes:
+            book.undo_writes()
     return y, dense_tangent(dy, y)
 
 
@@ -136,7 +153,8 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
             e[index] = 1.0
             tangents = [None] * len(args)
             tangents[i] = e if x_arr.shape else 1.0
-            y, dy = jvp(g, args, tangents)
+            last = i == len(args) - 1 and index == tuple(d - 1 for d in x_arr.shape)
+            y, dy = _jvp(g, args, tangents, undo_writes=not last)  # (each column: one call)
             columns.append(np.asarray(dy, dtype=np.result_type(dy, float)))
         if y is None:
             y = f(*args, **kwargs)
@@ -161,11 +179,12 @@ def _gradient_function(f, x):
     return entry.fn
 
 
-def _over_gradient(grad_fn, x, v, f):
+def _over_gradient(grad_fn, x, v, f, last=True):
     """jvp of the compiled gradient; an error inside the generated gradient code is told
-    as what it is: this gradient cannot be differentiated again (yet)."""
+    as what it is: this gradient cannot be differentiated again (yet).  Unless last, the
+    attributes of objects it wrote are put back as they were (the next column's start)."""
     try:
-        return jvp(grad_fn, (x,), (v,))
+        return _jvp(grad_fn, (x,), (v,), undo_writes=not last)
     except ZygoteError as err:
         where = getattr(err.loc, "filename", "") or ""
         if not where.startswith("<zygote_py:"):
@@ -203,10 +222,11 @@ def hessian(f, x):
         second = real_where_real(dy[1][0], x)
         return 0.0 if second is None else float(second)  # None: the gradient does not move
     columns = []
+    final = tuple(d - 1 for d in x.shape)
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[index] = 1.0
-        _, dy = _over_gradient(grad_fn, x, e, f)
+        _, dy = _over_gradient(grad_fn, x, e, f, last=index == final)
         columns.append(np.asarray(dense_tangent(real_where_real(dy[1][0], x), x), dtype=float))
     if not columns:
         return np.zeros(x.shape + x.shape)

@@ -282,13 +282,17 @@ def test_a_call_run_without_derivatives_after_a_write_is_refused_not_lost():
     assert err.value.loc.line == f.__code__.co_firstlineno + 2
 
 
-def test_forward_mode_refuses_clearly():
+def test_forward_mode_follows_the_write():
+    # (forward mode through attribute writes: tests/runtime/test_forward_objects.py)
     def f(o, x):
         o.state = o.state * x
         return o.state
 
-    with pytest.raises(zp.ZygoteError, match="not followed|forward mode|jvp"):
-        zp.jvp(f, (Cell(1.0, 2.0), 0.5), (None, 1.0))
+    cell = Cell(1.0, 2.0)
+    y, t = zp.jvp(f, (cell, 0.5), (None, 1.0))
+    assert (y, t) == (1.0, 2.0) and cell.state == 1.0
+    y, t = zp.jvp(f, (Cell(1.0, 2.0), 0.5), ({"state": 3.0}, 1.0))
+    assert t == 3.0 * 0.5 + 2.0
 
 
 STANDALONE_SOURCE = '''

@@ -49,6 +49,10 @@ class ObjectLowering:
             self.emit("call", [base, self.const(target.attr, node), value],
                       attrs={"fn": flag_function, "expr": "_zp_flag_function", "kw": (),
                              "star": ()}, node=node)
+            if isinstance(target.value, gast.Name) and target.value.id in self.local_names:
+                # the nested def is made a value at each read: later reads (the return) must
+                # see this one, the function flagged, or a back with effects is skipped
+                self.env[target.value.id] = base
             return
         self.store_attribute(base, self.const(target.attr, node), value, node, set_attribute)
 

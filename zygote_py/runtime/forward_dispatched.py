@@ -36,6 +36,7 @@ import functools
 import inspect
 import types
 
+from .. import context
 from ..errors import NoDerivativeRule
 from ..kinds import scalar_kinds
 from ..resolve import (
@@ -61,6 +62,7 @@ from ..resolve import (
 from ..rules import registry
 from . import dispatch
 from . import forward_dispatch as fd
+from . import forward_objects
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
@@ -89,13 +91,40 @@ class LinearInG(fd.CallTangent):
 LINEAR_IN_G = LinearInG()
 
 
+class WritesObjects(fd.CallTangent):
+    """The tangent of a pullback whose call wrote or built objects and had no moving
+    operand: its back undoes those writes, so it cannot run a second time for g's tangent."""
+
+    __slots__ = ()
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        g_dot = targs[0] if targs else None
+        if fd.has_tangent(g_dot):
+            raise _writes_refusal(loc)
+        return fn(*args, **kwargs), None
+
+
+WRITES_OBJECTS = WritesObjects()
+
+
+def _ledger_mark(ledger):
+    """How far the call's ledger has come: its writes and the objects it tracks."""
+    return None if ledger is None else (len(ledger.log), len(ledger.tracked))
+
+
 def call_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call(f, operands, spec, loc)`: the pair and its tangent."""
+    ledger = context.current().objects
+    mark = _ledger_mark(ledger)
     pair = dispatch.call(*args, **kwargs)
+    wrote = _ledger_mark(ledger) != mark  # (following it would run it a second time)
     targs = fd._padded(targs, 4)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
-        return pair, (None, LINEAR_IN_G)  # nothing moves but, later, perhaps g
+        # nothing moves but, later, perhaps g
+        return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
     callee, operands, spec, call_loc = args
+    if wrote:
+        raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[1])
     y_dot, back_dot = _call(callee, targs[0], operands, operand_dots, spec, call_loc or loc,
@@ -105,11 +134,16 @@ def call_jvp(args, kwargs, targs, tkwargs, loc):
 
 def method_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call_method(obj, name, operands, spec, loc)`."""
+    ledger = context.current().objects
+    mark = _ledger_mark(ledger)
     pair = dispatch.call_method(*args, **kwargs)
+    wrote = _ledger_mark(ledger) != mark
     targs = fd._padded(targs, 5)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
-        return pair, (None, LINEAR_IN_G)
+        return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
     obj, name, operands, spec, call_loc = args
+    if wrote:
+        raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
     operand_dots = _operand_dots(operands, targs[2])
     y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
@@ -452,6 +486,17 @@ def _drop(n):
 # -- refusals ------------------------------------------------------------------------------
 
 
+def _writes_refusal(loc) -> NoDerivativeRule:
+    """A call that wrote or built objects (the call's ledger moved): following it forward
+    would run the function, or its back, a second time, writing (or undoing) the objects'
+    attributes twice."""
+    return NoDerivativeRule(
+        "forward mode over a gradient (zp.hessian) does not follow a call, resolved "
+        "while the gradient runs, of a function that writes or builds objects", loc,
+        "call a function by name that writes them (`step(m, x)`: followed), write them in "
+        "the function differentiated itself, or use finite differences of zp.gradient")
+
+
 def _refusal(name: str, what: str, loc) -> NoDerivativeRule:
     return NoDerivativeRule(
         f"forward mode over a gradient reaches {name}, a call the gradient resolved while "
@@ -506,9 +551,9 @@ def attribute_cotangent_jvp(args, kwargs, targs, tkwargs, loc):
     the call's ledger), are refused."""
     obj, name, g = args
     obj_dot, _, g_dot = fd._padded(targs, 3)
+    if is_tracked(obj):  # its cotangent goes to the ledger's slot, its tangent to the book's
+        return forward_objects.attribute_cotangent_jvp(obj, obj_dot, name, g, g_dot, loc)
     value = dispatch.attribute_cotangent(obj, name, g)
-    if is_tracked(obj):
-        raise _refusal(f"the attribute {name!r}", "an object built or written in the call", loc)
     if fd.has_tangent(obj_dot):
         if type(obj) is super:
             raise _refusal(f"super().{name}", "an attribute reached through super()", loc)

@@ -38,7 +38,7 @@ import numpy as np
 from .. import context
 from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
-from . import writes
+from . import forward_containers, writes
 
 _ndarray = np.ndarray
 
@@ -110,9 +110,9 @@ def item_tangent(x, index, x_dot, value_dot, in_place=False):
     replaced by value_dot (None: zero).  Updated in place only when the transform proved the
     old tangent is not read again (in_place) and nothing else holds the array."""
     if type(x) is not _ndarray:
-        if x_dot is None and value_dot is None:
-            return None
-        _refuse_container_write(x)
+        if type(x) is list or type(x) is dict:  # an item of a list or dict from outside
+            return forward_containers.item_tangent(x, index, x_dot, value_dot)
+        return None  # (the primal write refused anything else)
     kind = x.dtype.kind
     if kind not in "fc" or (x_dot is None and value_dot is None):
         return None  # integers and booleans have no derivative
@@ -171,10 +171,7 @@ def writeback_tangent(m, t, m_dot, t_dot):
                                "not follow a write into an array that an object holds",
                                hint="use reverse mode (zp.gradient) for this function")
     if type(m) is not _ndarray or type(t) is not _ndarray:
-        if (m_dot is not None or t_dot is not None) and \
-                (type(m) in (list, dict) or type(t) in (list, dict)):
-            _refuse_container_write(t)
-        return m_dot
+        return m_dot  # another container than the one written (view_writeback refused a holder)
     dtype = _tangent_dtype(m)
     if dtype is None:
         return None
@@ -242,26 +239,17 @@ def region_tangent(x_dot, index):
     """The tangent of runtime/writes.saved_region(x, index): a copy of x_dot[index]."""
     if x_dot is None:
         return None
+    if type(x_dot) is list or type(x_dot) is dict:  # an item of a list or dict from outside
+        return forward_containers.region_tangent(x_dot, x_dot, index)
     part = x_dot[index]
     return part.copy() if type(part) is _ndarray else part
 
 
 def whole_tangent(y, y_dot):
     """The tangent of runtime/writes.saved_whole(y): a copy of y's tangent (y an array)."""
-    if y_dot is None:
-        return None
-    if type(y) is not _ndarray:
-        _refuse_container_write(y)
+    if y_dot is None or type(y) is not _ndarray:
+        return None  # (saved_whole saves nothing of what is not an array)
     return np.array(y_dot, copy=True)
-
-
-def _refuse_container_write(x):
-    """A write into a list or dict (reverse mode follows them) whose tangents forward mode
-    does not track yet: refused, never a tangent silently left at zero."""
-    raise NoDerivativeRule(f"forward mode (zp.jvp, zp.hessian, a forward zp.jacobian) does not "
-                           f"follow writes into a {type(x).__name__} with derivatives yet",
-                           hint="use reverse mode (zp.gradient) for this function, or build a "
-                           "new list instead of writing into one")
 
 
 def linear_tangent(fn, g_dot, *rest):
@@ -323,6 +311,8 @@ def overwritten_cotangent(g, index):
     written region zeroed, always on a copy (the tangent code around it may still read g)."""
     if g is None:
         return None
+    if type(g) is list or type(g) is tuple or type(g) is dict:
+        return writes.overwritten_cotangent(g, index)  # (a copy for these)
     out = np.array(g, copy=True)
     out[index] = 0
     return out

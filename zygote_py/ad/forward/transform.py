@@ -16,6 +16,9 @@ one and costs nothing; `None` is the zero tangent while running.
   - containers: a tuple, list or dict literal's tangent is the same literal of
     the items' tangents; unpacking, appends and dict updates have helpers;
   - a closure's tangent holds the tangents of the values it captures;
+  - attribute writes (`obj.name = v`) keep v's tangent by the object, in the call's book
+    (objects.py, runtime/forward_objects.py): every attribute read of a value that may be
+    an object, and every call of user code, asks the book, tangent or not;
   - an `if` yields its results' tangents as extra results; a loop carries the
     tangents of its carried values as extra slots (which slots vary is read
     from the activity analysis), and the tangents of the items a `for`
@@ -40,24 +43,30 @@ from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
 from ...kinds import is_complex_kind
-from ...resolve import NONDIFF, RULE, resolve
+from ...resolve import CALLABLE, CONSTRUCT, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, resolve
 from ...rules import registry
 from ...rules.jvp_complex import forward_rule
 from ...runtime import built_objects, forward_writes, writes
 from ...runtime import forward_dispatch as fwd
+from ...runtime import forward_objects as fob
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from .inline import NOT_INLINED, Inliner
+from .objects import object_op
 from .writes import follow_write, mark_in_place
 
-# the runtime modules of in-place writes (followed: writes.py) and of objects built inside
-# the function (attribute writes are not followed yet: refused at the user's line)
-_MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects")
+# the runtime modules of in-place writes (followed: writes.py), of lists and dicts from
+# outside updated in place (writes.py) and of objects written (objects.py)
+_MUTATION_MODULES = ("zygote_py.runtime.writes", "zygote_py.runtime.built_objects",
+                     "zygote_py.runtime.outside_containers")
+_ATTRIBUTE_WRITES = (built_objects.set_attribute, built_objects.object_set_attribute)
+# what a call of these may run: code of the user's, which may read an object's attributes
+_USER_CODE = (FUNCTION, METHOD, CALLABLE, RECEIVER, CONSTRUCT)
 
 
 def _unfollowed(module: str) -> str:
     if module.endswith("writes"):
         return "this write into an array"
-    return "attribute writes into objects"
+    return "this operation on objects"
 
 
 class _Shared:
@@ -85,7 +94,8 @@ class ForwardTransform:
         scalar_params = [k is True for k in kinds] + [False] * (len(fn.params) - len(kinds))
         self.scalars = scalar_values(fn, scalar_params)  # certainly plain numbers
         self.inline = Inliner(self)  # rules spliced as expressions (inline.py)
-        self.varied = varied_values(fn, self.active, extra_roots=cell_roots, arrays=self.arrays)
+        self.varied = varied_values(fn, self.active, extra_roots=cell_roots + self.object_roots(),
+                                    arrays=self.arrays)
         # values that may be complex (analysis/complexity.py): a rule there runs its forward
         # rule for complex values (rules/jvp_complex.py), right for real ones too
         complex_params = [is_complex_kind(k) for k in kinds][:len(fn.params)]
@@ -197,8 +207,17 @@ class ForwardTransform:
             self.vmap[op.results[0].id] = self.helper(
                 fwd.flag_function, *[self.v(x) for x in op.operands[:3]])
             return
+        if _is_object_op(fn):
+            object_op(self, op)  # objects.py
+            return
+        if fn is writes.restore_final:  # whatever its tangents (writes.py)
+            follow_write(self, op)
+            return
         if not any(self.t(x) is not None for x in op.operands):
-            self.copy(op)
+            if len(op.results) == 1 and _user_code(fn):  # it may read written attributes
+                self.plain(op, fob.plain_call, self.ir.const(fn), op.operands)
+            else:
+                self.copy(op)
             return
         module = getattr(fn, "__module__", None)
         if module in _MUTATION_MODULES and follow_write(self, op):
@@ -206,6 +225,17 @@ class ForwardTransform:
         if type(fn) is writes.ArgumentWrites:  # `(r, u2) = f(u)` where f writes into u
             self.dynamic(op, forward_writes.argument_writes_jvp, self.ir.const(fn),
                          self.ir.const(None), op.operands)
+            return
+        if fn is built_objects.check_underived_result:  # gradient code's check: y itself
+            self.copy(op)
+            self.set_tangent(op.results[0], self.t(op.operands[0]))
+            return
+        if fn is built_objects.check_underived_argument:  # (a check: no result to speak of)
+            self.copy(op)
+            return
+        if fn is built_objects.super_of:  # super(): its tangent is its self's, as a method's
+            self.copy(op)
+            self.set_tangent(op.results[0], self.t(op.operands[1]))
             return
         if fn is built_objects.with_effects:  # a wrapper of a back, marked as the back is
             self.copy(op)
@@ -223,7 +253,9 @@ class ForwardTransform:
             return
         if res.kind == RULE and self.static_rule(op, res.rule):
             return
-        self.dynamic(op, fwd.jvp_call, self.ir.const(fn), self.ir.const(None), op.operands)
+        # code of the user's may read attributes written with tangents (forward_objects.py)
+        helper = fob.jvp_call if res.kind in _USER_CODE else fwd.jvp_call
+        self.dynamic(op, helper, self.ir.const(fn), self.ir.const(None), op.operands)
 
     def may_be_complex(self, op: Op) -> bool:
         """Whether an operand or a result of op may hold a complex value."""
@@ -304,16 +336,63 @@ class ForwardTransform:
         self.vmap[op.result.id] = unpack.results[0]
         self.set_tangent(op.result, unpack.results[1])
 
+    def plain(self, op: Op, helper, head: Value, operands, name=None):
+        """`y, y_dot = helper(head, [name,] (args), spec, loc)`: a call with no tangent that
+        may read attributes written with one (runtime/forward_objects.py)."""
+        kw = op.attrs.get("kw", ())
+        star = op.attrs.get("star", ())
+        npos = len(operands) - len(kw)
+        spec = tuple(("*" if i in star else None) for i in range(npos)) + \
+            tuple(k if k is not None else "**" for k in kw)
+        args = self.emit("tuple", [self.v(x) for x in operands]).result
+        extra = [self.ir.const(name)] if name is not None else []
+        pair = self.ir.call(helper, head, *extra, args, self.ir.const(spec),
+                            self.ir.const(op.loc), expr="_zp_" + helper.__name__)
+        unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None},
+                           hints=[op.result.hint, (op.result.hint + "_dot") if op.result.hint else ""])
+        self.vmap[op.result.id] = unpack.results[0]
+        self.set_tangent(op.result, unpack.results[1])
+
     def op_callv(self, op):
-        if not any(self.t(x) is not None for x in op.operands):
-            self.copy(op)
-            return
         callee = op.operands[0]
-        self.dynamic(op, fwd.jvp_call, self.v(callee), self.t_or_none(callee), op.operands[1:])
+        if not any(self.t(x) is not None for x in op.operands):
+            if len(op.results) == 1:
+                self.plain(op, fob.plain_call, self.v(callee), op.operands[1:])
+            else:
+                self.copy(op)
+            return
+        self.dynamic(op, fob.jvp_call, self.v(callee), self.t_or_none(callee), op.operands[1:])
+
+    def may_be_object(self, value: Value) -> bool:
+        """Whether value may be an object whose attributes forward-mode code writes: not known
+        to be an array or a number, nor a constant (a module, a class)."""
+        if value.id in self.arrays or value.id in self.scalars:
+            return False
+        made = value.defining_op
+        return made is None or made.opcode != "const"
+
+    def object_roots(self) -> list[int]:
+        """ids of the results whose tangent may come from attributes written with tangents
+        (runtime/forward_objects.py) even when no operand has one: reads of attributes of
+        values that may be objects, calls of code of the user's, the writes' old values."""
+        out = []
+        for op in self.fn.walk():
+            code = op.opcode
+            if len(op.results) != 1:
+                continue
+            if code in ("getattr", "method") and self.may_be_object(op.operands[0]) or \
+                    code == "callv" or code == "call" and (
+                        _user_code(op.attrs["fn"]) or _is_object_op(op.attrs["fn"])):
+                out.append(op.result.id)
+        return out
 
     def op_method(self, op):
         if not any(self.t(x) is not None for x in op.operands):
-            self.copy(op)
+            if len(op.results) == 1 and self.may_be_object(op.operands[0]):
+                self.plain(op, fob.plain_method, self.v(op.operands[0]), op.operands[1:],
+                           name=op.attrs["name"])
+            else:
+                self.copy(op)
             return
         obj = op.operands[0]
         if obj.id in self.arrays:  # an array's method: the ndarray rules, as reverse mode
@@ -324,12 +403,12 @@ class ForwardTransform:
             if rule is None and registry.method_is_nondifferentiable(np.ndarray, name):
                 self.copy(op)
                 return
-        self.dynamic(op, fwd.jvp_method, self.v(obj), self.t_or_none(obj), op.operands[1:],
+        self.dynamic(op, fob.jvp_method, self.v(obj), self.t_or_none(obj), op.operands[1:],
                      name=op.attrs["name"])
 
     def op_getattr(self, op):
         obj = op.operands[0]
-        if self.t(obj) is None:
+        if self.t(obj) is None and not self.may_be_object(obj):
             self.copy(op)
             return
         if obj.id in self.arrays:  # an array's attribute: .T by its rule, .shape has no tangent
@@ -347,8 +426,9 @@ class ForwardTransform:
                 if _gives_tangent(jvp_fn, [self.t(obj)], self.inline.is_dense):
                     self.inline.mark(tangent)
                 return
-        pair = self.ir.call(fwd.jvp_attr, self.v(obj), self.t(obj), self.ir.const(op.attrs["name"]),
-                            self.ir.const(op.loc), expr="_zp_jvp_attr")
+        pair = self.ir.call(fob.attribute_read, self.v(obj), self.t_or_none(obj),
+                            self.ir.const(op.attrs["name"]), self.ir.const(op.loc),
+                            expr="_zp_attribute_read")
         unpack = self.emit("unpack", [pair], 2, {"n": 2, "star": None},
                            hints=[op.result.hint, (op.result.hint + "_dot") if op.result.hint else ""])
         self.vmap[op.result.id] = unpack.results[0]
@@ -564,6 +644,21 @@ class ForwardTransform:
             self.tmap[op.results[k].id] = new.results[len(op.results) + j]
             if k in dense:
                 self.inline.mark(new.results[len(op.results) + j])
+
+
+def _is_object_op(fn) -> bool:
+    return any(fn is f for f in _ATTRIBUTE_WRITES) or fn is built_objects.take_attribute \
+        or fn is built_objects.released_cotangent
+
+
+def _user_code(fn) -> bool:
+    """Whether a call of fn may run code of the user's (not zygote_py's own helpers)."""
+    if (getattr(fn, "__module__", None) or "").startswith("zygote_py."):
+        return False
+    try:
+        return resolve(fn, registry).kind in _USER_CODE
+    except TypeError:  # an unhashable callee
+        return False
 
 
 def _varies_on_complex(fn) -> bool:

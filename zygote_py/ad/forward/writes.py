@@ -25,16 +25,20 @@ where the old tangent is read by nothing after the write.
 from __future__ import annotations
 
 from ...ir.core import Function, Op, Value, value_block
-from ...runtime import built_objects, writes
+from ...runtime import built_objects, outside_containers, writes
+from ...runtime import forward_containers as fc
+from ...runtime import forward_objects as fob
 from ...runtime import forward_writes as fw
 
 # the gradient-code helpers that save, restore or check, whose results carry no tangent
 _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
-               writes.snapshot, writes.restore_final, writes.log_written_arguments,
+               writes.snapshot, writes.log_written_arguments,
                writes.snapshot_except, writes.check_unaliased, writes.check_distinct_arguments,
                writes.check_sortable, writes.refuse_array_out, writes.put_positions,
                writes.place_positions, writes.diagonal_positions, writes.along_axis_positions,
-               writes.putmask_positions, writes.position_count, built_objects.must_run_back)
+               writes.putmask_positions, writes.position_count, built_objects.must_run_back,
+               outside_containers.restore_contents, outside_containers.is_container,
+               outside_containers.refuse_item_update)
 # cotangent helpers linear in their first argument
 _LINEAR = (writes.written_value_cotangent, writes.overwritten_cotangent,
            writes.writeback_value_cotangent, writes.writeback_rest_cotangent)
@@ -53,6 +57,9 @@ def follow_write(tr, op: Op) -> bool:
     v, t_or_none = tr.v, tr.t_or_none
     if _is(fn, _NO_TANGENT):
         tr.copy(op)
+        return True
+    if fn is writes.restore_final:  # (a column of a Hessian leaves the state at the call)
+        tr.ir.call(fob.restore_final, *[v(x) for x in op.operands], expr="_zp_restore_final_jvp")
         return True
     if _is(fn, _ITEM_WRITES):  # x2 = write_item(x1, index, value, loc)
         x, index, value = op.operands[:3]
@@ -88,6 +95,18 @@ def follow_write(tr, op: Op) -> bool:
         tr.copy(op)
         if tr.t(x) is not None:
             tr.set_tangent(op.result, tr.helper(fw.region_tangent, tr.t(x), v(index)))
+        return True
+    if fn is outside_containers.replace_contents:  # xs2 = replace_contents(xs1, new, loc)
+        new_items = op.operands[1]
+        tr.copy(op)
+        tr.set_tangent(op.result, tr.t(new_items))  # xs2 holds new's items: new's tangent
+        return True
+    if fn is outside_containers.saved_contents:  # gradient code's save before that update
+        container = op.operands[0]
+        tr.copy(op)
+        if tr.t(container) is not None:
+            tr.set_tangent(op.result, tr.helper(fc.contents_tangent, v(container),
+                                                tr.t(container)))
         return True
     if fn is writes.saved_whole:
         y = op.operands[0]
