@@ -133,3 +133,65 @@ def test_still_differentiated(f):
     h = 1e-6
     want = [(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(2)]
     np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-8)
+
+
+# -- writes into what a for loop iterates, other than through its own row ---------------
+def array_written_ahead_of_the_loop(x):
+    y = np.array([1.0, 2.0]) * 1.0
+    for v in y:
+        y[1] = v * x[0]  # Python's next step reads this new y[1]
+    return y[1] * x[1]
+
+
+def argument_list_written_ahead(x, p):
+    for v in p:
+        p[1] = v * x[0]
+    return p[1] * x[1]
+
+
+class _Holder:
+    def __init__(self, p):
+        self.p = p
+
+
+def attribute_list_written_ahead(x, h):
+    for v in h.p:
+        h.p[1] = v * x[0]
+    return h.p[1] * x[1]
+
+
+@pytest.mark.parametrize("f, extra", [(array_written_ahead_of_the_loop, ()),
+                                      (argument_list_written_ahead, ([1.0, 2.0],)),
+                                      (attribute_list_written_ahead, (_Holder([1.0, 2.0]),))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_writes_ahead_of_a_loop_are_refused(f, extra):
+    with pytest.raises(zp.MutationError, match="for loop iterates over it"):
+        zp.gradient(f, X.copy(), *extra)
+
+
+def rows_written_through_the_loop_variable(x):
+    a = np.array([[1.0, 2.0], [3.0, 4.0]]) * x[0]
+    for row in a:
+        row *= x[1]
+    for i, row in enumerate(a):
+        row[0] = row[1] * i
+    return np.sum(a)
+
+
+class _Model:
+    def __init__(self):
+        self.layers = [1.0, 2.0]
+        self.cache = {}
+
+
+def another_attribute_updated_in_the_loop(x):
+    m = _Model()
+    for w in m.layers:
+        m.cache[w] = w * x[0]
+    return m.cache[1.0] + m.cache[2.0] * x[1]
+
+
+@pytest.mark.parametrize("f", [rows_written_through_the_loop_variable,
+                               another_attribute_updated_in_the_loop], ids=lambda f: f.__name__)
+def test_loops_that_only_write_their_own_row_or_other_data(f):
+    test_still_differentiated(f)

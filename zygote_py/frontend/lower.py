@@ -56,6 +56,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
         # container value id -> the variable holding an iterator or view that reads it lazily
         self.read_lazily: dict[int, str] = parent.read_lazily if parent else {}
+        self.loop_targets: set[int] = parent.loop_targets if parent else set()  # for targets
+        self.iterated_attributes: list = parent.iterated_attributes if parent else []
         # containers made here that an object may hold now (lower_objects.py)
         self.escaped: set[int] = parent.escaped if parent else set()
         self.inlining: list = parent.inlining if parent else []

@@ -119,7 +119,29 @@ class ContainerLowering:
             if source not in self.iterated:
                 added.add(source)
         self.iterated.update(added)
+        for value in iterables:  # `for v in obj.items`: the attribute read, by its name
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                value = op.operands[0]
+            if value.defining_op is not None and value.defining_op.opcode == "getattr":
+                self.iterated_attributes.append(value)
         return added
+
+    def refuse_attribute_update_while_iterated(self, receiver, base: Value, node) -> None:
+        """`obj.items[k] = v` or `obj.items.append(v)` inside `for x in obj.items` (the same
+        attribute of an object in the same alias class): Python's loop would see it."""
+        op = base.defining_op
+        if op is None or op.opcode != "getattr" or not self.iterated_attributes:
+            return
+        owner = self.alias_root(op.operands[0])
+        for value in self.iterated_attributes:
+            read = value.defining_op
+            if value.id in self.iterated and read.attrs["name"] == op.attrs["name"] and \
+                    self.alias_root(read.operands[0]) == owner:
+                text = getattr(receiver, "attr", "the attribute")
+                raise self.mutation_error(
+                    node, f"{text!r} is modified while a for loop iterates over it",
+                    f"iterate over a copy (for v in list(obj.{text}))")
 
     def lazily_read_sources(self, value) -> set[int]:
         """The containers that value, an iterator or a dict view bound to a variable
@@ -279,6 +301,7 @@ class ContainerLowering:
             return None  # (`config.LOG.append(v)`: module state, as before)
         if self.alias_class(base).external:
             return None  # a global's: as before (refused while running with a derivative)
+        self.refuse_attribute_update_while_iterated(receiver, base, node)
         return self.outside_chain(
             receiver, base, kinds,
             lambda kind, copy: self.functional_update(kind, method, copy, operands, kw, node),
@@ -330,6 +353,7 @@ class ContainerLowering:
             base = self.expr(receiver)
             if self._held_by_a_constant(base):
                 return False
+            self.refuse_attribute_update_while_iterated(receiver, base, node)
         else:
             return False
         key = self.expr(target.slice)
@@ -374,7 +398,7 @@ class ContainerLowering:
                                            "expr": "_zp_replace_contents", "kw": (), "star": ()},
                                     node=node, hint=_hint_of(receiver)).result
                 if isinstance(receiver, gast.Name):
-                    self.record_write(receiver.id, base, written, node)
+                    self.record_write(receiver.id, base, written, node, contents_replaced=True)
                 else:  # the object's attribute is written too: the object's ledger follows it
                     owner = base.defining_op.operands[0] if base.defining_op is not None and \
                         base.defining_op.opcode == "getattr" else None

@@ -359,6 +359,7 @@ class StmtLowering:
         for target in targets:  # an array's rows are views of it
             for iterable in iterables:
                 self.alias_union(target, iterable)
+        self.loop_targets.update(t.id for t in targets)  # writing a row is not writing ahead
         stale_before, stale_entry = self.enter_loop_stale(inits, [args])
         before = dict(self.env)
         self.env.update(zip(carried, args))

@@ -733,7 +733,8 @@ class WriteLowering:
             self.check_stale(name, value, node)
         return value
 
-    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False) -> None:
+    def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False,
+                     contents_replaced=False) -> None:
         info = self.alias_class(old)
         if info.untracked is not None:
             # the untracked value's cotangent is dropped, so the part of the array it shares
@@ -752,6 +753,8 @@ class WriteLowering:
         elif info.params:  # y op= v: refused while running there, if y is an array
             self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
         self.refuse_write_read_lazily(name, old, node)
+        if not contents_replaced:  # (a list or dict from outside: checked by its caller)
+            self.refuse_write_while_iterated(name, old, node)
         self.alias_union(old, new)
         self.root_lowerer().writes_done += 1
         loc = self.loc(node)
@@ -812,6 +815,34 @@ class WriteLowering:
                     "from it, may still read it (Python's would see the new values; zygote_py's "
                     "took them when it was made)",
                     f"make {reader!r} after the write, or write into a copy")
+
+    def refuse_write_while_iterated(self, name: str, old: Value, node) -> None:
+        """A write into an array or a list from outside while a for loop iterates over it
+        (or over memory it shares), other than through the loop's own row (`for row in A:
+        row *= c`): Python's loop reads each item when it gets there, so a write ahead of
+        it changes what later iterations see, which the loop's derivatives would not."""
+        if not self.iterated or self.is_loop_row(old):
+            return
+        root = self.alias_root(old)
+        for vid in self.iterated:
+            if vid in self.alias_parent and self.alias_root_of_id(vid) == root:
+                raise self.mutation_error(
+                    node, f"{name!r} is written while a for loop iterates over it (or over "
+                    "memory it shares), and Python's loop would read the new values",
+                    "iterate over a copy (for v in list(a), or a.copy()), or loop over "
+                    "range(len(a)) and index")
+
+    def is_loop_row(self, value: Value) -> bool:
+        """value is a for loop's target (`row` in `for row in A`, `for i, row in ...`)."""
+        if value.id in self.loop_targets:
+            return True
+        op = value.defining_op
+        if op is not None and op.opcode == "unpack":
+            source = op.operands[0].defining_op
+            if source is not None and source.opcode == "tuple":
+                k = op.results.index(value)
+                return k < len(source.operands) and source.operands[k].id in self.loop_targets
+        return False
 
     def alias_root_of_id(self, vid: int) -> int:
         parent = self.alias_parent
