@@ -28,6 +28,7 @@ from ..ir.core import Block, Function
 from .emit import Emitter
 from .exprs import Binder
 from .fuse import fuse_adjoint_helpers
+from .release import release_dead_locals
 from .naming import Liveness, Names, coalesce
 from .unparse import unparse
 
@@ -154,6 +155,8 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
             emitter.line(f"{back_name}._zp_effects = True")
         emitter.line(f"return {y_text}, {back_name}")
     text = "\n".join(emitter.lines) + "\n"
+    if spill_tapes:  # code that runs: locals released at their last read (release.py)
+        text = release_dead_locals(text, keep=frozenset({dy_name}))  # (the seed: a number)
     return Generated(name, text, binder)
 
 

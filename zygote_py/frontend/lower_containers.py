@@ -422,6 +422,13 @@ class ContainerLowering:
 
     def stmt_Delete(self, node):
         for target in node.targets:
+            if isinstance(target, gast.Name) and target.id in self.local_names \
+                    and target.id in self.env:
+                # `del x` of a local unbinds the name (generated gradients release their
+                # locals this way, codegen/release.py); a read after it is refused as a read
+                # before assignment, and on one path only it merges as unbound
+                del self.env[target.id]
+                continue
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 name = target.value.id
                 current = self.env.get(name) if name in self.local_names else None

@@ -266,10 +266,13 @@ class AdjointBuilder:
         Inside a loop, the forward saves `array_shape(value)` right after making it and
         the tape keeps that instead of the array, so an array the adjoint needs only for
         `unbroadcast` is freed with its iteration; if the whole value is taped anyway,
-        that is used.  Elsewhere (nothing taped) the value itself."""
+        that is used.  Outside loops the shape of a call's result is saved for the same
+        reason: the generated code then releases the array at its last read in the
+        forward (codegen/release.py) instead of holding it for the adjoint."""
         region = value_block(value)
         op = value.defining_op
-        if region is None or not _inside_loop(region) or op is None or op.opcode == "const" \
+        if region is None or op is None or op.opcode == "const" \
+                or not _inside_loop(region) and op.opcode != "call" \
                 or value.id in self.scalars or value.id in self.fetched or _rule_reads_output(op):
             return self.fetch(value)
         return self.fetch(self.plan.shape_after(value, runtime.array_shape))
