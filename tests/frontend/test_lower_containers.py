@@ -86,7 +86,7 @@ def del_of_a_name(x):
 def read_after_del(x):
     y = x * 2.0
     del y
-    return np.sum(y)
+    return np.sum(y)  # noqa: F821
 
 
 def del_in_a_branch(x, flag):

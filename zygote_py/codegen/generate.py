@@ -28,8 +28,8 @@ from ..ir.core import Block, Function
 from .emit import Emitter
 from .exprs import Binder
 from .fuse import fuse_adjoint_helpers
-from .release import release_dead_locals
 from .naming import Liveness, Names, coalesce
+from .release import release_dead_locals
 from .unparse import unparse
 
 _counter = itertools.count(1)
