@@ -71,6 +71,16 @@ def _ellipsis(a, b):
     return np.sum(np.einsum("...ij,...jk->...ik", a, b) ** 2)
 
 
+def _four_pairwise(a, b, c, d):
+    # the cotangents contract four operands two at a time (rules/linalg.py: _pairwise_steps)
+    return np.sum(np.cos(np.einsum("ij,jk,k,il->kl", a, b, c, d)))
+
+
+def _three_broadcast_and_summed(a, b, c):
+    # a size-1 letter broadcast against another operand; m summed inside b alone
+    return np.sum(np.einsum("ij,jkm,ik->ik", a, b, c) ** 2)
+
+
 def _subscripts_in_a_variable(a, b, spec):
     return np.sum(np.einsum(spec, a, b) ** 2)
 
@@ -92,6 +102,10 @@ CASES = [
     (_summed_in_one_operand, (rng.standard_normal((3, 4)), rng.standard_normal(5))),
     (_ellipsis, (rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 2)))),
     (_sublist_form, (rng.standard_normal((3, 4)), rng.standard_normal((4, 2)))),
+    (_four_pairwise, (rng.standard_normal((3, 4)), rng.standard_normal((4, 2)),
+                      rng.standard_normal(2), rng.standard_normal((3, 5)))),
+    (_three_broadcast_and_summed, (rng.standard_normal((3, 4)), rng.standard_normal((4, 1, 2)),
+                                   rng.standard_normal((3, 5)))),
 ]
 
 
@@ -143,3 +157,20 @@ def test_forward_mode_over_einsum_still_matches():
     eps = 1e-6
     fd = (_two(a + eps * da, b + eps * db) - _two(a - eps * da, b - eps * db)) / (2 * eps)
     np.testing.assert_allclose(tangent, fd, rtol=1e-6)
+
+
+def test_pairwise_contractions_give_the_direct_einsums_cotangents():
+    """The cotangent einsums of three or more operands run two operands at a time; the
+    result is the one-loop np.einsum's to rounding, for every operand of N-body's einsum."""
+    from zygote_py.rules.linalg import _pairwise_steps, einsum_operand_cotangent
+
+    a, d, w = rng.standard_normal((5, 5)), rng.standard_normal((5, 5, 3)), rng.standard_normal(5)
+    g = rng.standard_normal((5, 3))
+    direct = [np.einsum("ik,ijk,j->ij", g, d, w), np.einsum("ik,ij,j->ijk", g, a, w),
+              np.einsum("ik,ij,ijk->j", g, a, d)]
+    for k, expected in enumerate(direct):
+        got = einsum_operand_cotangent(g, k, "ij,ijk,j->ik", a, d, w)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    assert _pairwise_steps("ik,ijk,j->ij", ((5, 3), (5, 5, 3), (5,))) == (
+        (0, 1, "ik,ijk->ij"), (0, 1, "j,ij->ij"))
+    assert _pairwise_steps("ii,ij,j->i", ((2, 2), (2, 3), (3,))) is None  # a diagonal: one call

@@ -67,10 +67,12 @@ def uses_nonlocal(x):
 
 
 def uses_del(x):
+    # (del of a local at the top level unbinds it; in a branch it would on one path only)
     RAN.append("uses_del")
     tmp = x * 2.0
     y = tmp + x
-    del tmp  # ERR
+    if y > 0:
+        del tmp  # ERR
     return y
 
 

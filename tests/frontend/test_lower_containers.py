@@ -77,9 +77,23 @@ def popitem_on_a_created_dict(x):
 
 
 def del_of_a_name(x):
+    y = np.sin(x)
+    z = y * x
+    del y
+    return np.sum(z)
+
+
+def read_after_del(x):
     y = x * 2.0
     del y
-    return np.sum(x)
+    return np.sum(y)  # noqa: F821
+
+
+def del_in_a_branch(x, flag):
+    y = x * 2.0
+    if flag:
+        del y
+    return np.sum(y)
 
 
 def del_of_an_argument_item(x, p):
@@ -100,9 +114,13 @@ def test_popitem_is_refused():
         zp.gradient(popitem_on_a_created_dict, X)
 
 
-def test_del_of_a_name_is_unsupported_and_of_an_argument_item_followed():
-    with pytest.raises(zp.UnsupportedSyntax, match="del is only supported"):
-        zp.gradient(del_of_a_name, X)
+def test_del_of_a_name_unbinds_it_and_of_an_argument_item_is_followed():
+    (g,) = zp.gradient(del_of_a_name, X)  # (generated gradients release locals with del)
+    np.testing.assert_allclose(g, np.cos(X) * X + np.sin(X), rtol=1e-12)
+    with pytest.raises(zp.UnsupportedSyntax, match="used before it is assigned"):
+        zp.gradient(read_after_del, X)
+    with pytest.raises(zp.UnsupportedSyntax, match="inside a branch or loop"):
+        zp.gradient(del_in_a_branch, X, True)  # unbound on one path only: refused
     p = [1.0, 2.0]  # (refused before lists from outside were updated in place)
     g = zp.gradient(del_of_an_argument_item, X, p)
     assert p == [2.0] and np.array_equal(g[0], [1.0, 0.0, 0.0]) and g[1] is None

@@ -9,6 +9,8 @@ def closure_grad(x):
     # grad of: return g(x) * f(x)  cases.py:77
     t_2 = _zp_strong_zero(dy_1, dy_1 * t_1)
     t_3 = _zp_unbroadcast(t_2, t)
+    del t_2
     t_4 = _zp_strong_zero(dy_1, dy_1 * t)
+    del t
     t_5 = _zp_unbroadcast(t_4, t_1)
     return _zp_y, (t_5 * 3.0 + t_3 * 3.0,)

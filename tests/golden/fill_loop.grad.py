@@ -23,15 +23,21 @@ def fill_loop_grad(x):
             _zp_spill_tape(_zp_tape, 5)
     # cases.py:118  return np.sum(out * out)
     t_4 = out * out
+    t_shape = _zp_array_shape(t_4)
     _zp_y = np.sum(t_4)
+    del t_4
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     _zp_final = _zp_snapshot(_zp_written)
     # grad of: return np.sum(out * out)  cases.py:118
-    t_5 = _zp_expand_reduced(dy_1, t_4, None, False)
-    t_6 = _zp_like_input(t_5, t_4)
+    t_5 = _zp_expand_reduced(dy_1, t_shape, None, False)
+    t_6 = _zp_like_input(t_5, t_shape)
+    del t_5
     t_7 = _zp_strong_zero(t_6, t_6 * out)
+    del t_6
     t_8 = _zp_unbroadcast(t_7, out)
+    del t_7
     out_bar = t_8 * 2
+    del t_8
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
     _zp_refills = len(_zp_tape[0]) > 0
@@ -66,6 +72,7 @@ def fill_loop_grad(x):
             x_bar = _zp_accum_index(x_bar_1, x, i_1, v_bar_2, False)
         else:
             x_bar = x_bar_1
+    del t
     t_14 = (x_bar,)
     _zp_restore_final(_zp_final)
     return _zp_y, t_14

@@ -18,15 +18,21 @@ def heat_helper_grad(x):
             _zp_spill_tape(_zp_tape, 3)
     # cases.py:129  return np.sum(u * u)
     t_1 = u_1 * u_1
+    t_shape = _zp_array_shape(t_1)
     _zp_y = np.sum(t_1)
+    del t_1
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     _zp_final = _zp_snapshot(_zp_written)
     # grad of: return np.sum(u * u)  cases.py:129
-    t_2 = _zp_expand_reduced(dy_1, t_1, None, False)
-    t_3 = _zp_like_input(t_2, t_1)
+    t_2 = _zp_expand_reduced(dy_1, t_shape, None, False)
+    t_3 = _zp_like_input(t_2, t_shape)
+    del t_2
     t_4 = _zp_strong_zero(t_3, t_3 * u_1)
+    del t_3
     t_5 = _zp_unbroadcast(t_4, u_1)
+    del t_4
     u_bar = t_5 * 2
+    del t_5
     # grad of: for _ in range(3):  cases.py:127
     _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(3)):
@@ -40,5 +46,6 @@ def heat_helper_grad(x):
         u_bar_1, _ = _zp_back_1(t_7)
         u_bar = _zp_zeros_if_none(u_bar_1, u_2)
     t_8 = (u_bar * (1 - u * u),)
+    del u
     _zp_restore_final(_zp_final)
     return _zp_y, t_8

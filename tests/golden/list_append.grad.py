@@ -15,16 +15,21 @@ def list_append_grad(x):
             _zp_spill_tape(_zp_tape, 1)
     # cases.py:86  return np.sum(np.stack(hs))
     tmp = np.stack(hs)
+    t_shape = _zp_array_shape(tmp)
     _zp_y = np.sum(tmp)
+    del tmp
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return np.sum(np.stack(hs))  cases.py:86
-    tmp_1 = _zp_expand_reduced(dy_1, tmp, None, False)
-    tmp_2 = _zp_like_input(tmp_1, tmp)
+    tmp_1 = _zp_expand_reduced(dy_1, t_shape, None, False)
+    tmp_2 = _zp_like_input(tmp_1, t_shape)
+    del tmp_1
     tmp_3 = list(np.moveaxis(tmp_2, 0, 0))
+    del tmp_2
     if type(hs) is _zp_list:
         hs_bar = tmp_3
     else:
         hs_bar = tuple(tmp_3)
+    del hs, tmp_3
     h_bar = None
     # grad of: for t in range(3):  cases.py:83
     _zp_refills = len(_zp_tape[0]) > 0

@@ -34,7 +34,9 @@ def rnn_grad(W_h, W_x, b, xs):
     # grad of: return np.sum(h ** 2)  cases.py:102
     tmp_6 = _zp_expand_reduced(dy_1, tmp_5, None, False)
     tmp_7 = _zp_like_input(tmp_6, tmp_5)
+    del tmp_5, tmp_6
     h_bar = tmp_7 * 2 * h
+    del tmp_7
     b_bar, W_x_bar, xs_bar, W_h_bar = None, None, None, None
     # grad of: for t in range(xs.shape[0]):  cases.py:100
     _zp_refills = len(_zp_tape[0]) > 0

@@ -29,6 +29,7 @@ from .emit import Emitter
 from .exprs import Binder
 from .fuse import fuse_adjoint_helpers
 from .naming import Liveness, Names, coalesce
+from .release import release_dead_locals
 from .unparse import unparse
 
 _counter = itertools.count(1)
@@ -154,6 +155,8 @@ def generate(program, pyfn, mode: str, name: str, check_scalar=None, return_loc=
             emitter.line(f"{back_name}._zp_effects = True")
         emitter.line(f"return {y_text}, {back_name}")
     text = "\n".join(emitter.lines) + "\n"
+    if spill_tapes:  # code that runs: locals released at their last read (release.py)
+        text = release_dead_locals(text, keep=frozenset({dy_name}))  # (the seed: a number)
     return Generated(name, text, binder)
 
 

@@ -511,6 +511,17 @@ class ContainerLowering:
 
     def stmt_Delete(self, node):
         for target in node.targets:
+            if isinstance(target, gast.Name) and target.id in self.local_names \
+                    and target.id in self.env:
+                # `del x` of a local unbinds the name (generated gradients release their
+                # locals this way, codegen/release.py); a read after it is refused as a read
+                # before assignment.  Only in the function's own top-level statements: on
+                # one path of a branch or loop the name would be unbound on that path only
+                if not any(stmt is node for stmt in getattr(self.node, "body", ())):
+                    raise self.unsupported(node, "del of a variable inside a branch or loop",
+                                           "delete it after the branch or loop, or rebind it")
+                del self.env[target.id]
+                continue
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 name = target.value.id
                 current = self.env.get(name) if name in self.local_names else None

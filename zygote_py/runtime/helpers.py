@@ -101,10 +101,30 @@ def unbroadcast(g, x):
         g = np.sum(g, axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
     if axes:
-        g = np.sum(g, axis=axes, keepdims=True)
+        g = _sum_kept(g, axes)
     if g.shape != xshape:  # e.g. g was a scalar and x is an array
         g = np.broadcast_to(g, xshape)
     return g
+
+
+def _sum_kept(g, axes):
+    """np.sum(g, axis=axes, keepdims=True) for unbroadcast's sorted axes.
+
+    Where the summed axes are one run with kept axes on both sides (N-body's pairwise
+    differences, (32, 32, 3) summed over the middle axis), NumPy's reduction walks memory
+    in short strides: 17 us there, against 3 us for the same sum as a product with a
+    vector of ones (one batched matrix product).  Float arrays laid out in order only;
+    the sums may differ from np.sum's in the last bits (another order of additions)."""
+    first, last = axes[0], axes[-1]
+    if type(g) is _ndarray and 0 < first and last < g.ndim - 1 and last - first + 1 == len(axes) \
+            and g.dtype.kind == "f" and g.dtype.itemsize in (4, 8) and g.size >= 256 \
+            and g.flags.c_contiguous:
+        shape = g.shape
+        run = math.prod(shape[first:last + 1])
+        folded = g.reshape(math.prod(shape[:first]), run, math.prod(shape[last + 1:]))
+        summed = np.matmul(np.ones(run, dtype=g.dtype), folded)
+        return summed.reshape(shape[:first] + (1,) * len(axes) + shape[last + 1:])
+    return np.sum(g, axis=axes, keepdims=True)
 
 
 def normalize_axis(axis, ndim):

@@ -23,6 +23,7 @@ inside loops go through a tape (see `fetch`).
 
 from __future__ import annotations
 
+import dis
 import operator
 
 from ...errors import InternalError
@@ -266,11 +267,20 @@ class AdjointBuilder:
         Inside a loop, the forward saves `array_shape(value)` right after making it and
         the tape keeps that instead of the array, so an array the adjoint needs only for
         `unbroadcast` is freed with its iteration; if the whole value is taped anyway,
-        that is used.  Elsewhere (nothing taped) the value itself."""
+        that is used.  Outside loops the shape of a call's result is saved for the same
+        reason: the generated code then releases the array at its last read in the
+        forward (codegen/release.py) instead of holding it for the adjoint.  There only
+        where the result's rule certainly does not read it, told from the rule's code
+        without lowering the rule (which costs tens of ms where nothing else needs it)."""
         region = value_block(value)
         op = value.defining_op
-        if region is None or not _inside_loop(region) or op is None or op.opcode == "const" \
-                or value.id in self.scalars or value.id in self.fetched or _rule_reads_output(op):
+        if region is None or op is None or op.opcode == "const" \
+                or value.id in self.scalars or value.id in self.fetched:
+            return self.fetch(value)
+        if _inside_loop(region):
+            if _rule_reads_output(op):
+                return self.fetch(value)
+        elif op.opcode != "call" or value.id not in self.varied or _rule_may_read_output(op):
             return self.fetch(value)
         return self.fetch(self.plan.shape_after(value, runtime.array_shape))
 
@@ -303,11 +313,31 @@ def _rule_reads_output(op: Op) -> bool:
     if op.opcode != "call":
         return False
     rule = registry.function_rule(op.attrs["fn"])
-    if rule is None:
+    if rule is None or not _may_read_output(rule.vjp):
         return False
     ir = rule_ir(rule.vjp)
     output = ir.params[1].id
     return any(v.id == output for inner in ir.walk() for v in inner.operands)
+
+
+def _rule_may_read_output(op: Op) -> bool:
+    """_rule_reads_output without lowering the rule: True where it may (a call)."""
+    rule = registry.function_rule(op.attrs["fn"])
+    return rule is not None and _may_read_output(rule.vjp)
+
+
+def _may_read_output(vjp) -> bool:
+    """Whether the rule function's code names its second parameter (the output) anywhere
+    but in its signature: False means it certainly does not read it, without lowering
+    the rule (tens of milliseconds for `**`'s, whose adjoint of `x ** 2` never needs it)."""
+    code = getattr(vjp, "__code__", None)
+    if code is None or code.co_argcount < 2:
+        return True
+    output = code.co_varnames[1]
+    if output in code.co_cellvars:
+        return True  # read by a nested function
+    return any(ins.argval == output for ins in dis.get_instructions(code)
+               if ins.opname.startswith("LOAD"))
 
 
 def _inside_loop(block: Block) -> bool:
