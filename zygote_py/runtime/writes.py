@@ -194,6 +194,83 @@ def saved_whole(y, log):
     return y.copy()
 
 
+# -- the same, fused: one call a write in each pass (ad/reverse/writes.py) ------------------
+# A gradient that runs (not one compiled for forward mode to read again) saves and writes in
+# one call, `saved = save_and_write(x, index, value, loc, log)`, and undoes the write in one,
+# `value_bar = undo_write(g, index, x, saved)` (then `overwritten_cotangent` as above).  The
+# common case -- an index that is an int or a slice into a float array, and a value whose
+# cotangent is exactly `g[index]` -- saves only the overwritten part; anything else keeps
+# what `written_value_cotangent` needs next to it (`Overwritten`) and takes its general path.
+class Overwritten:
+    """What a write destroyed (`old`) and the written value's shape and dtype (`like`, as
+    written_like gives them): saved where the value's cotangent is more than g[index] (a
+    value broadcast into the region, repeated integer indices, an integer array, ...)."""
+
+    __slots__ = ("like", "old")
+
+    def __init__(self, old, like):
+        self.old = old
+        self.like = like
+
+
+def _plain_write(x, index, value, old) -> bool:
+    """Whether the cotangent of the value of `x[index] = value` is g[index] as it stands
+    (what written_value_cotangent computes then, without looking at value again): a float
+    or complex array, an int or slice index, and one element written, or a region of the
+    value's own shape."""
+    if x.dtype.kind not in "fc" or (type(index) is not int and type(index) is not slice):
+        return False
+    if type(old) is not _ndarray:
+        return True  # one element (written_value_cotangent returns g[index] whatever value is)
+    return type(value) is _ndarray and value.shape == old.shape
+
+
+def save_and_write(x, index, value, loc, log):
+    """saved_region, then write_item: x[index] = value in place, returning what it
+    overwrote (an `Overwritten` where the backward needs the value's shape too)."""
+    if type(x) is not _ndarray:
+        saved = saved_region(x, index, log)
+        write_item(x, index, value, loc)
+        return saved
+    old = x[index]
+    if type(old) is _ndarray:
+        old = old.copy()  # (a view of what the write changes)
+    log[id(x)] = x
+    like = None if _plain_write(x, index, value, old) else written_like(value, log)
+    x[index] = value
+    return old if like is None else Overwritten(old, like)
+
+
+def save_and_write_augmented(x, index, value, loc, log):
+    """save_and_write for `x[index] op= v` (value is `x[index] op v`): NumPy's same_kind
+    casting is checked first, as write_item_augmented checks it."""
+    if type(x) is not _ndarray:
+        saved = saved_region(x, index, log)
+        write_item_augmented(x, index, value, loc)
+        return saved
+    _check_cast(value, x)
+    return save_and_write(x, index, value, loc, log)
+
+
+def undo_write(g, index, x, saved):
+    """The backward of save_and_write: puts back what the write destroyed and returns the
+    cotangent of the value written (None when g is None: no cotangent reached the write,
+    or the value has no derivative).  The rest of g goes on through overwritten_cotangent."""
+    if type(saved) is Overwritten:
+        part = written_value_cotangent(g, index, saved.like, x)
+        saved = saved.old
+    elif g is None:
+        part = None
+    elif type(x) is not _ndarray:  # a list's or dict's item (saved by saved_region)
+        part = written_value_cotangent(g, index, None, x)
+    else:
+        part = g[index]
+        if type(part) is _ndarray:
+            part = part.copy()  # (g's region is zeroed next)
+    restore_region(x, index, saved)
+    return part
+
+
 def restore_region(x, index, saved) -> None:
     """Undo a write in the backward: x[index] = what it held before."""
     if type(x) is _ndarray or type(x) is list:
@@ -655,6 +732,7 @@ def position_count(index) -> int:
 
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
-            restore_region, restore_whole, restore_final):
+            restore_region, restore_whole, restore_final, save_and_write, save_and_write_augmented,
+            undo_write):
     _fn._zp_writes = True
 

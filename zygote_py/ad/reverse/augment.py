@@ -43,6 +43,10 @@ class ForwardPlan:
         self.after: dict[int, list[tuple]] = {}
         self.shapes: dict[int, Value] = {}  # value id -> its saved shape
         self.callee = False  # compiled for calls from differentiated code (see op())
+        # a gradient that runs (not read again by forward mode): item writes save and write
+        # in one call (writes.py: _adjoint_item_write_fused)
+        self.fused_writes = False
+        self.absorbed: set[int] = set()  # ids of the writes a save made (absorb_write)
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -52,6 +56,12 @@ class ForwardPlan:
         saved = Value(hint, op)
         self.saves.setdefault(id(op), []).append((fn, list(operands), saved))
         return saved
+
+    def absorb_write(self, op: Op) -> None:
+        """The save made just before op (an item write) also makes the write: op is not
+        copied, and its result, the same object as the array written, is the array's value
+        in the forward."""
+        self.absorbed.add(id(op))
 
     def check_after(self, op: Op, fn, operands) -> None:
         """Just after op, the forward calls fn(op's result, *operands) (a run-time check
@@ -158,6 +168,10 @@ class _ForwardBuilder:
             saved.owner = save
             save.results.append(saved)
             out.append(save)
+        if id(op) in self.plan.absorbed:
+            self.vmap[op.result.id] = self.get(op.operands[0])
+            self._after(op, out)
+            return
         call = self.plan.calls.get(id(op))
         if call is not None:
             opcode, attrs, back = call

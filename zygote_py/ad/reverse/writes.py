@@ -81,6 +81,9 @@ def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
 
 
 def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
+    if builder.plan.fused_writes:
+        _adjoint_item_write_fused(builder, op)
+        return
     array, index, value = op.operands[:3]
     saved = builder.plan.save_before(op, writes.saved_region, [array, index],
                                      (array.hint or "x") + "_saved")
@@ -103,6 +106,35 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
             builder.accumulate(array, rest)
     builder.call(writes.restore_region, builder.fetch(op.result), builder.fetch(index),
                  builder.fetch(saved), expr="_zp_restore_region")
+
+
+def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
+    """The same as the three calls a write costs each way above, in one call each way (and
+    overwritten_cotangent), for gradients that run: the forward's write itself becomes
+    `saved = save_and_write(x, index, value, loc, log)` (`ForwardPlan.absorb_write`: x's
+    new SSA value is x's old one in the forward, as the write returns the same object),
+    and the backward calls `undo_write(g, index, x, saved)`, which restores x and returns
+    the value's cotangent.  Code compiled for forward mode to read again (zp.hessian)
+    keeps the separate calls, whose tangents forward mode knows."""
+    array, index, value = op.operands[:3]
+    fuse = writes.save_and_write if op.attrs["fn"] is writes.write_item \
+        else writes.save_and_write_augmented
+    saved = builder.plan.save_before(op, fuse, op.operands[:4], (array.hint or "x") + "_saved")
+    builder.plan.absorb_write(op)
+    g = builder.bar(op.result)
+    wanted = g is not None and builder.varied_operand(value)
+    i = builder.fetch(index)
+    part = builder.call(writes.undo_write, g if wanted else builder.const(None), i,
+                        builder.fetch(op.result), builder.fetch(saved), expr="_zp_undo_write",
+                        hint=(value.hint + "_bar") if value.hint else "")
+    if wanted:
+        builder.maybe_none.add(part.id)
+        builder.accumulate(value, part)
+    if g is not None and builder.varied_operand(array):
+        rest = builder.call(writes.overwritten_cotangent, g, i, expr="_zp_overwritten_cotangent")
+        if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
+            builder.maybe_none.add(rest.id)
+        builder.accumulate(array, rest)
 
 
 def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
