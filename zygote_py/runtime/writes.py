@@ -233,12 +233,16 @@ def save_and_write(x, index, value, loc, log):
         write_item(x, index, value, loc)
         return saved
     old = x[index]
-    if type(old) is _ndarray:
-        old = old.copy()  # (a view of what the write changes)
     log[id(x)] = x
-    like = None if _plain_write(x, index, value, old) else written_like(value, log)
+    if type(old) is not _ndarray:  # one element (the fill loop's case): _plain_write, inline
+        if (type(index) is int or type(index) is slice) and x.dtype.kind in "fc":
+            x[index] = value
+            return old
+    else:
+        old = old.copy()  # (a view of what the write changes)
+    saved = old if _plain_write(x, index, value, old) else Overwritten(old, written_like(value, log))
     x[index] = value
-    return old if like is None else Overwritten(old, like)
+    return saved
 
 
 def save_and_write_augmented(x, index, value, loc, log):
@@ -267,7 +271,10 @@ def undo_write(g, index, x, saved):
         part = g[index]
         if type(part) is _ndarray:
             part = part.copy()  # (g's region is zeroed next)
-    restore_region(x, index, saved)
+    if type(x) is _ndarray:
+        x[index] = saved
+    else:
+        restore_region(x, index, saved)
     return part
 
 
@@ -371,20 +378,20 @@ def overwritten_cotangent(g, index):
     reference count says so, as NumPy's own temporary elision decides): a fill loop then
     costs O(1) per write, not a copy of the whole cotangent.  Any other reference (another
     cotangent sharing the array, the caller's seed) makes a copy."""
-    if g is None:
+    if type(g) is _ndarray:
+        if g.base is None and sys.getrefcount(g) <= _sole_variable_refs() and g.flags.writeable:
+            g[index] = 0
+            return g
+    elif g is None:
         return None
-    if type(g) is dict:  # a dict's item: its old value (if any) got nothing
+    elif type(g) is dict:  # a dict's item: its old value (if any) got nothing
         rest = dict(g)
         rest.pop(index, None)
         return rest
-    if type(g) is list or type(g) is tuple:
+    elif type(g) is list or type(g) is tuple:
         rest = list(g)
         rest[index] = None
         return rest
-    if type(g) is _ndarray and g.base is None and sys.getrefcount(g) <= _sole_variable_refs() \
-            and g.flags.writeable:
-        g[index] = 0
-        return g
     out = np.array(g, copy=True)
     out[index] = 0
     return out
@@ -394,10 +401,12 @@ def _refs_seen_by_helper(g) -> int:
     return sys.getrefcount(g)
 
 
+@functools.cache
 def _sole_variable_refs() -> int:
     """The reference count overwritten_cotangent sees for an array held by exactly one
-    variable of its caller: measured the same way each time (it differs between Python
-    versions, and a standalone module may run on another one than wrote it)."""
+    variable of its caller: measured, the same way each time, by the interpreter that runs
+    (it differs between Python versions, and a standalone module, which copies this
+    function without its cache, may run on another one than wrote it); measured once."""
     probe = []
     return _refs_seen_by_helper(probe)
 
