@@ -241,3 +241,13 @@ def test_two_arguments_sharing_memory_still_refused():
     base = X.copy()
     with pytest.raises(zp.MutationError):
         zp.gradient(f, base[:3], base[1:4])
+
+
+def test_a_cotangent_only_one_variable_holds_is_zeroed_in_place():
+    g = np.ones(4)
+    out = writes.overwritten_cotangent(g, 2)  # (g: the caller's one variable)
+    assert out is g
+    np.testing.assert_array_equal(g, [1.0, 1.0, 0.0, 1.0])
+    view = g[1:]
+    out = writes.overwritten_cotangent(view, 0)  # a view: its base holds the memory
+    assert out is not view and view[0] == 1.0

@@ -379,7 +379,9 @@ def overwritten_cotangent(g, index):
     costs O(1) per write, not a copy of the whole cotangent.  Any other reference (another
     cotangent sharing the array, the caller's seed) makes a copy."""
     if type(g) is _ndarray:
-        if g.base is None and sys.getrefcount(g) <= _sole_variable_refs() and g.flags.writeable:
+        probe = []  # held as g is (a variable here, a parameter there): _sole_variable_refs
+        if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None \
+                and g.flags.writeable:
             g[index] = 0
             return g
     elif g is None:
@@ -401,12 +403,10 @@ def _refs_seen_by_helper(g) -> int:
     return sys.getrefcount(g)
 
 
-@functools.cache
 def _sole_variable_refs() -> int:
     """The reference count overwritten_cotangent sees for an array held by exactly one
-    variable of its caller: measured, the same way each time, by the interpreter that runs
-    (it differs between Python versions, and a standalone module, which copies this
-    function without its cache, may run on another one than wrote it); measured once."""
+    variable of its caller: measured the same way each time (it differs between Python
+    versions, and a standalone module may run on another one than wrote it)."""
     probe = []
     return _refs_seen_by_helper(probe)
 
