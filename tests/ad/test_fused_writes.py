@@ -33,9 +33,12 @@ def heat(u0, c):
 
 def test_a_write_is_one_call_each_way():
     text = zp.grad_source(fill, args=(X,))
-    assert text.count("_zp_save_and_write(") == 1 and text.count("_zp_undo_write(") == 1
+    assert text.count("_zp_save_and_write(") == 1
+    # the pair is unpacked where it is made: no variable keeps out_bar alive (which would
+    # make the next write copy it instead of zeroing its element in place)
+    assert text.count(", out_bar = _zp_undo_write_split(out_bar, ") == 1
     for gone in ("_zp_saved_region", "_zp_written_like", "_zp_write_item",
-                 "_zp_written_value_cotangent", "_zp_restore_region"):
+                 "_zp_written_value_cotangent", "_zp_restore_region", "_zp_overwritten_cotangent"):
         assert gone not in text
     check_writes(fill, X)
 
@@ -161,10 +164,17 @@ def test_what_the_forward_saves(array, index, value, plain):
     old = saved.old if type(saved) is writes.Overwritten else saved
     np.testing.assert_array_equal(old, before[index])
     g = np.arange(1.0, array.size + 1).reshape(array.shape)
-    part = writes.undo_write(g, index, array, saved)
-    np.testing.assert_array_equal(array, before)  # the write is undone
     like = writes.written_like(value, {})
     reference = writes.written_value_cotangent(g, index, like, expected)
+    rest = writes.overwritten_cotangent(g.copy(), index)
+    if array.dtype.kind == "f":
+        split = writes.undo_write_split(g.copy(), index, array, saved, True)
+        np.testing.assert_array_equal(array, before)  # the write is undone
+        np.testing.assert_array_equal(split[0], reference)
+        np.testing.assert_array_equal(split[1], rest)
+        array[index] = value
+    part = writes.undo_write(g, index, array, saved)
+    np.testing.assert_array_equal(array, before)  # the write is undone
     np.testing.assert_array_equal(part, reference)
 
 
@@ -251,3 +261,9 @@ def test_a_cotangent_only_one_variable_holds_is_zeroed_in_place():
     view = g[1:]
     out = writes.overwritten_cotangent(view, 0)  # a view: its base holds the memory
     assert out is not view and view[0] == 1.0
+    h = np.ones(3)
+    part, rest = writes.undo_write_split(h, 1, np.zeros(3), 0.0, True)
+    assert rest is h and part == 1.0 and list(h) == [1.0, 0.0, 1.0]
+    held = [h]  # another reference: a copy is zeroed
+    part, rest = writes.undo_write_split(h, 0, np.zeros(3), 0.0, False)
+    assert rest is not h and part is None and list(held[0]) == [1.0, 0.0, 1.0]

@@ -40,8 +40,7 @@ def fill_loop_grad(x):
         out_saved_1 = _zp_tape.pop()
         out_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_11 = _zp_undo_write(out_bar, i_1, out_1, out_saved_1)
-        out_bar = _zp_overwritten_cotangent(out_bar, i_1)
+        t_11, out_bar = _zp_undo_write_split(out_bar, i_1, out_1, out_saved_1, True)
         if t_11 is not None:
             t_12 = _zp_strong_zero(t_11, t_11 * t_9)
             v_bar = _zp_unbroadcast(t_12, t_10)

@@ -278,6 +278,22 @@ def undo_write(g, index, x, saved):
     return part
 
 
+def undo_write_split(g, index, x, saved, wanted):
+    """undo_write and overwritten_cotangent in one call: `(the value's cotangent or None
+    where not wanted, the rest of g)`.  The generated code unpacks the pair in the same
+    statement (`v_bar, x_bar = undo_write_split(x_bar, ...)`: `_zp_unpacked`), so no
+    variable holds the pair, and g's reference count is the one overwritten_cotangent
+    expects of an array only the caller's variable holds: zeroed in place then."""
+    part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
+    if type(g) is _ndarray:
+        probe = []  # held as g is (a variable there, a parameter here): _sole_variable_refs
+        if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None \
+                and g.flags.writeable:
+            g[index] = 0
+            return part, g
+    return part, overwritten_cotangent(g, index)
+
+
 def restore_region(x, index, saved) -> None:
     """Undo a write in the backward: x[index] = what it held before."""
     if type(x) is _ndarray or type(x) is list:
@@ -742,6 +758,8 @@ def position_count(index) -> int:
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final, save_and_write, save_and_write_augmented,
-            undo_write):
+            undo_write, undo_write_split):
     _fn._zp_writes = True
+# its pair is unpacked in the statement that calls it (codegen/emit.py: inlinable)
+undo_write_split._zp_unpacked = True
 

@@ -113,8 +113,9 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
     overwritten_cotangent), for gradients that run: the forward's write itself becomes
     `saved = save_and_write(x, index, value, loc, log)` (`ForwardPlan.absorb_write`: x's
     new SSA value is x's old one in the forward, as the write returns the same object),
-    and the backward calls `undo_write(g, index, x, saved)`, which restores x and returns
-    the value's cotangent.  Code compiled for forward mode to read again (zp.hessian)
+    and the backward calls `undo_write_split(g, index, x, saved, wanted)`, which restores x
+    and returns the value's cotangent and the rest of g (`undo_write` where the array's own
+    cotangent is not needed).  Code compiled for forward mode to read again (zp.hessian)
     keeps the separate calls, whose tangents forward mode knows."""
     array, index, value = op.operands[:3]
     fuse = writes.save_and_write if op.attrs["fn"] is writes.write_item \
@@ -123,18 +124,23 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
     builder.plan.absorb_write(op)
     g = builder.bar(op.result)
     wanted = g is not None and builder.varied_operand(value)
-    i = builder.fetch(index)
-    part = builder.call(writes.undo_write, g if wanted else builder.const(None), i,
-                        builder.fetch(op.result), builder.fetch(saved), expr="_zp_undo_write",
-                        hint=(value.hint + "_bar") if value.hint else "")
-    if wanted:
-        builder.maybe_none.add(part.id)
-        builder.accumulate(value, part)
+    i, x = builder.fetch(index), builder.fetch(op.result)
+    hint = (value.hint + "_bar") if value.hint else ""
     if g is not None and builder.varied_operand(array):
-        rest = builder.call(writes.overwritten_cotangent, g, i, expr="_zp_overwritten_cotangent")
+        # `v_bar, x_bar = undo_write_split(x_bar, ...)`: one call, unpacked where it is made
+        pair = builder.call(writes.undo_write_split, g, i, x, builder.fetch(saved),
+                            builder.const(wanted), expr="_zp_undo_write_split")
+        part, rest = builder.emit("unpack", [pair], 2, {"n": 2, "star": None}).results
+        part.hint, rest.hint = hint, ""
         if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
             builder.maybe_none.add(rest.id)
         builder.accumulate(array, rest)
+    else:
+        part = builder.call(writes.undo_write, g if wanted else builder.const(None), i, x,
+                            builder.fetch(saved), expr="_zp_undo_write", hint=hint)
+    if wanted:
+        builder.maybe_none.add(part.id)
+        builder.accumulate(value, part)
 
 
 def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
