@@ -151,6 +151,10 @@ def augmented_write_in_callee(y, new, loc=None, outside=None, argument=False):
 
 
 def _check_cast(value, x) -> None:
+    kind = type(value)
+    if (kind is float or kind is np.float64 or kind is _ndarray and value.dtype.kind == "f") \
+            and x.dtype.kind in "fc":
+        return  # a float casts to any float or complex array (same_kind): `x[i] += v`'s case
     dtype = getattr(value, "dtype", None)
     if dtype is None:
         dtype = np.asarray(value).dtype
