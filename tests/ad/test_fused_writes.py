@@ -118,6 +118,15 @@ def augmented_slice(x):
     return (y * x).sum()
 
 
+def whole_writes(x):
+    buf = np.zeros(6)
+    np.multiply(x, x, out=buf)
+    buf.fill(x[0])
+    np.copyto(buf, np.sin(x) * buf)
+    np.exp(buf, out=buf)
+    return (buf * x).sum()
+
+
 def negative_step(x):
     y = np.zeros(6)
     y[::-2] = x[:3] * x[3:]
@@ -128,6 +137,7 @@ def negative_step(x):
     (broadcast_into_slice, (X,)), (repeated_indices, (X,)), (tuple_index, (M,)),
     (row_write, (M,)), (row_broadcast, (M,)), (integer_array, (X,)), (mask_write, (X,)),
     (augmented_item, (X,)), (augmented_slice, (X,)), (negative_step, (X,)),
+    (whole_writes, (X,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_write_forms(f, args):
     assert "_zp_save_and_write" in zp.grad_source(f, args=args)
@@ -145,6 +155,8 @@ def test_a_pullback_run_twice():
     (np.zeros(5), 2, 1.5, True),                       # one element
     (np.zeros(5), slice(1, 3), np.ones(2), True),      # a region of the value's shape
     (np.zeros((3, 2)), 1, np.ones(2), True),           # a row (saved as a copy)
+    (np.zeros((2, 2)), Ellipsis, np.ones((2, 2)), True),  # all of it (a.fill, out=, ...)
+    (np.zeros((2, 2)), Ellipsis, 1.5, False),          # a number into all of it
     (np.zeros(5), slice(1, 3), 1.5, False),            # a number broadcast into a region
     (np.zeros(5), slice(1, 3), np.ones(1), False),     # an array broadcast into a region
     (np.zeros((3, 2)), (1, 0), 1.5, False),            # a tuple index: the general path

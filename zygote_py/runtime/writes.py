@@ -220,9 +220,10 @@ class Overwritten:
 def _plain_write(x, index, value, old) -> bool:
     """Whether the cotangent of the value of `x[index] = value` is g[index] as it stands
     (what written_value_cotangent computes then, without looking at value again): a float
-    or complex array, an int or slice index, and one element written, or a region of the
-    value's own shape."""
-    if x.dtype.kind not in "fc" or (type(index) is not int and type(index) is not slice):
+    or complex array, an int or slice index (or `...`: a.fill, np.copyto, out=), and one
+    element written, or a region of the value's own shape."""
+    if x.dtype.kind not in "fc" or \
+            (type(index) is not int and type(index) is not slice and index is not Ellipsis):
         return False
     if type(old) is not _ndarray:
         return True  # one element (written_value_cotangent returns g[index] whatever value is)
