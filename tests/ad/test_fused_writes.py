@@ -31,8 +31,15 @@ def heat(u0, c):
     return (u * u).sum()
 
 
+def fill_into_copy(x):
+    out = x.copy()  # not provably a float vector: the fused calls
+    for i in range(len(x)):
+        out[i] = np.sin(x[i]) * x[i]
+    return (out * out).sum()
+
+
 def test_a_write_is_one_call_each_way():
-    text = zp.grad_source(fill, args=(X,))
+    text = zp.grad_source(fill_into_copy, args=(X,))
     assert text.count("_zp_save_and_write(") == 1
     # the pair is unpacked where it is made: no variable keeps out_bar alive (which would
     # make the next write copy it instead of zeroing its element in place)
@@ -40,7 +47,7 @@ def test_a_write_is_one_call_each_way():
     for gone in ("_zp_saved_region", "_zp_written_like", "_zp_write_item",
                  "_zp_written_value_cotangent", "_zp_restore_region", "_zp_overwritten_cotangent"):
         assert gone not in text
-    check_writes(fill, X)
+    check_writes(fill_into_copy, X)
 
 
 def test_heat_equation():
@@ -279,3 +286,122 @@ def test_a_cotangent_only_one_variable_holds_is_zeroed_in_place():
     held = [h]  # another reference: a copy is zeroed
     part, rest = writes.undo_write_split(h, 0, np.zeros(3), 0.0, False)
     assert rest is not h and part is None and list(held[0]) == [1.0, 0.0, 1.0]
+
+
+# -- the write the forward makes inline: only where the transform proves what the array is ---
+def fill_shifted(x):
+    out = np.ones(len(x) + 1)
+    for i in range(len(x)):
+        out[i + 1] = np.cos(x[i]) * x[i - 1]
+    out[0] = x[2]
+    return (out * out).sum()
+
+
+def fill_recurrence(x):
+    out = np.ones(len(x) + 1)
+    for i in range(len(x)):
+        out[i + 1] = np.cos(x[i]) * out[i]  # out[i] may be a view, as far as the lowering knows
+    return (out * out).sum()
+
+
+def fill_two_loops(x):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = x[i] * x[i + 1]
+    for i in range(3):
+        out[i] = out[i] * x[0]
+    return out.sum()
+
+
+def fill_argument(x, out):
+    for i in range(len(x)):
+        out[i] = np.sin(x[i])
+    return (out * x).sum()
+
+
+def fill_copy(x):
+    out = x.copy()
+    for i in range(len(x)):
+        out[i] = out[i] * x[(i + 1) % len(x)]
+    return (out * out).sum()
+
+
+def fill_int_dtype(x):
+    out = np.zeros(len(x), dtype=int)
+    for i in range(len(x)):
+        out[i] = x[i] * 10.0
+    return (out * x).sum()
+
+
+def fill_matrix(m):
+    out = np.zeros((3, 4))
+    for i in range(3):
+        out[i] = m[i] * m[(i + 1) % 3]
+    return (out * out).sum()
+
+
+def fill_like(x):
+    out = np.zeros_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] ** 2
+    return (out * x).sum()
+
+
+def fill_through_a_view(x):
+    out = np.zeros(len(x))
+    tail = out[1:]
+    for i in range(len(x)):
+        out[i] = x[i] * 2.0
+    return (tail * x[1:]).sum() + (out * out).sum()
+
+
+def fill_held_in_a_list(x):
+    out = np.zeros(len(x))
+    held = [out]
+    for i in range(len(x)):
+        out[i] = x[i] * 3.0
+    return (held[0] * x).sum()  # refused: a container holding a written array
+
+
+def test_a_container_holding_the_array_is_still_refused():
+    with pytest.raises(zp.MutationError, match="shares memory"):
+        zp.gradient(fill_held_in_a_list, X)
+
+
+def fill_or_argument(x, flag):
+    out = np.zeros(len(x)) if flag > 0 else x
+    for i in range(len(x)):
+        out[i] = x[i] * 2.0
+    return (out * out).sum()
+
+
+def fill_indexed_by_array(x):
+    out = np.zeros(len(x))
+    order = np.arange(len(x))[::-1]
+    for k in range(len(x)):
+        out[order[k]] = x[k] * x[0]
+    return (out * np.arange(len(x))).sum()
+
+
+def fill_bool_index(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[x[i] > 0] = x[i]
+    return (out * x).sum()
+
+
+@pytest.mark.parametrize("f, args, inline", [
+    (fill, (X,), True), (fill_shifted, (X,), True), (fill_recurrence, (X,), False),
+    (fill_two_loops, (X,), False),
+    (fill_argument, (X, np.zeros(6)), False), (fill_copy, (X,), False),
+    (fill_int_dtype, (X,), False), (fill_matrix, (M,), False), (fill_like, (X,), False),
+    (fill_through_a_view, (X,), False),
+    (fill_or_argument, (X, 1.0), False), (fill_or_argument, (X, -1.0), False),
+    (fill_indexed_by_array, (X,), False), (fill_bool_index, (X,), False),
+], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
+def test_inline_write_only_where_proven(f, args, inline):
+    text = zp.grad_source(f, args=args)
+    assert ("_zp_save_and_write(" not in text) == inline, text
+    if inline:
+        assert "_zp_log_written(out, _zp_written)" in text and "_saved = out[" in text
+    check_writes(f, *args, argnums=[0])

@@ -3,6 +3,7 @@ def fill_loop_grad(x):
     _zp_tape = [[]]
     # cases.py:115  out = np.zeros(len(x))
     out = np.zeros(len(x))
+    _zp_log_written(out, _zp_written)
     # cases.py:116  for i in range(len(x)):
     t = len(x)
     _zp_spills = _zp_may_spill(_zp_tape, 4, range(t))
@@ -11,7 +12,8 @@ def fill_loop_grad(x):
         t_1 = np.tanh(x[i])
         t_2 = x[i]
         t_3 = t_1 * t_2
-        out_saved = _zp_save_and_write(out, i, t_3, _zp_SourceLoc, _zp_written)
+        out_saved = out[i]
+        out[i] = t_3
         _zp_tape.append(out)
         _zp_tape.append(out_saved)
         _zp_tape.append(t_1)

@@ -262,6 +262,12 @@ class Emitter:
     def simple(self, op: Op) -> None:
         if op.opcode == "call" and getattr(op.attrs["fn"], "_zp_writes", False):
             self.flush_all()  # an expression read after a write into an array would see it
+            if getattr(op.attrs["fn"], "_zp_store", False) and len(op.operands) == 3:
+                # runtime.writes.store_item: the statement `x[index] = value`
+                x, index, value = op.operands
+                target = ast.Subscript(self.expr(x), self.expr(index, in_subscript=True), ast.Store())
+                self.stmt(ast.Assign([target], self.expr(value), lineno=0), op)
+                return
         expr = self.build_expr(op)
         if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):
             self.assign(op.results, expr, op)

@@ -299,6 +299,19 @@ def undo_write_split(g, index, x, saved, wanted):
     return part, overwritten_cotangent(g, index)
 
 
+def store_item(x, index, value) -> None:
+    """`x[index] = value`: a write the forward of a gradient makes inline where the transform
+    proved what x is (ad/reverse/writes.py: _float_vector_sources).  The generated code
+    writes it as that statement (codegen/emit.py), not as a call."""
+    x[index] = value
+
+
+def log_written(x, log) -> None:
+    """x (an array the function made, written inline later) is logged as written once,
+    where it is made, instead of at every write."""
+    log[id(x)] = x
+
+
 def restore_region(x, index, saved) -> None:
     """Undo a write in the backward: x[index] = what it held before."""
     if type(x) is _ndarray or type(x) is list:
@@ -763,8 +776,9 @@ def position_count(index) -> int:
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final, save_and_write, save_and_write_augmented,
-            undo_write, undo_write_split):
+            undo_write, undo_write_split, store_item):
     _fn._zp_writes = True
 # its pair is unpacked in the statement that calls it (codegen/emit.py: inlinable)
 undo_write_split._zp_unpacked = True
+store_item._zp_store = True  # written as `x[index] = value` (codegen/emit.py)
 
