@@ -9,16 +9,16 @@ gradient's calls alternating, so that a loaded machine slows both alike; the rat
 thing to compare.  Memory: peak traced allocation (tracemalloc) of one call, the
 gradient's against the primal's.
 
-`--against DIR` runs this script on DIR's zygote_py (a `git archive` of another commit)
-and on this checkout's, alternating, `--rounds` times, each in a fresh process, and prints
-the ratios of every round side by side.
+`--against DIR` imports DIR's zygote_py (a `git archive` of another commit) under another
+name next to this checkout's, and calls the primal and the two gradients in turn, in one
+process (separate processes differ by more than the change measured: their heaps and
+moments differ); it prints the median ratio over `--rounds` rounds and their range.
 """
 
 import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -92,28 +92,60 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def _run_on(root: str) -> dict:
-    """This script's measurements in a fresh process importing zygote_py from root."""
-    env = dict(os.environ, PYTHONPATH=root)
-    text = subprocess.run([sys.executable, os.path.abspath(__file__), "--json"], env=env,
-                          check=True, capture_output=True, text=True, cwd=root).stdout
-    return json.loads(text)
+def _import_renamed(root: str, name: str = "zygote_before"):
+    """root's zygote_py package, copied to a temporary folder under another name (every
+    `zygote_py` in its text renamed), imported next to this checkout's: both run in one
+    process, on the same heap, at the same moments."""
+    import importlib
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="zp_before_")
+    target = os.path.join(folder, name)
+    shutil.copytree(os.path.join(root, "zygote_py"), target,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for dirpath, _, files in os.walk(target):
+        for file in files:
+            if file.endswith(".py"):
+                path = os.path.join(dirpath, file)
+                with open(path) as handle:
+                    text = handle.read()
+                with open(path, "w") as handle:
+                    handle.write(text.replace("zygote_py", name))
+    sys.path.insert(0, folder)
+    return importlib.import_module(name)
 
 
-def interleaved(base: str, rounds: int) -> str:
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    runs = {"before": [], "after": []}
-    for _ in range(rounds):
-        runs["before"].append(_run_on(base))
-        runs["after"].append(_run_on(here))
-    lines = ["| workload | before (ratio per round) | after (ratio per round) "
-             "| before peak | after peak |", "|---|---|---|---:|---:|"]
-    for name in CASES:
-        cells = [", ".join(f"{r[name]['ratio']:.1f}x" for r in runs[k]) for k in ("before", "after")]
-        medians = [statistics.median(r[name]["ratio"] for r in runs[k]) for k in ("before", "after")]
-        peaks = [runs[k][0][name]["gradient_peak"] / 1e6 for k in ("before", "after")]
-        lines.append(f"| {LABELS[name]} | {cells[0]} (median {medians[0]:.1f}x) | {cells[1]} "
-                     f"(median {medians[1]:.1f}x) | {peaks[0]:.2f} MB | {peaks[1]:.2f} MB |")
+def interleaved(base: str, rounds: int, repeat: int = 15) -> str:
+    """The primal, base's gradient and this checkout's, called in turn `repeat` times a
+    round; the median of each round's ratios, and their range over the rounds."""
+    import zygote_py as after
+
+    before = _import_renamed(base)
+    lines = ["| workload | primal | before | after | before peak | after peak |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name, (f, args) in CASES.items():
+        ratios = {"before": [], "after": []}
+        primal_times = []
+        for zp in (before, after):
+            zp.gradient(f, *args)  # compile
+        for _ in range(rounds):
+            times = {"primal": [], "before": [], "after": []}
+            for _ in range(repeat):
+                for key, call in (("primal", f), ("before", before.gradient),
+                                  ("after", after.gradient)):
+                    start = time.process_time()
+                    call(*args) if key == "primal" else call(f, *args)
+                    times[key].append(time.process_time() - start)
+            p = statistics.median(times["primal"])
+            primal_times.append(p)
+            for key in ratios:
+                ratios[key].append(statistics.median(times[key]) / p)
+        cells = [f"{statistics.median(r):.1f}x ({min(r):.1f}-{max(r):.1f})"
+                 for r in (ratios["before"], ratios["after"])]
+        peaks = [peak(zp.gradient, f, *args) / 1e6 for zp in (before, after)]
+        lines.append(f"| {LABELS[name]} | {statistics.median(primal_times) * 1e3:.1f} ms "
+                     f"| {cells[0]} | {cells[1]} | {peaks[0]:.2f} MB | {peaks[1]:.2f} MB |")
     return "\n".join(lines)
 
 
