@@ -139,8 +139,8 @@ def interleaved(base: str, rounds: int, repeat: int = 15) -> str:
                     times[key].append(time.process_time() - start)
             p = statistics.median(times["primal"])
             primal_times.append(p)
-            for key in ratios:
-                ratios[key].append(statistics.median(times[key]) / p)
+            for key, values in ratios.items():
+                values.append(statistics.median(times[key]) / p)
         cells = [f"{statistics.median(r):.1f}x ({min(r):.1f}-{max(r):.1f})"
                  for r in (ratios["before"], ratios["after"])]
         peaks = [peak(zp.gradient, f, *args) / 1e6 for zp in (before, after)]

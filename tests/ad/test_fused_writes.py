@@ -152,9 +152,12 @@ def test_write_forms(f, args):
 
 
 def test_a_pullback_run_twice():
-    y, back = zp.pullback(fill, X.copy())
+    x = X.copy()
+    y, back = zp.pullback(fill, x)
     first, second = back(1.0), back(1.0)
     np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_allclose(first[0], zp.gradient(fill, x)[0], rtol=1e-12)
+    assert y == fill(x)
 
 
 # -- the run-time choice --------------------------------------------------------------------
