@@ -408,3 +408,16 @@ def test_inline_write_only_where_proven(f, args, inline):
     if inline:
         assert "_zp_log_written(out, _zp_written)" in text and "_saved = out[" in text
     check_writes(f, *args, argnums=[0])
+
+
+@pytest.mark.parametrize("index, value", [(2, 1.5), ((1, 1), 1.5), (slice(0, 2), 1.5),
+                                          ([0, 0], np.ones(2))])
+def test_the_split_zeroes_a_sole_cotangent_in_place_on_every_path(index, value):
+    # plain and Overwritten saves alike: a copy of the whole cotangent per write would make
+    # a loop of writes quadratic
+    shape = (3, 3) if type(index) is tuple else (5,)
+    x = np.zeros(shape)
+    saved = writes.save_and_write(x, index, value, None, {})
+    g = np.ones(shape)
+    part, rest = writes.undo_write_split(g, index, x, saved, True)
+    assert rest is g and np.all(g[index] == 0) and not x.any()

@@ -289,14 +289,26 @@ def undo_write_split(g, index, x, saved, wanted):
     statement (`v_bar, x_bar = undo_write_split(x_bar, ...)`: `_zp_unpacked`), so no
     variable holds the pair, and g's reference count is the one overwritten_cotangent
     expects of an array only the caller's variable holds: zeroed in place then."""
-    part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
-    if type(g) is _ndarray:
-        probe = []  # held as g is (a variable there, a parameter here): _sole_variable_refs
-        if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None \
-                and g.flags.writeable:
-            g[index] = 0
-            return part, g
-    return part, overwritten_cotangent(g, index)
+    if type(g) is not _ndarray:
+        part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
+        return part, overwritten_cotangent(g, index)
+    if type(x) is _ndarray and type(saved) is not Overwritten:
+        # the common case: undo_write's last branch, inline (one call the less an element)
+        part = None
+        if wanted:
+            part = g[index]
+            if type(part) is _ndarray:
+                part = part.copy()  # (g's region is zeroed next)
+        x[index] = saved
+    else:
+        part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
+    probe = []  # held as g is (a variable there, a parameter here): _sole_variable_refs
+    if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None and g.flags.writeable:
+        g[index] = 0
+        return part, g
+    out = np.array(g, copy=True)  # (overwritten_cotangent's last lines)
+    out[index] = 0
+    return part, out
 
 
 def store_item(x, index, value) -> None:
