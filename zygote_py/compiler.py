@@ -386,7 +386,7 @@ class Compiler:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
                                        build.returns_array, callee=called,
-                                       threads=threads).run()
+                                       threads=threads, fused_writes=self.spill_tapes).run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}

@@ -3,24 +3,23 @@ def fill_loop_grad(x):
     _zp_tape = [[]]
     # cases.py:115  out = np.zeros(len(x))
     out = np.zeros(len(x))
+    _zp_log_written(out, _zp_written)
     # cases.py:116  for i in range(len(x)):
     t = len(x)
-    _zp_spills = _zp_may_spill(_zp_tape, 5, range(t))
+    _zp_spills = _zp_may_spill(_zp_tape, 4, range(t))
     for i in range(t):
         # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
         t_1 = np.tanh(x[i])
         t_2 = x[i]
         t_3 = t_1 * t_2
-        out_saved = _zp_saved_region(out, i, _zp_written)
-        out_written = _zp_written_like(t_3, _zp_written)
-        out = _zp_write_item(out, i, t_3, _zp_SourceLoc)
-        _zp_tape.append(out_written)
+        out_saved = out[i]
+        out[i] = t_3
         _zp_tape.append(out)
         _zp_tape.append(out_saved)
         _zp_tape.append(t_1)
         _zp_tape.append(t_2)
         if _zp_spills and len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape, 5)
+            _zp_spill_tape(_zp_tape, 4)
     # cases.py:118  return np.sum(out * out)
     t_4 = out * out
     t_shape = _zp_array_shape(t_4)
@@ -48,11 +47,8 @@ def fill_loop_grad(x):
         t_10 = _zp_tape.pop()
         out_saved_1 = _zp_tape.pop()
         out_1 = _zp_tape.pop()
-        out_written_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_11 = _zp_written_value_cotangent(out_bar, i_1, out_written_1, out_1)
-        out_bar = _zp_overwritten_cotangent(out_bar, i_1)
-        _zp_restore_region(out_1, i_1, out_saved_1)
+        t_11, out_bar = _zp_undo_write_split(out_bar, i_1, out_1, out_saved_1, True)
         if t_11 is not None:
             t_12 = _zp_strong_zero(t_11, t_11 * t_9)
             v_bar = _zp_unbroadcast(t_12, t_10)

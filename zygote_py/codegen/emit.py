@@ -83,6 +83,8 @@ class Emitter:
     def inlinable(self, op: Op) -> bool:
         if op.opcode not in _EXPRESSION_OPS or len(op.results) != 1:
             return False
+        if op.opcode == "call" and getattr(op.attrs.get("fn"), "_zp_unpacked", False):
+            return self._unpacked_at_once(op)
         if op.opcode in ("method", "callv") or not is_pure(op):
             return False
         if op.opcode == "call" and getattr(op.attrs.get("fn"), "_zp_pure", False):
@@ -91,6 +93,16 @@ class Emitter:
         if result.id in self.grouped or self.uses.get(result.id, 0) != 1 or result.hint in self.named:
             return False
         return self.single_use_here.get(result.id) is op.block
+
+    def _unpacked_at_once(self, op: Op) -> bool:
+        """A helper returning a pair that the very next op unpacks (runtime/writes.py:
+        undo_write_split) is written into that statement, `a, b = f(...)`: no variable keeps
+        the pair, and so the arrays in it, alive.  Nothing runs between the two."""
+        ops = op.block.ops
+        position = ops.index(op)
+        after = ops[position + 1] if position + 1 < len(ops) else None
+        return after is not None and after.opcode == "unpack" and after.operands[0] is op.result \
+            and self.uses.get(op.result.id, 0) == 1 and op.result.id not in self.grouped
 
     def flush_reading(self, assigned: set[str]) -> None:
         """Write out pending expressions that read a name about to be reassigned."""
@@ -132,6 +144,8 @@ class Emitter:
         if op.opcode == "const":
             return
         if self.inlinable(op):
+            if getattr(op.attrs.get("fn"), "_zp_writes", False):  # (an _unpacked_at_once call)
+                self.flush_all()  # what is pending reads memory the call may write
             if op.opcode == "getattr" or any(v.id in self.state_reads for v in op.operands):
                 self.state_reads.add(op.result.id)
             expr = self.build_expr(op)
@@ -248,6 +262,12 @@ class Emitter:
     def simple(self, op: Op) -> None:
         if op.opcode == "call" and getattr(op.attrs["fn"], "_zp_writes", False):
             self.flush_all()  # an expression read after a write into an array would see it
+            if getattr(op.attrs["fn"], "_zp_store", False) and len(op.operands) == 3:
+                # runtime.writes.store_item: the statement `x[index] = value`
+                x, index, value = op.operands
+                target = ast.Subscript(self.expr(x), self.expr(index, in_subscript=True), ast.Store())
+                self.stmt(ast.Assign([target], self.expr(value), lineno=0), op)
+                return
         expr = self.build_expr(op)
         if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):
             self.assign(op.results, expr, op)

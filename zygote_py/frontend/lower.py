@@ -521,4 +521,5 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
     fn.meta["threads"] = tuple(threads)
     fn.meta["result_aliases"] = summary
+    fn.meta["closed_classes"] = lowerer.closed_classes()  # (lower_writes.py)
     return fn

@@ -180,6 +180,30 @@ class WriteLowering:
     def alias_class(self, value: Value) -> AliasClass:
         return self.alias_info[self.alias_root(value)]
 
+    def closed_classes(self) -> dict[int, frozenset]:
+        """value id -> the ids of the values of its may-alias class, for every class that
+        nothing from outside the function can reach: no parameter, global, closure value,
+        container, view, unknown call's result or no_grad value joined it
+        (`Function.meta["closed_classes"]`: ad/reverse/writes.py writes into such an array
+        inline where its members also say what the array is)."""
+        parent = self.alias_parent
+        members: dict[int, set[int]] = {}
+        for vid in list(parent):
+            root = vid
+            while root != parent[root]:
+                root = parent[root]
+            members.setdefault(root, set()).add(vid)
+        out: dict[int, frozenset] = {}
+        for root, ids in members.items():
+            info = self.alias_info.get(root)
+            if info is None or info.params or info.external or info.containers or info.shared \
+                    or info.opaque or info.untracked is not None:
+                continue
+            group = frozenset(ids)
+            for vid in ids:
+                out[vid] = group
+        return out
+
     def track_aliases(self, op) -> None:
         """Put op's results into the may-alias class of the operands they may share memory with."""
         code = op.opcode

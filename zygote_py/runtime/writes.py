@@ -151,6 +151,10 @@ def augmented_write_in_callee(y, new, loc=None, outside=None, argument=False):
 
 
 def _check_cast(value, x) -> None:
+    kind = type(value)
+    if (kind is float or kind is np.float64 or kind is _ndarray and value.dtype.kind == "f") \
+            and x.dtype.kind in "fc":
+        return  # a float casts to any float or complex array (same_kind): `x[i] += v`'s case
     dtype = getattr(value, "dtype", None)
     if dtype is None:
         dtype = np.asarray(value).dtype
@@ -192,6 +196,132 @@ def saved_whole(y, log):
         return None
     log[id(y)] = y
     return y.copy()
+
+
+# -- the same, fused: one call a write in each pass (ad/reverse/writes.py) ------------------
+# A gradient that runs (not one compiled for forward mode to read again) saves and writes in
+# one call, `saved = save_and_write(x, index, value, loc, log)`, and undoes the write in one,
+# `value_bar = undo_write(g, index, x, saved)` (then `overwritten_cotangent` as above).  The
+# common case -- an index that is an int or a slice into a float array, and a value whose
+# cotangent is exactly `g[index]` -- saves only the overwritten part; anything else keeps
+# what `written_value_cotangent` needs next to it (`Overwritten`) and takes its general path.
+class Overwritten:
+    """What a write destroyed (`old`) and the written value's shape and dtype (`like`, as
+    written_like gives them): saved where the value's cotangent is more than g[index] (a
+    value broadcast into the region, repeated integer indices, an integer array, ...)."""
+
+    __slots__ = ("like", "old")
+
+    def __init__(self, old, like):
+        self.old = old
+        self.like = like
+
+
+def _plain_write(x, index, value, old) -> bool:
+    """Whether the cotangent of the value of `x[index] = value` is g[index] as it stands
+    (what written_value_cotangent computes then, without looking at value again): a float
+    or complex array, an int or slice index (or `...`: a.fill, np.copyto, out=), and one
+    element written, or a region of the value's own shape."""
+    if x.dtype.kind not in "fc" or \
+            (type(index) is not int and type(index) is not slice and index is not Ellipsis):
+        return False
+    if type(old) is not _ndarray:
+        return True  # one element (written_value_cotangent returns g[index] whatever value is)
+    return type(value) is _ndarray and value.shape == old.shape
+
+
+def save_and_write(x, index, value, loc, log):
+    """saved_region, then write_item: x[index] = value in place, returning what it
+    overwrote (an `Overwritten` where the backward needs the value's shape too)."""
+    if type(x) is not _ndarray:
+        saved = saved_region(x, index, log)
+        write_item(x, index, value, loc)
+        return saved
+    old = x[index]
+    log[id(x)] = x
+    if type(old) is not _ndarray:  # one element (the fill loop's case): _plain_write, inline
+        if (type(index) is int or type(index) is slice) and x.dtype.kind in "fc":
+            x[index] = value
+            return old
+    else:
+        old = old.copy()  # (a view of what the write changes)
+    saved = old if _plain_write(x, index, value, old) else Overwritten(old, written_like(value, log))
+    x[index] = value
+    return saved
+
+
+def save_and_write_augmented(x, index, value, loc, log):
+    """save_and_write for `x[index] op= v` (value is `x[index] op v`): NumPy's same_kind
+    casting is checked first, as write_item_augmented checks it."""
+    if type(x) is not _ndarray:
+        saved = saved_region(x, index, log)
+        write_item_augmented(x, index, value, loc)
+        return saved
+    _check_cast(value, x)
+    return save_and_write(x, index, value, loc, log)
+
+
+def undo_write(g, index, x, saved):
+    """The backward of save_and_write: puts back what the write destroyed and returns the
+    cotangent of the value written (None when g is None: no cotangent reached the write,
+    or the value has no derivative).  The rest of g goes on through overwritten_cotangent."""
+    if type(saved) is Overwritten:
+        part = written_value_cotangent(g, index, saved.like, x)
+        saved = saved.old
+    elif g is None:
+        part = None
+    elif type(x) is not _ndarray:  # a list's or dict's item (saved by saved_region)
+        part = written_value_cotangent(g, index, None, x)
+    else:
+        part = g[index]
+        if type(part) is _ndarray:
+            part = part.copy()  # (g's region is zeroed next)
+    if type(x) is _ndarray:
+        x[index] = saved
+    else:
+        restore_region(x, index, saved)
+    return part
+
+
+def undo_write_split(g, index, x, saved, wanted):
+    """undo_write and overwritten_cotangent in one call: `(the value's cotangent or None
+    where not wanted, the rest of g)`.  The generated code unpacks the pair in the same
+    statement (`v_bar, x_bar = undo_write_split(x_bar, ...)`: `_zp_unpacked`), so no
+    variable holds the pair, and g's reference count is the one overwritten_cotangent
+    expects of an array only the caller's variable holds: zeroed in place then."""
+    if type(g) is not _ndarray:
+        part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
+        return part, overwritten_cotangent(g, index)
+    if type(x) is _ndarray and type(saved) is not Overwritten:
+        # the common case: undo_write's last branch, inline (one call the less an element)
+        part = None
+        if wanted:
+            part = g[index]
+            if type(part) is _ndarray:
+                part = part.copy()  # (g's region is zeroed next)
+        x[index] = saved
+    else:
+        part = undo_write(g, index, x, saved) if wanted else undo_write(None, index, x, saved)
+    probe = []  # held as g is (a variable there, a parameter here): _sole_variable_refs
+    if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None and g.flags.writeable:
+        g[index] = 0
+        return part, g
+    out = np.array(g, copy=True)  # (overwritten_cotangent's last lines)
+    out[index] = 0
+    return part, out
+
+
+def store_item(x, index, value) -> None:
+    """`x[index] = value`: a write the forward of a gradient makes inline where the transform
+    proved what x is (ad/reverse/writes.py: _float_vector_sources).  The generated code
+    writes it as that statement (codegen/emit.py), not as a call."""
+    x[index] = value
+
+
+def log_written(x, log) -> None:
+    """x (an array the function made, written inline later) is logged as written once,
+    where it is made, instead of at every write."""
+    log[id(x)] = x
 
 
 def restore_region(x, index, saved) -> None:
@@ -294,20 +424,22 @@ def overwritten_cotangent(g, index):
     reference count says so, as NumPy's own temporary elision decides): a fill loop then
     costs O(1) per write, not a copy of the whole cotangent.  Any other reference (another
     cotangent sharing the array, the caller's seed) makes a copy."""
-    if g is None:
+    if type(g) is _ndarray:
+        probe = []  # held as g is (a variable here, a parameter there): _sole_variable_refs
+        if sys.getrefcount(g) <= _refs_seen_by_helper(probe) and g.base is None \
+                and g.flags.writeable:
+            g[index] = 0
+            return g
+    elif g is None:
         return None
-    if type(g) is dict:  # a dict's item: its old value (if any) got nothing
+    elif type(g) is dict:  # a dict's item: its old value (if any) got nothing
         rest = dict(g)
         rest.pop(index, None)
         return rest
-    if type(g) is list or type(g) is tuple:
+    elif type(g) is list or type(g) is tuple:
         rest = list(g)
         rest[index] = None
         return rest
-    if type(g) is _ndarray and g.base is None and sys.getrefcount(g) <= _sole_variable_refs() \
-            and g.flags.writeable:
-        g[index] = 0
-        return g
     out = np.array(g, copy=True)
     out[index] = 0
     return out
@@ -803,6 +935,10 @@ def position_count(index) -> int:
 
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
-            restore_region, restore_whole, restore_final):
+            restore_region, restore_whole, restore_final, save_and_write, save_and_write_augmented,
+            undo_write, undo_write_split, store_item):
     _fn._zp_writes = True
+# its pair is unpacked in the statement that calls it (codegen/emit.py: inlinable)
+undo_write_split._zp_unpacked = True
+store_item._zp_store = True  # written as `x[index] = value` (codegen/emit.py)
 

@@ -43,6 +43,12 @@ class ForwardPlan:
         self.after: dict[int, list[tuple]] = {}
         self.shapes: dict[int, Value] = {}  # value id -> its saved shape
         self.callee = False  # compiled for calls from differentiated code (see op())
+        # a gradient that runs (not read again by forward mode): item writes save and write
+        # in one call (writes.py: _adjoint_item_write_fused)
+        self.fused_writes = False
+        self.absorbed: set[int] = set()  # ids of the writes a save made (absorb_write)
+        self.inline_writes: dict[int, Value] = {}  # id(write) -> its saved element (inline)
+        self.logged: dict[int, list[Value]] = {}  # id(op) -> its results logged as written
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -52,6 +58,29 @@ class ForwardPlan:
         saved = Value(hint, op)
         self.saves.setdefault(id(op), []).append((fn, list(operands), saved))
         return saved
+
+    def absorb_write(self, op: Op) -> None:
+        """The save made just before op (an item write) also makes the write: op is not
+        copied, and its result, the same object as the array written, is the array's value
+        in the forward."""
+        self.absorbed.add(id(op))
+
+    def inline_item_write(self, op: Op, hint: str) -> Value:
+        """op, `x2 = write_item(x, i, v)` into an array known to be a 1-D float64 one, becomes
+        `saved = x[i]; x[i] = v` in the forward (writes.py: _float_vector_sources); x2 is x."""
+        if self.write_log is None:
+            self.write_log = Value("_zp_written")
+        saved = Value(hint, op)
+        self.inline_writes[id(op)] = saved
+        return saved
+
+    def log_after(self, value: Value) -> None:
+        """Just after value's op, the forward logs it as written (writes.log_written)."""
+        if self.write_log is None:
+            self.write_log = Value("_zp_written")
+        logged = self.logged.setdefault(id(value.defining_op), [])
+        if not any(v is value for v in logged):
+            logged.append(value)
 
     def check_after(self, op: Op, fn, operands) -> None:
         """Just after op, the forward calls fn(op's result, *operands) (a run-time check
@@ -158,6 +187,14 @@ class _ForwardBuilder:
             saved.owner = save
             save.results.append(saved)
             out.append(save)
+        if id(op) in self.plan.absorbed:
+            self.vmap[op.result.id] = self.get(op.operands[0])
+            self._after(op, out)
+            return
+        saved = self.plan.inline_writes.get(id(op))
+        if saved is not None:
+            self._inline_write(op, saved, out)
+            return
         call = self.plan.calls.get(id(op))
         if call is not None:
             opcode, attrs, back = call
@@ -186,13 +223,35 @@ class _ForwardBuilder:
                           (), op.loc))
         self._after(op, out)
 
+    def _inline_write(self, op: Op, saved: Value, out: Block) -> None:
+        """`saved = x[i]; x[i] = v`: the element the write destroys, then the write."""
+        x, index, value = (self.get(v) for v in op.operands[:3])
+        read = Op("call", [x, index], 0, {"fn": operator.getitem, "expr": "getitem", "kw": (),
+                                          "star": ()}, (), op.loc)
+        saved.owner = read
+        read.results.append(saved)
+        out.append(read)
+        out.append(_store(x, index, value, op.loc))
+        self.vmap[op.result.id] = x
+        self._after(op, out)
+
     def _after(self, op: Op, out: Block) -> None:
+        for value in self.plan.logged.get(id(op), ()):
+            out.append(Op("call", [self.get(value), self.plan.write_log], 1,
+                          {"fn": writes.log_written, "expr": "_zp_log_written", "kw": (),
+                           "star": ()}, (), op.loc))
         for fn, operands, saved in self.plan.after.get(id(op), ()):
             call = Op("call", [self.get(v) for v in operands], 0,
                       {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)
             saved.owner = call
             call.results.append(saved)
             out.append(call)
+
+
+def _store(container: Value, index: Value, value: Value, loc) -> Op:
+    """`container[index] = value`, as a statement (codegen/emit.py: runtime.writes.store_item)."""
+    return Op("call", [container, index, value], 1,
+              {"fn": writes.store_item, "expr": "_zp_store_item", "kw": (), "star": ()}, (), loc)
 
 
 def _may_write_an_argument(op: Op) -> bool:

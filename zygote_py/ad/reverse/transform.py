@@ -68,7 +68,7 @@ class ReverseTransform:
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
                  reads: ConstantReads | None = None, returns=None, callee: bool = False,
-                 threads: tuple = ()):
+                 threads: tuple = (), fused_writes: bool = False):
         self.fn = fn
         # the threaded variant of a function that writes into these parameters' arrays: its
         # back always runs (given None too), undoes the writes and leaves those arrays as
@@ -118,6 +118,7 @@ class ReverseTransform:
         self.builder.weakly_varied = varied - strongly
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
+        self.builder.plan.fused_writes = fused_writes  # (augment.py: absorb_write)
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)

@@ -21,8 +21,13 @@ and the items it replaced are put back.
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from ...errors import MutationError
-from ...ir.core import Function, Op
+from ...ir.core import Function, Op, Value
+from ...ir.ops import loop_layout
 from ...runtime import outside_containers, writes
 from .callees import CalleeRef, bind_parameters, callee_kind
 
@@ -81,6 +86,9 @@ def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
 
 
 def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
+    if builder.plan.fused_writes:
+        _adjoint_item_write_fused(builder, op)
+        return
     array, index, value = op.operands[:3]
     saved = builder.plan.save_before(op, writes.saved_region, [array, index],
                                      (array.hint or "x") + "_saved")
@@ -103,6 +111,149 @@ def _adjoint_item_write(builder: AdjointBuilder, op: Op) -> None:
             builder.accumulate(array, rest)
     builder.call(writes.restore_region, builder.fetch(op.result), builder.fetch(index),
                  builder.fetch(saved), expr="_zp_restore_region")
+
+
+def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
+    """The same as the three calls a write costs each way above, in one call each way (and
+    overwritten_cotangent), for gradients that run: the forward's write itself becomes
+    `saved = save_and_write(x, index, value, loc, log)` (`ForwardPlan.absorb_write`: x's
+    new SSA value is x's old one in the forward, as the write returns the same object),
+    and the backward calls `undo_write_split(g, index, x, saved, wanted)`, which restores x
+    and returns the value's cotangent and the rest of g (`undo_write` where the array's own
+    cotangent is not needed).  Code compiled for forward mode to read again (zp.hessian)
+    keeps the separate calls, whose tangents forward mode knows."""
+    array, index, value = op.operands[:3]
+    hint = (array.hint or "x") + "_saved"
+    created = _float_vector_sources(builder, op)
+    if created is not None:  # `x_saved = x[i]; x[i] = v`, inline (see _float_vector_sources)
+        saved = builder.plan.inline_item_write(op, hint)
+        for made in created:
+            builder.plan.log_after(made)
+    else:
+        fuse = writes.save_and_write if op.attrs["fn"] is writes.write_item \
+            else writes.save_and_write_augmented
+        saved = builder.plan.save_before(op, fuse, op.operands[:4], hint)
+        builder.plan.absorb_write(op)
+    g = builder.bar(op.result)
+    wanted = g is not None and builder.varied_operand(value)
+    i, x = builder.fetch(index), builder.fetch(op.result)
+    hint = (value.hint + "_bar") if value.hint else ""
+    if g is not None and builder.varied_operand(array):
+        # `v_bar, x_bar = undo_write_split(x_bar, ...)`: one call, unpacked where it is made
+        pair = builder.call(writes.undo_write_split, g, i, x, builder.fetch(saved),
+                            builder.const(wanted), expr="_zp_undo_write_split")
+        part, rest = builder.emit("unpack", [pair], 2, {"n": 2, "star": None}).results
+        part.hint, rest.hint = hint, ""
+        if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
+            builder.maybe_none.add(rest.id)
+        builder.accumulate(array, rest)
+    else:
+        part = builder.call(writes.undo_write, g if wanted else builder.const(None), i, x,
+                            builder.fetch(saved), expr="_zp_undo_write", hint=hint)
+    if wanted:
+        builder.maybe_none.add(part.id)
+        builder.accumulate(value, part)
+
+
+# -- the write the forward makes inline ------------------------------------------------------
+_FLOAT_VECTORS = (np.zeros, np.ones, np.empty)  # called with one number: a 1-D float64 ndarray
+_INT_ARITHMETIC = (operator.add, operator.sub)
+
+
+def _float_vector_sources(builder: AdjointBuilder, op: Op) -> list[Value] | None:
+    """For `x[i] = v` (not augmented) where the transform can prove that x is a 1-D float64
+    ndarray the function made and nothing else can reach, and i an int: the values that
+    made x's memory (`np.zeros(n)` and the like), which the forward logs as written right
+    after they are made.  None otherwise.
+
+    Then `x[i]` is one float64 element, saved as it is, and `x[i] = v` is NumPy's own
+    write: the forward writes `x_saved = x[i]; x[i] = v` inline, with no helper call.
+    The proof, from the lowering's may-alias classes (`Function.meta["closed_classes"]`,
+    frontend/lower_writes.py): x's class holds no argument, global, closure value,
+    container, view or result of an unknown call, and every value in it is a call of
+    np.zeros, np.ones or np.empty with one number (no dtype, no `like`), the result of a
+    write into a value of the class (the same object), or a loop's or branch's merge of
+    values of the class.  i is a `range` loop's target, an int constant, or their sum or
+    difference.  Anything else -- a copy, an argument's array, a view, an int or float32
+    array, a 2-D array, an index that may be a bool, a slice or an array -- takes
+    save_and_write, which decides from the objects while running."""
+    if op.attrs["fn"] is not writes.write_item or not _certainly_int(op.operands[1], 3):
+        return None
+    classes = builder.fn.meta.get("closed_classes") or {}
+    members = classes.get(op.operands[0].id)
+    if not members:
+        return None
+    ids = set(members)
+    created = []
+    for value in _class_values(builder.fn, ids):
+        source = value.defining_op
+        if source is None:  # a block argument: only a loop's carried slot
+            if not _carried_argument(value):
+                return None
+        elif source.opcode in ("for", "while", "if"):
+            continue  # a merge of values of the class
+        elif source.opcode == "call" and source.attrs["fn"] is writes.write_item \
+                and source.operands[0].id in ids:
+            continue  # the same object, written
+        elif source.opcode == "call" and any(source.attrs["fn"] is f for f in _FLOAT_VECTORS) \
+                and len(source.operands) == 1 and not source.attrs.get("kw") \
+                and not source.attrs.get("star") and _certainly_number(builder, source.operands[0]):
+            created.append(value)
+        else:
+            return None
+    return created or None
+
+
+def _class_values(fn: Function, ids: set) -> list[Value]:
+    """The values of fn with these ids (op results and block arguments)."""
+    found = [arg for arg in fn.body.args if arg.id in ids]
+    for op in fn.walk():
+        found += [r for r in op.results if r.id in ids]
+        for region in op.regions:
+            found += [arg for arg in region.args if arg.id in ids]
+    return found
+
+
+def _carried_argument(value: Value) -> bool:
+    block = value.owner
+    loop = getattr(block, "parent", None)
+    if loop is None or loop.opcode not in ("for", "while"):
+        return False
+    layout = loop_layout(loop)
+    return any(value is v for v in layout.carried) or any(value is v for v in layout.cond_args)
+
+
+def _certainly_number(builder: AdjointBuilder, value: Value, depth: int = 3) -> bool:
+    """A number (the length np.zeros is given: its result is then 1-D, or NumPy raises):
+    a scalar, an int, `len(...)`, or the sum or difference of two such values."""
+    source = value.defining_op
+    if value.id in builder.scalars or _certainly_int(value, depth):
+        return True
+    if source is None or source.opcode != "call" or source.attrs.get("kw") \
+            or source.attrs.get("star"):
+        return False
+    if source.attrs["fn"] is len:
+        return True
+    return depth > 0 and any(source.attrs["fn"] is f for f in _INT_ARITHMETIC) and \
+        len(source.operands) == 2 and all(_certainly_number(builder, v, depth - 1)
+                                          for v in source.operands)
+
+
+def _certainly_int(value: Value, depth: int) -> bool:
+    """A Python int (never a bool, a slice or an array): a `range` loop's target, an int
+    constant, or the sum or difference of two such values."""
+    source = value.defining_op
+    if source is None:
+        block = value.owner
+        loop = getattr(block, "parent", None)
+        return loop is not None and loop.opcode == "for" and loop.attrs.get("kind") == "range" \
+            and any(value is t for t in loop_layout(loop).targets)
+    if source.opcode == "const":
+        return type(source.attrs["value"]) is int
+    if depth and source.opcode == "call" and any(source.attrs["fn"] is f for f in _INT_ARITHMETIC) \
+            and len(source.operands) == 2 and not source.attrs.get("kw"):
+        return all(_certainly_int(v, depth - 1) for v in source.operands)
+    return False
 
 
 def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
