@@ -22,7 +22,7 @@ LAYERS = [
     ["runtime.helpers", "runtime", "kinds"],
     ["rules"],
     ["resolve", "runtime.implicit", "runtime.dispatch", "runtime.flat_calls", "runtime.protocols",
-     "runtime.forward_dispatch", "runtime.forward_dispatched"],
+     "runtime.forward_dispatch", "runtime.forward_dispatched", "runtime.reverse_dispatched"],
     ["ir"],
     ["frontend"],
     ["analysis"],

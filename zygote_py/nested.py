@@ -68,6 +68,7 @@ from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
 from .rules.registry import register_custom
 from .runtime import forward_dispatch as fd
+from .runtime import reverse_dispatched  # noqa: F401  (reverse over calls gradient code resolved while running)
 from .runtime.built_objects import ObjectLedger
 from .runtime.dispatch import active_cells
 from .runtime.flat_calls import carries_derivative
@@ -1090,3 +1091,131 @@ def _slices(bars, index, xs):
 
 fd.register_custom_forward(_call_back, _call_back_back_forward)
 fd.register_custom_forward(_jacobian, _jacobian_back_forward)
+
+
+# -- third derivatives through a call gradient code resolved while running -------------------
+#
+# runtime/reverse_dispatched.py makes `y, back = dispatch.call(f, operands, ...)` in gradient
+# code differentiable in reverse; forward mode over that, with the operands moving, needs a
+# third derivative of f (the tangent of d/de J(x + e r_bar)^T g).  For a registered rule or a
+# Python function called by position on floats and arrays, it is `_third` on a wrapper
+# `lambda a0, ..: f(a0, ..)` whose callee the compiler resolves statically (the rule's body
+# spliced, the function transformed).  A nested rule as the callee (zp.gradient called in
+# gradient code that is differentiated three more times) would be a fourth derivative.
+
+
+def _make_call_wrapper(f, n: int, params: tuple, constants: tuple):
+    """The function of the operands at positions params (of n) that calls f with them and
+    constants[i] at every other position i, as source the frontend reads (registered in
+    linecache, like vjp_pairing).  f and the constants are the globals `callee` and
+    `constants` of its own namespace: a global that holds code is resolved when the wrapper
+    is compiled, so a registered rule's body is spliced and a Python function transformed."""
+    names = ", ".join(f"a{i}" for i in params)
+    passed = ", ".join(f"a{i}" if i in params else _constant_text(constants[i], i)
+                       for i in range(n))
+    name = f"dispatched_call_{n}_{'_'.join(map(str, params))}"
+    source = (f"def {name}({names}):\n"
+              f"    return callee({passed}{',' if n == 1 else ''})\n")
+    filename = f"<zygote_py-{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"callee": f, "constants": constants}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (source built above)
+    return namespace[name]
+
+
+def _constant_text(value, i: int) -> str:
+    """A constant operand as the wrapper's source writes it: a literal where it is a plain
+    number, string or None (so that `a0 ** 2` is the spliced rule, not a call the compiler
+    cannot type), else a read of the constants tuple."""
+    if value is None or type(value) in (bool, int, float, str):
+        return repr(value)
+    return f"constants[{i}]"
+
+
+def _resolves_while_running(fn) -> bool:
+    """Whether the compiled program fn still calls run-time dispatch (`_zp_call`): then a
+    third derivative through it would come back here for the same call."""
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop()
+        if "_zp_call" in code.co_names or "_zp_call_method" in code.co_names:
+            return True
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_wrapper(f, n: int, params: tuple, constants: tuple):
+    return _make_call_wrapper(f, n, params, constants)
+
+
+def _call_wrapper(f, operands: tuple, params: tuple):
+    """The wrapper of f for these operands, the same function object for the same callee and
+    constants where they are hashable (its compiled program is cached per function object):
+    a cache that never changes a result."""
+    constants = tuple(None if i in params else o for i, o in enumerate(operands))
+    try:
+        return _cached_wrapper(f, len(operands), params, constants)
+    except TypeError:  # an unhashable constant or callee
+        return _make_call_wrapper(f, len(operands), params, constants)
+
+
+def _pairable(x) -> bool:
+    """A float, a float array, or a non-empty tuple or list of them (what vjp_pairing pairs)."""
+    if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return True
+    return type(x) in (tuple, list) and bool(x) and all(map(_pairable, x))
+
+
+def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc):
+    """reverse_dispatched's third-order provider: the tangent of apply_dispatched's rule's back
+    (None, (.., d/de J(x + e r_bar)^T g, ..), J r_bar) along the operands' tangents, g_dot and
+    r_bar_dot, by _third on the call's wrapper."""
+    from .runtime import dispatch
+
+    def refuse(why):
+        return NoDerivativeRule(
+            f"a third derivative through a call gradient code resolved while running, {why}, "
+            "is not supported yet", loc,
+            "make the innermost call a plain function of arrays called by position, or stop "
+            "at second derivatives there")
+
+    if helper is not dispatch.call:
+        raise refuse("a method call")
+    f, operands, spec, _ = hargs
+    operands = tuple(operands)
+    if any(how is not None for how in spec):
+        raise refuse("with *args, **kwargs or keyword arguments")
+    if fd.handler_for(f) is not None or fd.custom_forward_for(f) is not None:
+        raise refuse(f"of {getattr(f, '__name__', f)} (a derivative nested four deep)")
+    from .rules.registry import custom_rule
+    if custom_rule(f) is not None:
+        raise refuse("of a function with a custom rule (@zp.adjoint)")
+    if carries_derivative(f):
+        raise refuse("of a function whose captured values carry a derivative")
+    n = len(operands)
+    callee_dot, operands_dot = hargs_dot[0], _n_tuple(hargs_dot[1], n)
+    r_bar, r_bar_dot = _n_tuple(r_bar, 1 + n), _n_tuple(r_bar_dot, 1 + n)
+    if fd.has_tangent(callee_dot) or fd.has_tangent(r_bar[0]) or fd.has_tangent(r_bar_dot[0]):
+        raise refuse("of a callee that carries a derivative")
+    params = tuple(i for i, o in enumerate(operands) if _pairable(o))
+    for i in range(n):
+        if i not in params and any(map(fd.has_tangent, (operands_dot[i], r_bar[1 + i],
+                                                        r_bar_dot[1 + i]))):
+            raise refuse("with a derivative on an operand other than floats and float arrays")
+    inner = Inner(_call_wrapper(f, operands, params), tuple(operands[i] for i in params), {},
+                  "gradient")
+    if _resolves_while_running(inner.entry.fn):
+        raise refuse(f"of {getattr(f, '__name__', f)!r}, whose meaning is decided while running "
+                     "even with its operands known")
+    y = f(*operands)
+    s_bar_dot, _, params_dot, _ = _third(
+        inner, tuple(r_bar[1 + i] for i in params), g, tuple(operands_dot[i] for i in params),
+        None, tuple(r_bar_dot[1 + i] for i in params), g_dot, y)
+    args_dot = [None] * n
+    for i, t in zip(params, params_dot):
+        args_dot[i] = t
+    return None, (None, tuple(args_dot), None, None), s_bar_dot
+
+
+reverse_dispatched.register_third(_dispatched_third)

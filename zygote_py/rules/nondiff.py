@@ -20,7 +20,7 @@ from zygote_py.rules.registry import (
     nondifferentiable_methods,
     since,
 )
-from zygote_py.runtime import complex_guard, containers, helpers
+from zygote_py.runtime import built_objects, complex_guard, containers, helpers
 
 # --- Python operators ------------------------------------------------------
 nondifferentiable(
@@ -51,6 +51,9 @@ nondifferentiable(complex_guard.refuse_complex)
 # the flag generated pullback code sets on its back (`back._zp_effects = True`), lowered as a
 # call when that code is differentiated again
 nondifferentiable(helpers.flag_function)
+# whether a back must run (a boolean test generated code makes before calling it), met when
+# gradient code is differentiated in reverse once more
+nondifferentiable(built_objects.must_run_back)
 
 # --- NumPy's integer and boolean types called as casts (np.int64(x)): integers
 nondifferentiable(
