@@ -81,8 +81,11 @@ class Inner:
     """f at xs, compiled in its pullback form with the closure cells that carry derivatives
     as inputs (their cotangents come back last, as a dict by cell name)."""
 
-    def __init__(self, f, xs: tuple, kwargs: dict, what: str):
+    def __init__(self, f, xs: tuple, kwargs: dict, what: str, first_active: bool = False):
         self.what = what
+        # whether the first parameter is differentiated whatever its type (vjp_pairing's
+        # program, whose cotangent is that of the cells of the function it was compiled from)
+        self.first_active = first_active
         self.xs = xs
         if kwargs:
             self.refuse("with keyword arguments (wrt=, has_aux=, or the function's own)")
@@ -119,8 +122,11 @@ class Inner:
         tangent for it is refused (cells_dot).  The same answer run-time dispatch gives for
         such an argument (flat_calls._underived_marks)."""
         fn, plan = self.fn, self.plan
+        active = plan.active()
+        if self.first_active and active:
+            active = (True, *active[1:])
         try:
-            return FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+            return FORWARD.entry(fn, active, "pullback", self.cells, plan.scalars())
         except NoDerivativeRule as err:
             if not self.cells or _UNDERIVED not in err.message:
                 raise
@@ -128,7 +134,7 @@ class Inner:
         for dropped in [(c,) for c in self.cells] + [self.cells]:
             kept = tuple(c for c in self.cells if c not in dropped)
             try:
-                entry = FORWARD.entry(fn, plan.active(), "pullback", kept, plan.scalars())
+                entry = FORWARD.entry(fn, active, "pullback", kept, plan.scalars())
             except NoDerivativeRule as err:
                 if _UNDERIVED in err.message:
                     continue
@@ -772,8 +778,10 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
     d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
     args = tuple(inner.plan.args)
     try:
+        # the program is differentiated (its cotangent: that of f's cells) when f's cells
+        # carry derivatives; a function argument is not active by its own type
         pairing = Inner(vjp_pairing(len(args), skip, shapes), (inner.entry.fn, *args, s, *d),
-                        {}, inner.what)
+                        {}, inner.what, first_active=bool(inner.cells))
     except NoDerivativeRule as err:
         raise NoDerivativeRule(f"zp.{inner.what} differentiated to a third order: "
                                f"{err.message}", None, err.hint) from None
