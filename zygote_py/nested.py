@@ -1146,7 +1146,8 @@ def _resolves_while_running(fn) -> bool:
     codes = [fn.__code__]
     while codes:
         code = codes.pop()
-        if "_zp_call" in code.co_names or "_zp_call_method" in code.co_names:
+        names = (*code.co_names, *code.co_freevars)  # generated code binds its helpers as cells
+        if "_zp_call" in names or "_zp_call_method" in names:
             return True
         codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
     return False

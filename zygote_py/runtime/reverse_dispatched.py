@@ -20,8 +20,8 @@ r = back(g) = J^T g, given the cotangent r_bar of r:
 
 Both are one call of forward_dispatched's handler, which decides what the call means as
 dispatch did and refuses what it does not follow -- so reverse over these calls is exactly
-as complete as forward over them, and never silently zero.  A call whose back writes or
-builds objects (its cotangents go to a ledger) is refused.
+as complete as forward over them, and never silently zero.  A call that builds or writes
+objects (their cotangents go to the ledger's slots) is refused.
 
 Third derivatives: forward mode over code that calls these rules needs the tangent of each
 rule's back.  For `call`'s rule that is a second derivative (the forward handler's back
@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import types
 
+from .. import context
 from ..errors import NoDerivativeRule
 from ..rules.registry import register_custom
 from ..tree import accumulate
 from . import dispatch
 from . import forward_dispatch as fd
 from . import forward_dispatched as fdd
+from .built_objects import is_tracked
 
 
 class _Helper:
@@ -83,13 +85,27 @@ def _dispatched_back(helper, args):
     return back
 
 
-def _refuse_effects(back, args, loc=None) -> None:
-    if getattr(back, "_zp_effects", False):
-        raise NoDerivativeRule(
-            "reverse mode over gradient code reaches a call resolved while running whose "
-            "backward pass writes or builds objects; differentiating it again is not "
-            "supported", loc or _loc_of(args),
-            "make the call a plain function of arrays, or use forward mode over it (zp.hessian)")
+def _run_without_effects(helper, args):
+    """helper(*args), refused when the call built or wrote objects (a write logged in the
+    Context's ledger, an object tracked): their cotangents go to the ledger's slots, which
+    this rule does not follow.  (A back flagged `_zp_effects` may only be conservatively
+    so: generated code flags every back that calls one resolved while running.)"""
+    ledger = context.current().objects
+    before = (len(ledger.log), len(ledger.tracked)) if ledger is not None else None
+    values = [v for a in args for v in (a if type(a) in (tuple, list) else (a,))]
+    if any(map(is_tracked, values)):
+        raise _effects_refusal(args)
+    pair = helper(*args)
+    if ledger is not None and (len(ledger.log), len(ledger.tracked)) != before:
+        raise _effects_refusal(args)
+    return pair
+
+
+def _effects_refusal(args):
+    return NoDerivativeRule(
+        "reverse mode over gradient code reaches a call resolved while running that builds or "
+        "writes objects; differentiating it again is not supported", _loc_of(args),
+        "make the call a plain function of arrays, or use forward mode over it (zp.hessian)")
 
 
 def _loc_of(args):
@@ -116,8 +132,7 @@ def _call_rule(helper):
     h = _HELPERS[helper]
 
     def rule(*args):
-        y, back = helper(*args)
-        _refuse_effects(back, args)
+        y, back = _run_without_effects(helper, args)
         n = len(args)
 
         def rule_back(bars):
@@ -146,8 +161,7 @@ def _apply_rule(helper, args, g):
     of back(g) along r_bar (see the module docstring)."""
     h = _HELPERS[helper]
     args = tuple(args)
-    y, back = helper(*args)
-    _refuse_effects(back, args)
+    _, back = _run_without_effects(helper, args)
     r = back(g)
 
     def rule_back(r_bar):
@@ -187,6 +201,20 @@ def _apply_jvp(args, kwargs, targs, tkwargs, loc):
     return value, tangent
 
 
+def _refuse_nested_callee(h, args, loc) -> None:
+    """The back of a nested derivative (zp.gradient, zp.pullback, ... called in the code that
+    made this gradient code) differentiated here is a fourth derivative of its function:
+    refused before any of it runs (its pieces would recurse without end in sight)."""
+    callee = args[h.callee] if h.fn is dispatch.call else None
+    if callee is not None and (fd.custom_forward_for(callee) is not None or
+                               fd.handler_for(callee) is not None):
+        name = getattr(callee, "__name__", callee)
+        raise NoDerivativeRule(
+            f"zp.{name} is differentiated to a fourth order here (inside gradient code that "
+            "is itself differentiated twice more); zygote_py nests derivatives to the third "
+            "order", loc or _loc_of(args), "stop at third derivatives, or see docs/limitations.md")
+
+
 def _call_back_forward(helper):
     """The forward meaning of `call`'s rule in code differentiated forward again (third
     order): the pair's tangent, and the tangent of the rule's back((y_bar, back_bar)) --
@@ -207,6 +235,7 @@ def _call_back_forward(helper):
             y_bar_dot, back_bar_dot = bars_dot if bars_dot is not None else (None, None)
             callee_out, operands_out = None, None
             if y_bar is not None or fd.has_tangent(y_bar_dot):
+                _refuse_nested_callee(h, args, loc)
                 _, out = back_dot.call(back, (y_bar,), {}, (y_bar_dot,), {}, loc)
                 if out is not None:
                     callee_out, operands_out = out[0], tuple(out[1:])
@@ -261,6 +290,7 @@ def _apply_back_forward(args, kwargs, targs, tkwargs, loc):
         return y_dot, r_dot
 
     def back_tangent(r_bar, r_bar_dot):
+        _refuse_nested_callee(h, hargs, loc)
         moving = fd.has_tangent(hargs_dot)
         if moving:
             if not _THIRD:
