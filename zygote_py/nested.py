@@ -688,6 +688,18 @@ def _pair(a, b) -> float:
     return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
+def _dense_like(t, x):
+    """t with zeros in x's structure wherever it is None, at every level (a dict's tangent
+    may lack keys, a tuple's hold None items): the directions vjp_pairing indexes."""
+    if t is None:
+        return dense_tangent(None, x)
+    if type(x) is dict and isinstance(t, dict):
+        return {k: _dense_like(t.get(k), v) for k, v in x.items()}
+    if type(x) in (tuple, list) and isinstance(t, (tuple, list)) and len(t) == len(x):
+        return type(x)(_dense_like(ti, xi) for ti, xi in zip(t, x))
+    return t
+
+
 def _dense_zero(t, x):
     """A tangent, zeros (of x's structure) where it is None."""
     return t if t is not None else dense_tangent(None, x)
@@ -775,7 +787,7 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
     d = _n_tuple(d, n)
     if s is None:
         s = _dense_zero(None, y)
-    d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
+    d = tuple(_dense_like(di, x) for di, x in zip(d, inner.xs))
     args = tuple(inner.plan.args)
     try:
         # the program is differentiated (its cotangent: that of f's cells) when f's cells

@@ -45,6 +45,9 @@ nondifferentiable(
 
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
+# the positions of a list's items in sorted order (integers), which the rules of sorted and
+# list.sort compute in their bodies: met when forward mode runs those bodies (a Hessian)
+nondifferentiable(containers.sort_order)
 # a check gradient code makes in its backward (a complex operand of a real-only rule): code
 # that differentiates gradient code again runs it as it is
 nondifferentiable(complex_guard.refuse_complex)
