@@ -728,7 +728,8 @@ def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
     direction), its back applied to the cotangent s, the result paired with the directions
     d.  Its gradient is: for a, d/de J(a + e d)^T s; for s, J d; for d, J^T s; for program
     (f's closure cells that carry derivatives), the cells' part of the first.  shapes[i]
-    says how argument skip + i is built: None for a float or array, a tuple of those for a
+    says how argument skip + i is built: None for a float or array, "complex" for a complex
+    number or array (paired by Re(sum(c * t)), docs/complex.md), a tuple of those for a
     tuple or list of them (nested), paired leaf by leaf.
 
     Straight-line source for each arity and structure (no loop, so that its gradient keeps
@@ -748,6 +749,9 @@ def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
     def pair(bar, direction, shape, indent):
         if shape is None:
             lines.append(f"{indent}total = total + np.sum({bar} * {direction})")
+            return
+        if shape == "complex":  # <c, t> = Re(sum(c * t)), no conjugate (docs/complex.md)
+            lines.append(f"{indent}total = total + np.real(np.sum({bar} * {direction}))")
             return
         for j, part in enumerate(shape):
             b = f"b{next(counter)}"
@@ -772,6 +776,9 @@ def _shape_of(x, inner):
     """vjp_pairing's description of argument x (see there), refusing what it cannot pair."""
     if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return None
+    if isinstance(x, (complex, np.complexfloating)) or \
+            isinstance(x, np.ndarray) and x.dtype.kind == "c":
+        return "complex"
     if type(x) in (tuple, list) and x:
         return tuple(_shape_of(item, inner) for item in x)
     inner.refuse("of a function of other values than real floats and arrays (or tuples and "
