@@ -35,6 +35,7 @@ from zygote_py.rules.registry import (
     vjp_attr,
 )
 from zygote_py.rules.shapes import like_input
+from zygote_py.rules.structure import _take_along_axis_cotangent
 from zygote_py.runtime import degrees_of_freedom, unbroadcast, zero_spread
 
 
@@ -60,6 +61,17 @@ def complex_absolute(g, y, a, out=None, **kwargs):
 def angle(g, y, z, deg=False):
     """A real array's angle is piecewise constant (0 or pi): no derivative."""
     return None
+
+
+@complex_variant(np.take_along_axis)
+def complex_take_along_axis(g, y, arr, indices, axis=-1):
+    """A gather is linear: its cotangent scatters g, the real and imaginary parts each by the
+    real rule (a complex arr; or a complex g on a real arr, as forward mode over gradient
+    code gives, whose real part is the real arr's cotangent)."""
+    if np.iscomplexobj(g):
+        return _take_along_axis_cotangent(np.real(g), arr, indices, axis) + \
+            1j * _take_along_axis_cotangent(np.imag(g), arr, indices, axis)
+    return _take_along_axis_cotangent(g, arr, indices, axis)
 
 
 @complex_variant(np.angle)
