@@ -1131,14 +1131,15 @@ fd.register_custom_forward(_jacobian, _jacobian_back_forward)
 # gradient code that is differentiated three more times) would be a fourth derivative.
 
 
-def _make_call_wrapper(f, n: int, params: tuple, constants: tuple):
+def _make_call_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple):
     """The function of the operands at positions params (of n) that calls f with them and
     constants[i] at every other position i, as source the frontend reads (registered in
     linecache, like vjp_pairing).  f and the constants are the globals `callee` and
     `constants` of its own namespace: a global that holds code is resolved when the wrapper
     is compiled, so a registered rule's body is spliced and a Python function transformed."""
     names = ", ".join(f"a{i}" for i in params)
-    passed = ", ".join(f"a{i}" if i in params else _constant_text(constants[i], i)
+    passed = ", ".join((f"{keywords[i]}=" if keywords[i] is not None else "") +
+                       (f"a{i}" if i in params else _constant_text(constants[i], i))
                        for i in range(n))
     name = f"dispatched_call_{n}_{'_'.join(map(str, params))}"
     source = (f"def {name}({names}):\n"
@@ -1154,9 +1155,16 @@ def _constant_text(value, i: int) -> str:
     """A constant operand as the wrapper's source writes it: a literal where it is a plain
     number, string or None (so that `a0 ** 2` is the spliced rule, not a call the compiler
     cannot type), else a read of the constants tuple."""
-    if value is None or type(value) in (bool, int, float, str):
+    if _is_literal(value):
         return repr(value)
     return f"constants[{i}]"
+
+
+def _is_literal(value) -> bool:
+    """A plain number, string or None, or a tuple or list of them (axes=[(1,), (0,)])."""
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    return type(value) in (tuple, list) and all(map(_is_literal, value))
 
 
 def _resolves_while_running(fn) -> bool:
@@ -1173,19 +1181,20 @@ def _resolves_while_running(fn) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_wrapper(f, n: int, params: tuple, constants: tuple):
-    return _make_call_wrapper(f, n, params, constants)
+def _cached_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple):
+    return _make_call_wrapper(f, n, params, constants, keywords)
 
 
-def _call_wrapper(f, operands: tuple, params: tuple):
-    """The wrapper of f for these operands, the same function object for the same callee and
-    constants where they are hashable (its compiled program is cached per function object):
-    a cache that never changes a result."""
+def _call_wrapper(f, operands: tuple, params: tuple, keywords: tuple):
+    """The wrapper of f for these operands (keywords[i]: the keyword operand i is passed by,
+    None for a positional one), the same function object for the same callee and constants
+    where they are hashable (its compiled program is cached per function object): a cache
+    that never changes a result."""
     constants = tuple(None if i in params else o for i, o in enumerate(operands))
     try:
-        return _cached_wrapper(f, len(operands), params, constants)
+        return _cached_wrapper(f, len(operands), params, constants, keywords)
     except TypeError:  # an unhashable constant or callee
-        return _make_call_wrapper(f, len(operands), params, constants)
+        return _make_call_wrapper(f, len(operands), params, constants, keywords)
 
 
 def _pairable(x) -> bool:
@@ -1212,8 +1221,9 @@ def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc)
         raise refuse("a method call")
     f, operands, spec, _ = hargs
     operands = tuple(operands)
-    if any(how is not None for how in spec):
-        raise refuse("with *args, **kwargs or keyword arguments")
+    spec = tuple(spec)
+    if any(how in ("*", "**") for how in spec):
+        raise refuse("with *args or **kwargs")
     if fd.handler_for(f) is not None or fd.custom_forward_for(f) is not None:
         raise refuse(f"of {getattr(f, '__name__', f)} (a derivative nested four deep)")
     from .rules.registry import custom_rule
@@ -1231,8 +1241,8 @@ def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc)
         if i not in params and any(map(fd.has_tangent, (operands_dot[i], r_bar[1 + i],
                                                         r_bar_dot[1 + i]))):
             raise refuse("with a derivative on an operand other than floats and float arrays")
-    inner = Inner(_call_wrapper(f, operands, params), tuple(operands[i] for i in params), {},
-                  "gradient")
+    inner = Inner(_call_wrapper(f, operands, params, spec), tuple(operands[i] for i in params),
+                  {}, "gradient")
     if _resolves_while_running(inner.entry.fn):
         raise refuse(f"of {getattr(f, '__name__', f)!r}, whose meaning is decided while running "
                      "even with its operands known")

@@ -480,3 +480,25 @@ def test_take_along_axis_complex_and_its_hessian():
         numeric = np.stack([(zp.gradient(fn, x + h * e)[0] - zp.gradient(fn, x - h * e)[0]) / (2 * h)
                             for e in np.eye(4)], axis=-1)
         np.testing.assert_allclose(hess, numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("product", ["tensordot", "outer", "inner"])
+def test_complex_hessians_through_the_bilinear_products(product):
+    # autograd's test_systematic.py test_tensordot_1 / test_outer with c16 arguments (fwd/fwd):
+    # forward mode over a complex gradient runs the products' cotangent helpers
+    rng = np.random.default_rng(1)
+
+    def c(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    w3, w34, c24, c33 = c(3), c(3, 4), c(2, 4), c(3, 3)
+    f, z = {
+        "tensordot": (lambda u: np.real(np.sum(np.tensordot(u, w34, axes=([1], [0])) ** 2 * c24)),
+                      c(2, 3)),
+        "outer": (lambda u: np.real(np.sum(np.outer(u, w3) ** 2 * c33)), c(3)),
+        "inner": (lambda u: np.real(np.inner(u, w3) ** 3), c(3)),
+    }[product]
+    v = c(*z.shape)
+    h = 1e-6
+    numeric = (zp.gradient(f, z + h * v)[0] - zp.gradient(f, z - h * v)[0]) / (2 * h)
+    np.testing.assert_allclose(zp.hvp(f, z, v), numeric, atol=1e-6)

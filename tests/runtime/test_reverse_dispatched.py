@@ -103,13 +103,36 @@ def keyworded(x, scale=1.0):
 KEYWORDED = [keyworded]
 
 
-def test_a_keyword_call_is_refused_at_third_order_and_right_at_second():
+def test_a_keyword_call_at_third_order():
+    # autograd's test_systematic.py::test_tensordot_1 (order 3): tensordot(..., axes=k)
     def f(x):
         return KEYWORDED[0](x, scale=0.5)
 
-    np.testing.assert_allclose(zp.hessian(f, X), np.diag(0.25 * np.exp(0.5 * X)), rtol=1e-12)
-    with pytest.raises(zp.NoDerivativeRule, match="keyword"):
-        zp.jacobian(lambda z: zp.hessian(f, z), X, mode="reverse")
+    np.testing.assert_allclose(zp.hessian(f, X2), np.diag(0.25 * np.exp(0.5 * X2)), rtol=1e-12)
+    third = np.zeros((2, 2, 2))
+    for i in range(2):
+        third[i, i, i] = 0.125 * np.exp(0.5 * X2[i])
+    for mode in ("forward", "reverse"):
+        got = zp.jacobian(lambda z: zp.hessian(f, z), X2, mode=mode)[0]
+        np.testing.assert_allclose(got, third, rtol=1e-10, atol=1e-12, err_msg=mode)
+
+
+def star_star(x, **options):
+    return np.sum(np.exp(options["scale"] * x))
+
+
+STAR_STAR = [star_star]
+
+
+def test_a_star_star_call_is_refused_at_third_order_and_right_at_second():
+    options = {"scale": 0.5}
+
+    def f(x):
+        return STAR_STAR[0](x, **options)
+
+    np.testing.assert_allclose(zp.hessian(f, X2), np.diag(0.25 * np.exp(0.5 * X2)), rtol=1e-12)
+    with pytest.raises(zp.NoDerivativeRule, match="kwargs"):
+        zp.jacobian(lambda z: zp.hessian(f, z), X2, mode="reverse")
 
 
 def test_the_rules_are_registered_as_custom_rules_and_keep_the_values():

@@ -25,6 +25,7 @@ import operator
 
 import numpy as np
 
+from zygote_py.rules import linalg
 from zygote_py.rules.linalg import _norm_cotangent
 from zygote_py.rules.operators import _pow_exponent_cotangent
 from zygote_py.rules.reductions import _unsupported
@@ -267,6 +268,13 @@ HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose"
 declare_complex_ok(*HOLOMORPHIC_FUNCTIONS)
 declare_complex_ok(*((np.ndarray, name) for name in HOLOMORPHIC_METHODS))
 declare_complex_ok(("attr", np.ndarray, "T"), ("attr", np.ndarray, "mT"))
+# the cotangents of the bilinear products, which gradient code calls (rules/linalg.py): each is
+# the product's own formula with the cotangent for one factor, and the pairing has no
+# conjugate (docs/complex.md), so their rules (rules/rule_helpers.py) are right for complex
+# values as written; forward mode over a complex gradient runs them (a complex Hessian)
+declare_complex_ok(linalg.tensordot_cotangent_a, linalg.tensordot_cotangent_b,
+                   linalg.outer_cotangent_a, linalg.outer_cotangent_b,
+                   linalg.inner_cotangent_a, linalg.inner_cotangent_b)
 
 
 # ---------------------------------------------------------------------------
