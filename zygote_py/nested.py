@@ -48,6 +48,7 @@ i e_k for a complex output (`_by_output_element`).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import linecache
 
@@ -1204,6 +1205,11 @@ def _pairable(x) -> bool:
     return type(x) in (tuple, list) and bool(x) and all(map(_pairable, x))
 
 
+# the wrapper programs whose third derivative _dispatched_third is computing, in this context
+_THIRD_THROUGH: contextvars.ContextVar[frozenset] = contextvars.ContextVar(
+    "zygote_py_third_through", default=frozenset())
+
+
 def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc):
     """reverse_dispatched's third-order provider: the tangent of apply_dispatched's rule's back
     (None, (.., d/de J(x + e r_bar)^T g, ..), J r_bar) along the operands' tangents, g_dot and
@@ -1243,13 +1249,21 @@ def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc)
             raise refuse("with a derivative on an operand other than floats and float arrays")
     inner = Inner(_call_wrapper(f, operands, params, spec), tuple(operands[i] for i in params),
                   {}, "gradient")
-    if _resolves_while_running(inner.entry.fn):
+    key = id(inner.entry.fn)
+    active = _THIRD_THROUGH.get()
+    if key in active and _resolves_while_running(inner.entry.fn):
+        # the wrapper's program resolves the same call while running again, and that call
+        # asks for this third derivative once more: it would never end
         raise refuse(f"of {getattr(f, '__name__', f)!r}, whose meaning is decided while running "
                      "even with its operands known")
     y = f(*operands)
-    s_bar_dot, _, params_dot, _ = _third(
-        inner, tuple(r_bar[1 + i] for i in params), g, tuple(operands_dot[i] for i in params),
-        None, tuple(r_bar_dot[1 + i] for i in params), g_dot, y)
+    token = _THIRD_THROUGH.set(active | {key})
+    try:
+        s_bar_dot, _, params_dot, _ = _third(
+            inner, tuple(r_bar[1 + i] for i in params), g, tuple(operands_dot[i] for i in params),
+            None, tuple(r_bar_dot[1 + i] for i in params), g_dot, y)
+    finally:
+        _THIRD_THROUGH.reset(token)
     args_dot = [None] * n
     for i, t in zip(params, params_dot):
         args_dot[i] = t
