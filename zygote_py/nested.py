@@ -1142,7 +1142,8 @@ def _make_call_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tup
     passed = ", ".join((f"{keywords[i]}=" if keywords[i] is not None else "") +
                        (f"a{i}" if i in params else _constant_text(constants[i], i))
                        for i in range(n))
-    name = f"dispatched_call_{n}_{'_'.join(map(str, params))}"
+    # one name (and linecache file) per distinct source: the frontend reads it from there
+    name = f"dispatched_call_{n}_{abs(hash((names, passed)))}"
     source = (f"def {name}({names}):\n"
               f"    return callee({passed}{',' if n == 1 else ''})\n")
     filename = f"<zygote_py-{name}>"
