@@ -164,13 +164,21 @@ def test_a_loop_in_the_innermost_function():
     assert np.isclose(zp.jvp(d2, (0.7,), (1.0,))[1], numeric, rtol=1e-6)
 
 
-def test_a_captured_value_in_the_innermost_function_is_refused():
+def test_a_captured_value_in_the_innermost_function():
+    # w * z ** 4 with w captured: a call the innermost gradient code resolves while running
+    # (runtime/reverse_dispatched.py), and w's own third-order mixed derivative
     def d2(x, w):
         return zp.gradient(lambda y: zp.gradient(lambda z: w * z ** 4, y)[0], x)[0]
 
     assert np.isclose(d2(0.5, 2.0), 2.0 * 12 * 0.25)
-    with pytest.raises(zp.NoDerivativeRule, match="third derivative"):
-        zp.jvp(lambda x: d2(x, 2.0), (0.5,), (1.0,))
+    assert np.isclose(zp.jvp(lambda x: d2(x, 2.0), (0.5,), (1.0,))[1], 24 * 2.0 * 0.5)
+    assert np.isclose(zp.gradient(lambda x: d2(x, 2.0), 0.5)[0], 24 * 2.0 * 0.5)
+    # d/dw of 12 w x^2 is 12 x^2; along x = w both paths add
+    assert np.isclose(zp.gradient(lambda w: d2(0.5, w), 2.0)[0], 12 * 0.25)
+    assert np.isclose(zp.jvp(lambda w: d2(0.5, w), (2.0,), (1.0,))[1], 12 * 0.25)
+    assert np.isclose(zp.gradient(lambda x: d2(x, x), 0.5)[0], 36 * 0.25)
+    numeric = (d2(0.5 + EPS, 2.0) - d2(0.5 - EPS, 2.0)) / (2 * EPS)
+    assert np.isclose(zp.gradient(lambda x: d2(x, 2.0), 0.5)[0], numeric, rtol=1e-6)
 
 
 def g_inner(y):
@@ -202,3 +210,25 @@ def test_hessian_of_a_function_calling_a_nested_derivative(inner):
 def test_a_fourth_order_is_refused():
     with pytest.raises(zp.NoDerivativeRule, match="third"):
         zp.hessian(lambda x: np.sum(zp.hessian(g_inner, x)), np.array([0.3, 0.8]))
+
+
+@pytest.mark.parametrize("fun", [np.angle, np.abs, lambda z: np.real(z ** 3 * np.conj(z))],
+                         ids=["angle", "abs", "z3_conj_z"])
+def test_third_derivatives_of_a_function_of_a_complex_number(fun):
+    # autograd's test_complex.py: the gradient (a covector, docs/complex.md) differentiated
+    # twice more, forward along complex directions and in reverse, against differences
+    z, v, w, c = 0.6 + 0.3j, 0.4 - 0.7j, -0.2 + 0.5j, 0.3 + 0.8j
+
+    def slope(x, direction):
+        return zp.jvp(lambda u: zp.gradient(fun, u)[0], (x,), (direction,))[1]
+
+    numeric = (slope(z + EPS * w, v) - slope(z - EPS * w, v)) / (2 * EPS)
+    assert np.isclose(zp.jvp(lambda x: slope(x, v), (z,), (w,))[1], numeric, rtol=1e-6)
+
+    def paired(x):
+        return np.real(slope(x, v) * c)
+
+    bar = zp.gradient(paired, z)[0]
+    for dz in (1.0, 1j):  # a real output's gradient g: d paired = Re(g dz)
+        numeric = (paired(z + EPS * dz) - paired(z - EPS * dz)) / (2 * EPS)
+        assert np.isclose(np.real(bar * dz), numeric, rtol=1e-6)

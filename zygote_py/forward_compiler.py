@@ -5,7 +5,10 @@ IR is shared with reverse mode and cached per function object), runs the
 forward transform (ad/forward/), generates and compiles the code, and caches
 the result per function object, active parameters, active closure cells and
 argument kinds.  An entry stays valid while the guards recorded when fn was
-lowered hold, as reverse mode's entries do.  Being a `Compiler`, it also
+lowered hold, as reverse mode's entries do.  Another function object with the same code
+and globals (a closure made again: the back function of every run of a pullback program,
+which nested derivatives differentiate forward) reuses the compiled code with its own
+closure cells, where the guards hold for them, as reverse mode's `Entry.rebound` does.  Being a `Compiler`, it also
 builds the pullbacks that reverse mode inside forward mode needs (a Hessian
 differentiates a compiled gradient forward: docs/how-it-works.md).
 
@@ -15,6 +18,7 @@ through the Context (context.py), which zp.jvp sets.
 
 from __future__ import annotations
 
+import types
 import weakref
 
 from .ad.forward import ForwardTransform
@@ -27,13 +31,35 @@ from .transforms.dce import dce
 
 
 class ForwardEntry:
-    __slots__ = ("code", "fn", "guards", "source")
+    __slots__ = ("cell_names", "code", "fn", "guards", "source")
 
-    def __init__(self, fn, guards, source, code):
+    def __init__(self, fn, guards, source, code, cell_names=None):
         self.fn = fn
         self.guards = guards
         self.source = source
         self.code = code
+        self.cell_names = cell_names or {}  # id(cell of the user's function) -> its name
+
+    def rebound(self, pyfn) -> ForwardEntry | None:
+        """This entry for pyfn, another function object with the same code and globals: the
+        compiled code with pyfn's own closure cells in place of the user cells it was built
+        with.  None when a guard on one of the cells does not hold for pyfn's."""
+        new_cells = dict(zip(pyfn.__code__.co_freevars, pyfn.__closure__ or ()))
+        by_old = {old: new_cells.get(name) for old, name in self.cell_names.items()}
+        if pyfn.__globals__ is not self.fn.__globals__ or not _guards_hold(self.guards, by_old):
+            return None
+        fn = self.fn
+        closure = tuple(new_cells[self.cell_names[id(cell)]] if id(cell) in self.cell_names
+                        else cell  # a helper the generated code binds
+                        for cell in fn.__closure__ or ())
+        new_fn = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, closure)
+        for attr in ("_zp_source", "_zp_generated"):
+            if hasattr(fn, attr):
+                setattr(new_fn, attr, getattr(fn, attr))
+        guards = [(kind, by_old.get(id(where), where) if kind == "cell" else where, name, obj)
+                  for kind, where, name, obj in self.guards]
+        return ForwardEntry(new_fn, guards, self.source, self.code,
+                            {id(cell): name for name, cell in new_cells.items()})
 
 
 class ForwardCompiler(Compiler):
@@ -44,11 +70,14 @@ class ForwardCompiler(Compiler):
     def __init__(self):
         super().__init__()
         self.forward_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # code object -> key -> an entry built for some function with that code
+        self.forward_by_code: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def clear(self) -> None:
         with self._lock:
             super().clear()
             self.forward_cache.clear()
+            self.forward_by_code.clear()
 
     def jvp_entry(self, fn, active: tuple, cells: tuple = (), kinds: tuple = (),
                   threads: tuple = ()):
@@ -65,6 +94,12 @@ class ForwardCompiler(Compiler):
         if entry is not None and entry.code is fn.__code__ and _guards_hold(entry.guards):
             return entry
         with self._lock:
+            sibling = self.forward_by_code.get(fn.__code__, {}).get(key)
+            entry = sibling.rebound(fn) if sibling is not None and sibling.code is fn.__code__ \
+                else None
+            if entry is not None:
+                self.forward_cache.setdefault(fn, {})[key] = entry
+                return entry
             ir = self.lowered_ir(fn, tuple(threads))
             build = Build(self)
             program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
@@ -75,8 +110,12 @@ class ForwardCompiler(Compiler):
             compiled = compile_generated(gen, fn)
             compiled.__defaults__ = None  # every parameter is passed (tangents follow the primals)
             compiled.__kwdefaults__ = None
-            entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__)
+            cell_names = {id(cell): name
+                          for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+            entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__,
+                                 cell_names)
             self.forward_cache.setdefault(fn, {})[key] = entry
+            self.forward_by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
 
 

@@ -48,6 +48,7 @@ i e_k for a complex output (`_by_output_element`).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import linecache
 
@@ -68,6 +69,7 @@ from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
 from .rules.registry import register_custom
 from .runtime import forward_dispatch as fd
+from .runtime import reverse_dispatched  # noqa: F401  (reverse over calls gradient code resolved while running)
 from .runtime.built_objects import ObjectLedger
 from .runtime.dispatch import active_cells
 from .runtime.flat_calls import carries_derivative
@@ -80,8 +82,11 @@ class Inner:
     """f at xs, compiled in its pullback form with the closure cells that carry derivatives
     as inputs (their cotangents come back last, as a dict by cell name)."""
 
-    def __init__(self, f, xs: tuple, kwargs: dict, what: str):
+    def __init__(self, f, xs: tuple, kwargs: dict, what: str, first_active: bool = False):
         self.what = what
+        # whether the first parameter is differentiated whatever its type (vjp_pairing's
+        # program, whose cotangent is that of the cells of the function it was compiled from)
+        self.first_active = first_active
         self.xs = xs
         if kwargs:
             self.refuse("with keyword arguments (wrt=, has_aux=, or the function's own)")
@@ -118,8 +123,11 @@ class Inner:
         tangent for it is refused (cells_dot).  The same answer run-time dispatch gives for
         such an argument (flat_calls._underived_marks)."""
         fn, plan = self.fn, self.plan
+        active = plan.active()
+        if self.first_active and active:
+            active = (True, *active[1:])
         try:
-            return FORWARD.entry(fn, plan.active(), "pullback", self.cells, plan.scalars())
+            return FORWARD.entry(fn, active, "pullback", self.cells, plan.scalars())
         except NoDerivativeRule as err:
             if not self.cells or _UNDERIVED not in err.message:
                 raise
@@ -127,7 +135,7 @@ class Inner:
         for dropped in [(c,) for c in self.cells] + [self.cells]:
             kept = tuple(c for c in self.cells if c not in dropped)
             try:
-                entry = FORWARD.entry(fn, plan.active(), "pullback", kept, plan.scalars())
+                entry = FORWARD.entry(fn, active, "pullback", kept, plan.scalars())
             except NoDerivativeRule as err:
                 if _UNDERIVED in err.message:
                     continue
@@ -681,6 +689,18 @@ def _pair(a, b) -> float:
     return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
+def _dense_like(t, x):
+    """t with zeros in x's structure wherever it is None, at every level (a dict's tangent
+    may lack keys, a tuple's hold None items): the directions vjp_pairing indexes."""
+    if t is None:
+        return dense_tangent(None, x)
+    if type(x) is dict and isinstance(t, dict):
+        return {k: _dense_like(t.get(k), v) for k, v in x.items()}
+    if type(x) in (tuple, list) and isinstance(t, (tuple, list)) and len(t) == len(x):
+        return type(x)(_dense_like(ti, xi) for ti, xi in zip(t, x))
+    return t
+
+
 def _dense_zero(t, x):
     """A tangent, zeros (of x's structure) where it is None."""
     return t if t is not None else dense_tangent(None, x)
@@ -709,7 +729,8 @@ def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
     direction), its back applied to the cotangent s, the result paired with the directions
     d.  Its gradient is: for a, d/de J(a + e d)^T s; for s, J d; for d, J^T s; for program
     (f's closure cells that carry derivatives), the cells' part of the first.  shapes[i]
-    says how argument skip + i is built: None for a float or array, a tuple of those for a
+    says how argument skip + i is built: None for a float or array, "complex" for a complex
+    number or array (paired by Re(sum(c * t)), docs/complex.md), a tuple of those for a
     tuple or list of them (nested), paired leaf by leaf.
 
     Straight-line source for each arity and structure (no loop, so that its gradient keeps
@@ -729,6 +750,9 @@ def vjp_pairing(nargs: int, skip: int, shapes: tuple = None):
     def pair(bar, direction, shape, indent):
         if shape is None:
             lines.append(f"{indent}total = total + np.sum({bar} * {direction})")
+            return
+        if shape == "complex":  # <c, t> = Re(sum(c * t)), no conjugate (docs/complex.md)
+            lines.append(f"{indent}total = total + np.real(np.sum({bar} * {direction}))")
             return
         for j, part in enumerate(shape):
             b = f"b{next(counter)}"
@@ -753,6 +777,9 @@ def _shape_of(x, inner):
     """vjp_pairing's description of argument x (see there), refusing what it cannot pair."""
     if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return None
+    if isinstance(x, (complex, np.complexfloating)) or \
+            isinstance(x, np.ndarray) and x.dtype.kind == "c":
+        return "complex"
     if type(x) in (tuple, list) and x:
         return tuple(_shape_of(item, inner) for item in x)
     inner.refuse("of a function of other values than real floats and arrays (or tuples and "
@@ -768,11 +795,13 @@ def _third(inner: Inner, d, s, xs_dot, f_dot, d_dot, s_dot, y):
     d = _n_tuple(d, n)
     if s is None:
         s = _dense_zero(None, y)
-    d = tuple(_dense_zero(di, x) for di, x in zip(d, inner.xs))
+    d = tuple(_dense_like(di, x) for di, x in zip(d, inner.xs))
     args = tuple(inner.plan.args)
     try:
+        # the program is differentiated (its cotangent: that of f's cells) when f's cells
+        # carry derivatives; a function argument is not active by its own type
         pairing = Inner(vjp_pairing(len(args), skip, shapes), (inner.entry.fn, *args, s, *d),
-                        {}, inner.what)
+                        {}, inner.what, first_active=bool(inner.cells))
     except NoDerivativeRule as err:
         raise NoDerivativeRule(f"zp.{inner.what} differentiated to a third order: "
                                f"{err.message}", None, err.hint) from None
@@ -1090,3 +1119,156 @@ def _slices(bars, index, xs):
 
 fd.register_custom_forward(_call_back, _call_back_back_forward)
 fd.register_custom_forward(_jacobian, _jacobian_back_forward)
+
+
+# -- third derivatives through a call gradient code resolved while running -------------------
+#
+# runtime/reverse_dispatched.py makes `y, back = dispatch.call(f, operands, ...)` in gradient
+# code differentiable in reverse; forward mode over that, with the operands moving, needs a
+# third derivative of f (the tangent of d/de J(x + e r_bar)^T g).  For a registered rule or a
+# Python function called by position on floats and arrays, it is `_third` on a wrapper
+# `lambda a0, ..: f(a0, ..)` whose callee the compiler resolves statically (the rule's body
+# spliced, the function transformed).  A nested rule as the callee (zp.gradient called in
+# gradient code that is differentiated three more times) would be a fourth derivative.
+
+
+def _make_call_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple):
+    """The function of the operands at positions params (of n) that calls f with them and
+    constants[i] at every other position i, as source the frontend reads (registered in
+    linecache, like vjp_pairing).  f and the constants are the globals `callee` and
+    `constants` of its own namespace: a global that holds code is resolved when the wrapper
+    is compiled, so a registered rule's body is spliced and a Python function transformed."""
+    names = ", ".join(f"a{i}" for i in params)
+    passed = ", ".join((f"{keywords[i]}=" if keywords[i] is not None else "") +
+                       (f"a{i}" if i in params else _constant_text(constants[i], i))
+                       for i in range(n))
+    # one name (and linecache file) per distinct source: the frontend reads it from there
+    name = f"dispatched_call_{n}_{abs(hash((names, passed)))}"
+    source = (f"def {name}({names}):\n"
+              f"    return callee({passed}{',' if n == 1 else ''})\n")
+    filename = f"<zygote_py-{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"callee": f, "constants": constants}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102  (source built above)
+    return namespace[name]
+
+
+def _constant_text(value, i: int) -> str:
+    """A constant operand as the wrapper's source writes it: a literal where it is a plain
+    number, string or None (so that `a0 ** 2` is the spliced rule, not a call the compiler
+    cannot type), else a read of the constants tuple."""
+    if _is_literal(value):
+        return repr(value)
+    return f"constants[{i}]"
+
+
+def _is_literal(value) -> bool:
+    """A plain number, string or None, or a tuple or list of them (axes=[(1,), (0,)])."""
+    if value is None or type(value) in (bool, int, float, str):
+        return True
+    return type(value) in (tuple, list) and all(map(_is_literal, value))
+
+
+def _resolves_while_running(fn) -> bool:
+    """Whether the compiled program fn still calls run-time dispatch (`_zp_call`): then a
+    third derivative through it would come back here for the same call."""
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names = (*code.co_names, *code.co_freevars)  # generated code binds its helpers as cells
+        if "_zp_call" in names or "_zp_call_method" in names:
+            return True
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple):
+    return _make_call_wrapper(f, n, params, constants, keywords)
+
+
+def _call_wrapper(f, operands: tuple, params: tuple, keywords: tuple):
+    """The wrapper of f for these operands (keywords[i]: the keyword operand i is passed by,
+    None for a positional one), the same function object for the same callee and constants
+    where they are hashable (its compiled program is cached per function object): a cache
+    that never changes a result."""
+    constants = tuple(None if i in params else o for i, o in enumerate(operands))
+    try:
+        return _cached_wrapper(f, len(operands), params, constants, keywords)
+    except TypeError:  # an unhashable constant or callee
+        return _make_call_wrapper(f, len(operands), params, constants, keywords)
+
+
+def _pairable(x) -> bool:
+    """A float, a float array, or a non-empty tuple or list of them (what vjp_pairing pairs)."""
+    if isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return True
+    return type(x) in (tuple, list) and bool(x) and all(map(_pairable, x))
+
+
+# the wrapper programs whose third derivative _dispatched_third is computing, in this context
+_THIRD_THROUGH: contextvars.ContextVar[frozenset] = contextvars.ContextVar(
+    "zygote_py_third_through", default=frozenset())
+
+
+def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc):
+    """reverse_dispatched's third-order provider: the tangent of apply_dispatched's rule's back
+    (None, (.., d/de J(x + e r_bar)^T g, ..), J r_bar) along the operands' tangents, g_dot and
+    r_bar_dot, by _third on the call's wrapper."""
+    from .runtime import dispatch
+
+    def refuse(why):
+        return NoDerivativeRule(
+            f"a third derivative through a call gradient code resolved while running, {why}, "
+            "is not supported yet", loc,
+            "make the innermost call a plain function of arrays called by position, or stop "
+            "at second derivatives there")
+
+    if helper is not dispatch.call:
+        raise refuse("a method call")
+    f, operands, spec, _ = hargs
+    operands = tuple(operands)
+    spec = tuple(spec)
+    if any(how in ("*", "**") for how in spec):
+        raise refuse("with *args or **kwargs")
+    if fd.handler_for(f) is not None or fd.custom_forward_for(f) is not None:
+        raise refuse(f"of {getattr(f, '__name__', f)} (a derivative nested four deep)")
+    from .rules.registry import custom_rule
+    if custom_rule(f) is not None:
+        raise refuse("of a function with a custom rule (@zp.adjoint)")
+    if carries_derivative(f):
+        raise refuse("of a function whose captured values carry a derivative")
+    n = len(operands)
+    callee_dot, operands_dot = hargs_dot[0], _n_tuple(hargs_dot[1], n)
+    r_bar, r_bar_dot = _n_tuple(r_bar, 1 + n), _n_tuple(r_bar_dot, 1 + n)
+    if fd.has_tangent(callee_dot) or fd.has_tangent(r_bar[0]) or fd.has_tangent(r_bar_dot[0]):
+        raise refuse("of a callee that carries a derivative")
+    params = tuple(i for i, o in enumerate(operands) if _pairable(o))
+    for i in range(n):
+        if i not in params and any(map(fd.has_tangent, (operands_dot[i], r_bar[1 + i],
+                                                        r_bar_dot[1 + i]))):
+            raise refuse("with a derivative on an operand other than floats and float arrays")
+    inner = Inner(_call_wrapper(f, operands, params, spec), tuple(operands[i] for i in params),
+                  {}, "gradient")
+    key = id(inner.entry.fn)
+    active = _THIRD_THROUGH.get()
+    if key in active and _resolves_while_running(inner.entry.fn):
+        # the wrapper's program resolves the same call while running again, and that call
+        # asks for this third derivative once more: it would never end
+        raise refuse(f"of {getattr(f, '__name__', f)!r}, whose meaning is decided while running "
+                     "even with its operands known")
+    y = f(*operands)
+    token = _THIRD_THROUGH.set(active | {key})
+    try:
+        s_bar_dot, _, params_dot, _ = _third(
+            inner, tuple(r_bar[1 + i] for i in params), g, tuple(operands_dot[i] for i in params),
+            None, tuple(r_bar_dot[1 + i] for i in params), g_dot, y)
+    finally:
+        _THIRD_THROUGH.reset(token)
+    args_dot = [None] * n
+    for i, t in zip(params, params_dot):
+        args_dot[i] = t
+    return None, (None, tuple(args_dot), None, None), s_bar_dot
+
+
+reverse_dispatched.register_third(_dispatched_third)

@@ -852,6 +852,7 @@ from zygote_py.rules import indexing as _indexing
 from zygote_py.rules import linalg as _linalg
 from zygote_py.rules import operators as _operators
 from zygote_py.rules import shapes as _shapes
+from zygote_py.rules import structure as _structure
 from zygote_py.runtime import helpers as rt
 from zygote_py.runtime import transposes as tr
 
@@ -932,6 +933,8 @@ add(
     F(_operators._pow_exponent_cotangent, R(4), R(4), NZ(4), note="negative bases"),
     F(_operators._pow_exponent_cotangent, S(), PS(), PS()),
     F(_operators._pow_exponent_cotangent, S(), PS(), S(-2, -0.5)),
+    F(_structure._take_along_axis_cotangent, R(3, 4), R(3, 4), np.array([[0, 2, 2, 1], [1, 1, 0, 0], [2, 0, 1, 2]]), 0),
+    F(_structure._take_along_axis_cotangent, R(3), R(2, 2), np.array([0, 3, 3]), None),
     F(_indexing._index_cotangent, R(2), R(3, 2), 1), F(_indexing._index_cotangent, R(3), R(5), np.array([0, 2, 0])),
     F(_indexing._index_cotangent, R(2, 2), R(3, 4), (slice(0, 2), slice(1, 3))),
     F(_indexing._index_cotangent, S(), R(3), 1),

@@ -445,3 +445,60 @@ def test_a_rule_on_the_dispatchers_fast_path_refuses_a_complex_value():
     (fd_x,) = numerical_gradient(lambda v: _maximum_of_what_a_method_returns(_Holder(z), v), (x,))
     (fd_z,) = numerical_gradient(lambda w: _maximum_of_what_a_method_returns(_Holder(w), x), (z,))
     assert np.allclose(x_bar, fd_x, atol=1e-6) and np.allclose(holder_bar["z"], fd_z, atol=1e-6)
+
+
+def test_take_along_axis_complex_and_its_hessian():
+    # autograd's test_linalg.py::test_eig_real (rev/rev): a gather of complex values, and forward
+    # mode over its rule's body (a scatter, rules/rule_helpers.py), against differences
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    idx = np.array([[0, 2, 2, 1], [1, 1, 0, 0], [2, 0, 1, 2]])
+    c = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+
+    def f(a):
+        return np.real(np.sum(np.take_along_axis(a, idx, axis=0) ** 2 * c))
+
+    (g,) = zp.gradient(f, z)
+    h = 1e-6
+    for i in np.ndindex(z.shape):
+        e = np.zeros(z.shape)
+        e[i] = h
+        # the covector convention: df = Re(g dz)
+        assert np.isclose(np.real(g[i]), (f(z + e) - f(z - e)) / (2 * h), atol=1e-6)
+        assert np.isclose(-np.imag(g[i]), (f(z + 1j * e) - f(z - 1j * e)) / (2 * h), atol=1e-6)
+    x = rng.standard_normal(4)
+
+    def through_complex(a):
+        taken = np.take_along_axis(a * (1 + 2j), np.array([1, 1, 3, 0]), axis=0)
+        return np.sum(np.abs(taken) ** 2 * np.arange(1, 5))
+
+    def real_cubed(a):
+        return np.sum(np.take_along_axis(a, np.array([1, 1, 3, 0]), axis=0) ** 3)
+
+    for fn in (through_complex, real_cubed):
+        hess = zp.hessian(fn, x)
+        numeric = np.stack([(zp.gradient(fn, x + h * e)[0] - zp.gradient(fn, x - h * e)[0]) / (2 * h)
+                            for e in np.eye(4)], axis=-1)
+        np.testing.assert_allclose(hess, numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("product", ["tensordot", "outer", "inner"])
+def test_complex_hessians_through_the_bilinear_products(product):
+    # autograd's test_systematic.py test_tensordot_1 / test_outer with c16 arguments (fwd/fwd):
+    # forward mode over a complex gradient runs the products' cotangent helpers
+    rng = np.random.default_rng(1)
+
+    def c(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    w3, w34, c24, c33 = c(3), c(3, 4), c(2, 4), c(3, 3)
+    f, z = {
+        "tensordot": (lambda u: np.real(np.sum(np.tensordot(u, w34, axes=([1], [0])) ** 2 * c24)),
+                      c(2, 3)),
+        "outer": (lambda u: np.real(np.sum(np.outer(u, w3) ** 2 * c33)), c(3)),
+        "inner": (lambda u: np.real(np.inner(u, w3) ** 3), c(3)),
+    }[product]
+    v = c(*z.shape)
+    h = 1e-6
+    numeric = (zp.gradient(f, z + h * v)[0] - zp.gradient(f, z - h * v)[0]) / (2 * h)
+    np.testing.assert_allclose(zp.hvp(f, z, v), numeric, atol=1e-6)

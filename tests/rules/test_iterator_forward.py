@@ -126,6 +126,22 @@ def test_sorted_with_a_key():
     check_jvp_writes(by_key, X)
 
 
+def test_the_hessian_of_sorted_with_an_itemgetter_key():
+    """autograd's test_dict.py::test_items_values_keys: sorted(d.items(), key=itemgetter(0));
+    the rule's body computes the sort order (rules/nondiff.py: sort_order), which forward
+    mode over the gradient runs as it is."""
+    import operator
+
+    def by_name(x):
+        items = [("b", x[:2] * x[3]), ("a", np.sin(x[2:]))]
+        total = 0.0
+        for i, (_, v) in enumerate(sorted(items, key=operator.itemgetter(0))):
+            total = total + np.sum(v * v) * (i + 1.0)
+        return total
+
+    check_hessian_writes(by_name, X)
+
+
 def test_an_iterator_source_is_refused_clearly():
     def over_iterator(x):
         it = iter([x[0], x[1]])

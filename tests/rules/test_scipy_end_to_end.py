@@ -281,3 +281,38 @@ def f_mvn_frozen_singular(x, mean):
 
 def test_frozen_mvn_singular_covariance_gradient_along_its_range():
     check_gradient(f_mvn_frozen_singular, np.array([0.3, -0.4, 0.0, 0.0]), np.array([0.1, 0.2, 0.5, -0.5]))
+
+
+def test_a_singular_cov_that_does_not_move_gives_a_finite_jvp():
+    """autograd's test_scipy.py::test_mvn_sing_cov (rev/rev): with allow_singular=True and a
+    singular cov, a cov tangent of zeros (the cov passed through code that gives it one)
+    contributes zero; a moving cov still gives NaN (no derivative where the rank may change)."""
+    cov = np.zeros((4, 4))
+    cov[0, 0] = cov[1, 1] = 1.0
+    x = np.array([1.85, -0.01, 0.0, 0.0])
+    mean = np.array([-1.05, 0.82, 0.0, 0.0])
+    dx = np.array([0.3, -0.2, 0.0, 0.0])
+
+    def logpdf(x, c):
+        return stats.multivariate_normal.logpdf(x, mean, c, allow_singular=True)
+
+    _, with_zeros = zp.jvp(logpdf, (x, cov), (dx, np.zeros((4, 4))))
+    _, without = zp.jvp(logpdf, (x, cov), (dx, None))
+    numeric = (logpdf(x + 1e-6 * dx, cov) - logpdf(x - 1e-6 * dx, cov)) / 2e-6
+    assert np.isclose(with_zeros, numeric, rtol=1e-6) and np.isclose(without, numeric, rtol=1e-6)
+    _, moving = zp.jvp(logpdf, (x, cov), (dx, np.eye(4)))
+    assert np.isnan(moving)
+
+    def vjp_of(xs, g):  # the vjp function autograd's check differentiates again
+        return zp.pullback(lambda p: logpdf(np.concatenate([p[0][:2], p[1][2:]]), cov) +
+                           0.0 * np.sum(p[1]), xs)[1](g)[0]
+
+    xs, g = (x, mean), -1.48
+    r = (np.array([0.3, -0.2, 0.1, 0.5]), np.array([0.1, 0.4, -0.3, 0.2]))
+    _, back = zp.pullback(vjp_of, xs, g)
+    _, g_bar = back(r)
+
+    def paired(h):
+        return sum(np.sum(a * b) for a, b in zip(vjp_of(xs, h), r))
+
+    assert np.isclose(g_bar, (paired(g + 1e-6) - paired(g - 1e-6)) / 2e-6, rtol=1e-6)

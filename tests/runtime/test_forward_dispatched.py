@@ -158,3 +158,38 @@ def test_an_object_operator_method_is_refused():
 
     with pytest.raises(zp.ZygoteError):
         zp.hessian(loss, X)
+
+
+def test_a_captured_variable_bound_on_one_branch():
+    # a closure whose captured variable is assigned on one branch only; forward mode reads
+    # captured variables when the function starts (runtime/forward_dispatch.py refuses one
+    # still unassigned there, as gradient code's `_zp_back` can be, rather than fail inside)
+    def make(x, scaled):
+        if scaled:
+            factor = x * 2.0
+
+        def inner(z):
+            if scaled:
+                return factor * z
+            return np.sin(z)
+
+        return inner
+
+    assert np.isclose(zp.jvp(lambda x: make(x, True)(x), (0.5,), (1.0,))[1], 2.0)
+    assert np.isclose(zp.jvp(lambda x: make(x, False)(x), (0.5,), (1.0,))[1], np.cos(0.5))
+
+
+def test_an_unbound_captured_variable_is_named():
+    from zygote_py.runtime.forward_dispatch import _unbound_cell
+
+    def outer():
+        def inner():
+            return later  # noqa: F821  (assigned after inner is called)
+
+        try:
+            inner()
+        except NameError as err:
+            return _unbound_cell(err, inner)
+        later = 1.0  # noqa: F841
+
+    assert outer() == "later"

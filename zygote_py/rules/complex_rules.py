@@ -25,6 +25,7 @@ import operator
 
 import numpy as np
 
+from zygote_py.rules import linalg
 from zygote_py.rules.linalg import _norm_cotangent
 from zygote_py.rules.operators import _pow_exponent_cotangent
 from zygote_py.rules.reductions import _unsupported
@@ -35,6 +36,7 @@ from zygote_py.rules.registry import (
     vjp_attr,
 )
 from zygote_py.rules.shapes import like_input
+from zygote_py.rules.structure import _take_along_axis_cotangent
 from zygote_py.runtime import degrees_of_freedom, unbroadcast, zero_spread
 
 
@@ -60,6 +62,17 @@ def complex_absolute(g, y, a, out=None, **kwargs):
 def angle(g, y, z, deg=False):
     """A real array's angle is piecewise constant (0 or pi): no derivative."""
     return None
+
+
+@complex_variant(np.take_along_axis)
+def complex_take_along_axis(g, y, arr, indices, axis=-1):
+    """A gather is linear: its cotangent scatters g, the real and imaginary parts each by the
+    real rule (a complex arr; or a complex g on a real arr, as forward mode over gradient
+    code gives, whose real part is the real arr's cotangent)."""
+    if np.iscomplexobj(g):
+        return _take_along_axis_cotangent(np.real(g), arr, indices, axis) + \
+            1j * _take_along_axis_cotangent(np.imag(g), arr, indices, axis)
+    return _take_along_axis_cotangent(g, arr, indices, axis)
 
 
 @complex_variant(np.angle)
@@ -255,6 +268,13 @@ HOLOMORPHIC_METHODS = ("sum", "mean", "reshape", "ravel", "flatten", "transpose"
 declare_complex_ok(*HOLOMORPHIC_FUNCTIONS)
 declare_complex_ok(*((np.ndarray, name) for name in HOLOMORPHIC_METHODS))
 declare_complex_ok(("attr", np.ndarray, "T"), ("attr", np.ndarray, "mT"))
+# the cotangents of the bilinear products, which gradient code calls (rules/linalg.py): each is
+# the product's own formula with the cotangent for one factor, and the pairing has no
+# conjugate (docs/complex.md), so their rules (rules/rule_helpers.py) are right for complex
+# values as written; forward mode over a complex gradient runs them (a complex Hessian)
+declare_complex_ok(linalg.tensordot_cotangent_a, linalg.tensordot_cotangent_b,
+                   linalg.outer_cotangent_a, linalg.outer_cotangent_b,
+                   linalg.inner_cotangent_a, linalg.inner_cotangent_b)
 
 
 # ---------------------------------------------------------------------------

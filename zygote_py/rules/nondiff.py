@@ -20,7 +20,7 @@ from zygote_py.rules.registry import (
     nondifferentiable_methods,
     since,
 )
-from zygote_py.runtime import complex_guard, containers, helpers
+from zygote_py.runtime import built_objects, complex_guard, containers, helpers
 
 # --- Python operators ------------------------------------------------------
 nondifferentiable(
@@ -45,12 +45,18 @@ nondifferentiable(
 
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
+# the positions of a list's items in sorted order (integers), which the rules of sorted and
+# list.sort compute in their bodies: met when forward mode runs those bodies (a Hessian)
+nondifferentiable(containers.sort_order)
 # a check gradient code makes in its backward (a complex operand of a real-only rule): code
 # that differentiates gradient code again runs it as it is
 nondifferentiable(complex_guard.refuse_complex)
 # the flag generated pullback code sets on its back (`back._zp_effects = True`), lowered as a
 # call when that code is differentiated again
 nondifferentiable(helpers.flag_function)
+# whether a back must run (a boolean test generated code makes before calling it), met when
+# gradient code is differentiated in reverse once more
+nondifferentiable(built_objects.must_run_back)
 
 # --- NumPy's integer and boolean types called as casts (np.int64(x)): integers
 nondifferentiable(

@@ -36,7 +36,7 @@ from zygote_py.rules.linalg import (
     matmul_cotangent_b,
 )
 from zygote_py.rules.reductions import _norm_axes
-from zygote_py.rules.registry import vjp
+from zygote_py.rules.registry import declare_complex_ok, vjp
 from zygote_py.runtime import unbroadcast, zeros_if_none
 from zygote_py.runtime.transposes import dense_like, item_of
 
@@ -149,6 +149,20 @@ def pow_exponent_cotangent(g, y, ct, power, a):
 
 # ---------------------------------------------------------------------------
 # indexing and argument forms
+
+
+@vjp(structure._take_along_axis_cotangent, diff=("g",))
+def take_along_axis_cotangent(h, y, g, arr, indices, axis):
+    """g scattered (added) into arr's shape at indices along axis is linear in g: its
+    cotangent gathers h back, as np.take_along_axis does (axis None: over the flat array)."""
+    if axis is None:
+        return np.reshape(np.ravel(h)[np.ravel(indices) % np.size(arr)], np.shape(g))
+    return np.take_along_axis(h, indices, axis)
+
+
+# a gather, right for complex values as written (a complex arr's cotangent, or forward mode
+# over the complex take_along_axis rule's body)
+declare_complex_ok(structure._take_along_axis_cotangent)
 
 
 @vjp(indexing._index_cotangent, diff=("ct",))

@@ -789,7 +789,11 @@ def _mvn_tangent_of(method, dx, dmean, dcov, y, x, mean, cov, allow_singular=Fal
     if dmean is not None:
         d = d + alpha @ np.reshape(dmean, -1)
     if dcov is not None and singular:
-        d = d + np.nan
+        # no derivative along cov where its rank may change (NaN, never a silent number); a
+        # zero tangent (a cov that does not move, passed through code that gives it one)
+        # contributes zero, as a strong zero does
+        if np.any(np.asarray(dcov) != 0):
+            d = d + np.nan
     elif dcov is not None:
         dsigma = _mvn_sigma(mean, dcov)
         d = d - 0.5 * np.trace(np.linalg.solve(sigma, dsigma)) + 0.5 * np.sum((alpha @ dsigma) * alpha, axis=1)

@@ -449,7 +449,30 @@ def _python(fn, cells_dot, args, kwargs, targs, tkwargs, loc):
     extra = [t for t, a in zip(tangents, active) if a]
     if cells:
         extra.append(cells_dot)
-    return compiled(*values, *extra)
+    try:
+        return compiled(*values, *extra)
+    except NameError as err:
+        unbound = _unbound_cell(err, fn)
+        if unbound is None:
+            raise
+        # the transformed code reads each captured variable once, at entry; Python reads it
+        # where it is used, which a branch may skip (gradient code's `_zp_back`, bound on
+        # one branch of its forward pass, read on the same branch of its back)
+        raise NoDerivativeRule(
+            f"forward mode reads the captured variable {unbound!r} of "
+            f"{getattr(fn, '__qualname__', fn)!r} when the function starts, and it is not "
+            "assigned yet there (it is assigned on a branch that was not taken)", loc,
+            "assign the variable on every path before the function that captures it runs") \
+            from None
+
+
+def _unbound_cell(err: NameError, fn):
+    """The name of fn's free variable that err says is unbound, or None."""
+    name = getattr(err, "name", None)
+    code = getattr(fn, "__code__", None)
+    if name is None or code is None or name not in code.co_freevars:
+        return None
+    return name if "free variable" in str(err) else None
 
 
 _NO_CODE = (lambda: None).__code__  # a code object capturing nothing
