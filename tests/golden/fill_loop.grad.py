@@ -34,7 +34,7 @@ def fill_loop_grad(x):
     t_7 = _zp_strong_zero(t_6, t_6 * out)
     del t_6
     t_8 = _zp_unbroadcast(t_7, out)
-    del t_7
+    del out, t_7
     out_bar = t_8 * 2
     del t_8
     x_bar = None
