@@ -412,8 +412,10 @@ def accum(a, b):
         return b
     if b is None:
         return a
-    if type(a) is _ndarray or type(a) is float:
+    if (type(a) is _ndarray or type(a) is float) and type(b) is not list and type(b) is not tuple:
         return a + b
+    # structures, and a list's cotangent met in two forms (an array from a NumPy rule, a
+    # list with None items from an item read): tree.accumulate adds them item by item
     return accumulate(a, b)
 
 
