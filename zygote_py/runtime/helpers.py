@@ -262,11 +262,26 @@ def flag_function(fn, name: str, value):
     setattr(fn, name, value)
 
 
+class _Unbound:
+    """The value generated code passes for a captured variable that is unassigned on the
+    path taken (bound under an `if` that did not run): make_closure gives it an empty cell,
+    so the nested function fails as Python's would, only if it reads the variable."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNBOUND"
+
+
+UNBOUND = _Unbound()
+
+
 def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
-    """A nested function as a value: its code over fresh cells holding the captured values."""
+    """A nested function as a value: its code over fresh cells holding the captured values
+    (an empty cell for UNBOUND)."""
     import types
 
-    cells = tuple(types.CellType(v) for v in captured)
+    cells = tuple(types.CellType() if v is UNBOUND else types.CellType(v) for v in captured)
     fn = types.FunctionType(code, module_globals, code.co_name, tuple(defaults) or None, cells)
     if kwdefaults:
         fn.__kwdefaults__ = dict(kwdefaults)
