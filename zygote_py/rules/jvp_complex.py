@@ -58,21 +58,21 @@ def complex_refusal(qualname: str) -> NoDerivativeRule:
         "the real and imaginary parts (np.real, np.imag)")
 
 
-# rule id -> (rule, its jvp when built, the forward rule for complex values): a cache that
-# never changes a result (rebuilt when the rule's jvp is replaced)
-_FORWARD: dict = {}
-
-
 def forward_rule(rule):
     """The forward rule of `rule` to run where a value may be complex (see the docstring);
-    None where the rule has no forward rule at all."""
+    None where the rule has no forward rule at all.  Kept on the rule with the jvp it was
+    made from (`Rule.complex_forward`, a cache that never changes a result: rebuilt when
+    the jvp is replaced)."""
     jvp = rule.jvp
-    found = _FORWARD.get(id(rule))
-    if found is not None and found[0] is rule and found[1] is jvp:
-        return found[2]
+    found = rule.complex_forward
+    if found is not None and found[0] is jvp:
+        return found[1]
     fn = _complex_safe(rule, jvp)
-    _FORWARD[id(rule)] = (rule, jvp, fn)
+    rule.complex_forward = (jvp, fn)
     return fn
+
+
+registry.choose_forward_rules(forward_rule)  # the forward dispatcher asks registry.forward_rule
 
 
 def _complex_safe(rule, jvp):

@@ -57,6 +57,9 @@ class Rule:
     diff: tuple[str, ...]  # differentiable parameter names, in the order the rule returns them
     jvp: Callable | None = None
     meta: dict = field(default_factory=dict)
+    # (jvp, the forward rule made from it for values that may be complex): forward_rule's
+    # cache, on this object alone (a complex variant of the rule shares its meta, not this)
+    complex_forward: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def complex_ok(self) -> bool:
@@ -331,6 +334,23 @@ def for_complex(rule: Rule) -> Rule | None:
     if variant is not None:
         return Rule(rule.primal, rule.qualname, variant, rule.params, rule.diff, rule.jvp, rule.meta)
     return rule if rule.meta.get("complex_ok") else None
+
+
+# How the forward rule to run where a value may be complex is chosen: rules/jvp_complex.py
+# decides, and installs that choice here when the rules are imported, so that the forward
+# dispatcher (runtime/) asks the registry alone and never a rule module above it.
+_FORWARD_CHOICE: dict[str, Callable[[Rule], Callable | None]] = {}
+
+
+def choose_forward_rules(choose: Callable[[Rule], Callable | None]) -> None:
+    """Install the function that gives a rule's forward rule for values that may be complex."""
+    _FORWARD_CHOICE["complex"] = choose
+
+
+def forward_rule(rule: Rule) -> Callable | None:
+    """The forward rule of `rule` to run where a value may be complex (right for real values
+    too; rules/jvp_complex.py says which), or None where the rule has no forward rule."""
+    return _FORWARD_CHOICE["complex"](rule)
 
 
 def nondifferentiable(*primals: Any) -> None:
