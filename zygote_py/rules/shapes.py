@@ -52,7 +52,9 @@ def _array_cotangent(g, obj):
     if kind is float or kind is int or kind is bool:
         return float(g.real)  # a real number's cotangent is real (docs/complex.md)
     if isinstance(obj, np.generic):
-        return obj.dtype.type(g) if obj.dtype.kind in "fc" else float(g)
+        # type(obj) is obj.dtype.type, called as a function (np.float64 has a rule) rather
+        # than through a dtype's attribute, which forward mode over this helper cannot follow
+        return type(obj)(g) if obj.dtype.kind in "fc" else float(g)
     return g
 
 
