@@ -262,18 +262,11 @@ def flag_function(fn, name: str, value):
     setattr(fn, name, value)
 
 
-class _Unbound:
+class UNBOUND:
     """The value generated code passes for a captured variable that is unassigned on the
     path taken (bound under an `if` that did not run): make_closure gives it an empty cell,
-    so the nested function fails as Python's would, only if it reads the variable."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNBOUND"
-
-
-UNBOUND = _Unbound()
+    so the nested function fails as Python's would, only if it reads the variable.  (A
+    class, never instantiated: a marker that standalone modules copy like any helper.)"""
 
 
 def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
