@@ -7,6 +7,7 @@ the finite differences' number there, never nan, whether the strong zero was kep
 factor may be infinite) or left out (the analysis proved it cannot be)."""
 
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -132,3 +133,16 @@ def test_bounded_factors_and_divisors_take_the_plain_product():
     assert source.count("_zp_strong_times(") == 4 and "_zp_strong_zero(" not in source, source
     x, v = np.array([0.2, -1.3, 0.8]), np.array([1.0, 0.5, -2.0])
     assert zp.jvp(f, (x,), (v,))[1] == pytest.approx(central(f, x, v), rel=1e-6)
+
+
+def test_an_operand_that_may_be_a_list_or_an_object_gives_no_interval():
+    def f(p):
+        return p * 0.0, np.sin(p) * 0.0
+
+    ir = COMPILER.fresh_ir(f)
+    sin = next(op.result for op in ir.walk() if op.opcode == "call" and op.attrs.get("fn") is np.sin)
+    # only np.sin's result is known to be an array or a number (p may be a list: p * 0 is [])
+    known = value_ranges(ir, set(), numeric=lambda v: v.id == sin.id)
+    products = [op.result for op in ir.walk()
+                if op.opcode == "call" and op.attrs.get("fn") is operator.mul]
+    assert [p.id in known for p in products] == [False, True]

@@ -207,18 +207,27 @@ def op_interval(op: Op, interval_of) -> tuple[float, float]:
     return UNKNOWN
 
 
-def value_ranges(fn: Function, maybe_complex: set[int]) -> dict[int, tuple[float, float]]:
+def value_ranges(fn: Function, maybe_complex: set[int], numeric=None) -> dict[int, tuple[float, float]]:
     """Value id -> interval, for the values of fn whose interval is known (not UNKNOWN).
     Ops are visited in order, so every operand's interval is final when it is read
-    (a loop's carried values and a branch's results stay unknown)."""
+    (a loop's carried values and a branch's results stay unknown).  numeric(value):
+    whether a value is certainly an array or a number (analysis/receivers.py's ARRAY);
+    an op with another operand (a list: `p * 0` repeats it; an object of the user's
+    with its own operators) gets no interval."""
     known: dict[int, tuple[float, float]] = {}
 
     def interval_of(v: Value):
         return known.get(v.id, UNKNOWN)
 
+    def is_numeric(v: Value) -> bool:
+        op = v.defining_op
+        if op is not None and op.opcode == "const":
+            return constant_interval(op.attrs["value"]) != UNKNOWN
+        return numeric is None or numeric(v)
+
     for op in fn.walk():
         if len(op.results) != 1 or op.result.id in maybe_complex \
-                or any(x.id in maybe_complex for x in op.operands):
+                or any(x.id in maybe_complex or not is_numeric(x) for x in op.operands):
             continue
         found = op_interval(op, interval_of)
         if found != UNKNOWN:

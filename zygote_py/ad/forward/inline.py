@@ -142,7 +142,9 @@ class Inliner:
     def primal_interval(self, value: Value):
         """The interval of a value of the function being transformed (analysis/ranges.py)."""
         if self._ranges is None:
-            self._ranges = value_ranges(self.tr.fn, self.tr.maybe_complex)
+            tr = self.tr
+            self._ranges = value_ranges(tr.fn, tr.maybe_complex,
+                                        lambda v: v.id in tr.arrays or v.id in tr.scalars)
         return self._ranges.get(value.id, UNKNOWN)
 
     def intervals_of(self, op, new) -> dict:
