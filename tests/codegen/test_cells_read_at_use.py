@@ -21,7 +21,7 @@ def fd(f, x):
 def make(x, flag):
     if flag:
         y = x * 2.0
-    def inner(z):  # noqa: E306 -- the def after the branch is the case
+    def inner(z):  # (a def right after the branch is the case)
         if flag:
             return z * y + y * y
         return z
@@ -77,7 +77,7 @@ def test_reverse_forward_and_second_order_through_an_empty_cell():
 def reads_the_unassigned_variable(v, flag):
     if flag:
         w = v * 3.0
-    def g():  # noqa: E306
+    def g():
         return w * v
     return make(v, flag)(v) + g()
 
