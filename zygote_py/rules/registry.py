@@ -67,6 +67,15 @@ class Rule:
         """Whether the rule is declared right for complex values (as is or by a variant)."""
         return bool(self.meta.get("complex_ok")) or "complex_vjp" in self.meta
 
+    @property
+    def takes_array_likes(self) -> bool:
+        """Whether the primal reads each differentiable operand as an array (a ufunc, or a
+        rule marked elementwise: np.clip): a list or tuple there is NumPy's array of it,
+        and the rule's body is given that array (it may compare or multiply its operands,
+        which a list does not support); the list's cotangent is then an array, added item
+        by item."""
+        return type(self.primal).__name__ == "ufunc" or bool(self.meta.get("elementwise"))
+
     def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """Map call-site arguments (any objects) to the rule's primal parameters.
 
