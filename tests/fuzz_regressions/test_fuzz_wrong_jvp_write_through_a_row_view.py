@@ -3,14 +3,16 @@
 
 What zygote_py did:
     jvp: zygote_py 2.9615905725959086, finite differences . tangent 1.3672676476672494
-OPEN, silently wrong in forward mode only: `buf = np.stack([a, a]).T; al = buf[0];
-al *= c` then `np.sum(buf)`: zp.jvp gives the tangent as if the write had not
-happened (1.6 instead of -2.58 in the minimal form); zp.gradient is right. Found by
-the fuzz run on the final commit of 2026-11-26; kept as a strict xfail until fixed.
+Was silently wrong in forward mode only: `buf = np.stack([a, a]).T; al = buf[0];
+al *= c` then `np.sum(buf)`: zp.jvp gave the tangent as if the write had not
+happened (1.6 instead of -2.58 in the minimal form); zp.gradient was right. Found by
+the fuzz run on the final commit of 2026-11-26 (and again by seed 20261302, #638).
+Fixed (runtime/forward_writes.writeback_tangent): buf's tangent, a copy of a transposed
+tangent, kept its column-major layout, so the flat C-order view the write went through
+was a copy and the write was lost.
 """
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -36,6 +38,17 @@ def make_args():
     return (np.array([-0.85, 0.72, -0.28]),)
 
 
-@pytest.mark.xfail(strict=True, reason="open: zp.jvp drops an in-place write through a row view of a stacked array (reverse mode is right)")
 def test_fuzz_regression():
     assert_correct(f, make_args())
+
+
+def transposed_then_written(a1):  # the shrunk program of seed 20261302, #638
+    buf = np.stack(a1).T
+    al = buf[0]
+    al *= 0
+    return np.mean(buf)
+
+
+def test_jvp_through_a_write_into_a_transposed_stack():
+    a = np.array([[-0.27, -0.46, -0.42], [-0.15, 0.46, 0.95]])
+    assert_correct(transposed_then_written, (a,))
