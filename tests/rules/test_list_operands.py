@@ -1,7 +1,8 @@
 """A list or tuple given to a ufunc (or an elementwise rule, np.clip) is NumPy's array of
 it; the rule's body is given that array, in reverse mode and in forward mode.  Before,
 bodies that compare or multiply their raw operands (`a >= b`, `a * a`, `a ** b`) raised an
-internal TypeError on a list (found by the fuzzer, seed 20261302)."""
+internal TypeError on a list (found by the fuzzer, seed 20261302), and so did forward
+mode's written-out rules (`da * b` of a list tangent)."""
 
 import numpy as np
 import pytest
@@ -17,6 +18,16 @@ TERMS = {
     "power": lambda p: np.sum(np.power(p, 3.0)),
     "clip": lambda p: np.sum(np.clip(p, 0.0, 1.2)),
     "hypot": lambda p: np.sum(np.hypot(p, p)),
+    # the written-out forward rules compute with their operands' operators
+    "multiply": lambda p: np.sum(np.multiply(p, p)),
+    "multiply by a number": lambda p: np.sum(np.multiply(p, 3.0)),
+    "add": lambda p: np.sum(np.add(p, 1.0)),
+    "subtract from a number": lambda p: np.sum(np.subtract(1.0, p)),
+    "divide": lambda p: np.sum(np.divide(p, 2.0)),
+    "divide a number": lambda p: np.sum(np.divide(2.0, p)),
+    "abs": lambda p: np.sum(np.abs(p)),
+    "square": lambda p: np.sum(np.square(p)),
+    "sin": lambda p: np.sum(np.sin(p)),
 }
 
 
