@@ -45,7 +45,7 @@ import types
 import numpy as np
 
 from .errors import NoDerivativeRule
-from .rules.registry import qualified_name
+from .qualnames import qualified_name
 
 CUSTOM, RULE, NONDIFF, FUNCTION, METHOD, RECEIVER, CALLABLE, UNKNOWN = (
     "custom", "rule", "nondiff", "function", "method", "receiver", "callable", "unknown")

@@ -1,6 +1,11 @@
 """Fuzz regression (internal_error), shrunk from program #1439 of `python -m fuzz --seed 20261204`
 (1 programs of that run failed this way).
 
+The back of the recursive `h0` at its base case never binds the pullbacks of the
+other path's calls (`_zp_back`); forward mode over that back (zp.hessian) read them
+at its entry.  Fixed: closure cells are read where they are used (codegen/emit.py);
+tests/codegen/test_cells_read_at_use.py holds the shrunk program.
+
 What zygote_py did:
                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
       File "zygote_py/runtime/forward_dispatch.py", line 452, in _python
@@ -15,7 +20,6 @@ What zygote_py did:
 import math
 
 import numpy as np
-import pytest
 
 from fuzz.oracle import assert_correct
 
@@ -64,7 +68,5 @@ def make_args():
     return (np.array([-0.24, 0.24, -0.99]), np.array([[0.89, 0.07, -0.9], [0.5, 0.19, -0.3]]), (-0.72, np.array([-0.95, -0.64, 0.95])))
 
 
-# fixed: forward mode refuses a captured variable still unassigned when a function starts
-# (runtime/forward_dispatch.py), which the oracle accepts, instead of the NameError
 def test_fuzz_regression():
     assert_correct(f, make_args())

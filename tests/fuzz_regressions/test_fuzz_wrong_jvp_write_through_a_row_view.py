@@ -3,10 +3,13 @@
 
 What zygote_py did:
     jvp: zygote_py 2.9615905725959086, finite differences . tangent 1.3672676476672494
-Fixed: `buf = np.stack([a, a]).T; al = buf[0]; al *= c` then `np.sum(buf)`: zp.jvp
-gave the tangent as if the write had not happened, because the tangent copy of the
-transposed buf was F-ordered and the write went through reshape(-1) into a second copy
-(runtime/forward_writes._fresh_copy now copies in C order).
+Was silently wrong in forward mode only: `buf = np.stack([a, a]).T; al = buf[0];
+al *= c` then `np.sum(buf)`: zp.jvp gave the tangent as if the write had not
+happened (1.6 instead of -2.58 in the minimal form); zp.gradient was right. Found by
+the fuzz run on the final commit of 2026-11-26 (and again by seed 20261302, #638).
+Fixed (runtime/forward_writes.writeback_tangent): buf's tangent, a copy of a transposed
+tangent, kept its column-major layout, so the flat C-order view the write went through
+was a copy and the write was lost.
 """
 
 import numpy as np
@@ -37,3 +40,15 @@ def make_args():
 
 def test_fuzz_regression():
     assert_correct(f, make_args())
+
+
+def transposed_then_written(a1):  # the shrunk program of seed 20261302, #638
+    buf = np.stack(a1).T
+    al = buf[0]
+    al *= 0
+    return np.mean(buf)
+
+
+def test_jvp_through_a_write_into_a_transposed_stack():
+    a = np.array([[-0.27, -0.46, -0.42], [-0.15, 0.46, 0.95]])
+    assert_correct(transposed_then_written, (a,))

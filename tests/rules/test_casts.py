@@ -36,3 +36,34 @@ def test_hessian_through_a_float64_cast():
     # forward mode over the cast's rule, which returns the cotangent as a NumPy scalar
     h = zp.hessian(lambda x: np.float64(x[0]) ** 2 * x[1], np.array([0.5, 2.0]))
     np.testing.assert_allclose(h, [[4.0, 1.0], [1.0, 0.0]])
+
+
+class Scaled:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, v):
+        return v * np.float64(self.W[1, 1])  # a cast of a NumPy scalar inside a method
+
+
+SCALED = [Scaled(np.array([[0.1, 0.2], [0.3, 0.4]]))]
+
+
+def through_a_called_object(a):
+    for layer in SCALED:  # resolved while running: the cast's cotangent helper runs there
+        a = a + np.sum(layer(a * np.array([1.0, 2.0])))
+    return np.sin(a) * a
+
+
+def test_hessian_through_the_cast_of_a_numpy_scalar():
+    # forward mode over the gradient runs the cast's cotangent helper, which once called
+    # np.float64 through a dtype's attribute (`x.dtype.type(g)`): refused, found by the
+    # fuzzer (seed 20261301)
+    a = 0.7
+    h = zp.hessian(through_a_called_object, a)
+    step = 1e-5
+    want = (zp.gradient(through_a_called_object, a + step)[0]
+            - zp.gradient(through_a_called_object, a - step)[0]) / (2 * step)
+    assert h == pytest.approx(want, rel=1e-6)
+    (g,) = zp.gradient(through_a_called_object, a)
+    assert g == pytest.approx(numerical_gradient(through_a_called_object, (a,))[0], rel=1e-7)

@@ -75,10 +75,23 @@ class Emitter:
         op = value.defining_op
         if op is not None and op.opcode == "const":
             return constant_expr(op.attrs["value"], self.binder, in_subscript)
+        if op is not None and self.read_at_use(op):
+            return ast.Name(op.attrs["name"], ast.Load())
         pending = self.pending.pop(value.id, None)
         if pending is not None:
             return pending
         return ast.Name(self.name(value), ast.Load())
+
+    def read_at_use(self, op: Op) -> bool:
+        """Whether op is a closure cell read written as the cell's own name where it is
+        used, with no statement of its own.  Lowering reads every cell once, at the
+        function's entry (frontend/lower.py: read_cell), but a cell the enclosing function
+        binds on one path only is empty on the others (a pullback's `_zp_back` of a branch
+        that did not run, a variable bound under an `if`), and Python fails only when a
+        read of it runs.  The cell is never rebound in the function (nonlocal is refused),
+        so every read gives the entry's value.  A cell value that shares a name with a
+        loop's or branch's values keeps its statement."""
+        return op.opcode == "cell" and op.result.id not in self.grouped
 
     def inlinable(self, op: Op) -> bool:
         if op.opcode not in _EXPRESSION_OPS or len(op.results) != 1:
@@ -141,7 +154,7 @@ class Emitter:
             self.op(op)
 
     def op(self, op: Op) -> None:
-        if op.opcode == "const":
+        if op.opcode == "const" or self.read_at_use(op):
             return
         if self.inlinable(op):
             if getattr(op.attrs.get("fn"), "_zp_writes", False):  # (an _unpacked_at_once call)
@@ -455,7 +468,8 @@ class Emitter:
 
         names = op.attrs["names"]
         values = [self.expr(v) for v in op.operands]
-        captured = ast.Tuple(values[:len(names)], ast.Load())
+        captured = ast.Tuple([self.captured_expr(v, e) for v, e in zip(op.operands, values[:len(names)])],
+                             ast.Load())
         ndefaults = op.attrs["ndefaults"]
         defaults = ast.Tuple(values[len(names):len(names) + ndefaults], ast.Load())
         kwvalues = values[len(names) + ndefaults:]
@@ -466,6 +480,18 @@ class Emitter:
         call = ast.Call(func, [code, ast.Call(ast.Name("globals", ast.Load()), [], []), captured, defaults,
                                kwdefaults], [])
         self.assign(op.results, call, op)
+
+    def captured_expr(self, value: Value, expr: ast.expr) -> ast.expr:
+        """What a nested def captures: the variable, or, where some path leaves it
+        unassigned, `locals().get(name, UNBOUND)` (an empty cell: Python's closures bind
+        late, so the original fails only if the nested function reads it)."""
+        if not (isinstance(expr, ast.Name) and may_be_unbound(value)):
+            return expr
+        from ..runtime import helpers as runtime
+
+        unbound = ast.Name(self.binder.bind(runtime.UNBOUND, "_zp_unbound"), ast.Load())
+        return ast.Call(ast.Attribute(ast.Call(ast.Name("locals", ast.Load()), [], []), "get",
+                                      ast.Load()), [ast.Constant(expr.id), unbound], [])
 
     # -- ops added by the reverse transform -------------------------------------------
     def op_call_pb(self, op: Op) -> None:

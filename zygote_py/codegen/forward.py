@@ -12,38 +12,12 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..analysis.bound import may_be_unbound
 from ..ir.core import Function
 from .emit import Emitter
 from .exprs import Binder
 from .generate import Generated, _count_uses
 from .naming import Liveness, Names, coalesce
 from .unparse import unparse
-
-
-class ForwardEmitter(Emitter):
-    """The emitter, except that a nested function captures a variable that some path
-    leaves unassigned as None there (Python's closures bind late, so the original only
-    fails if it reads the variable; the generated pullback code that zp.hessian
-    differentiates captures such variables: the callee pullbacks of untaken branches)."""
-
-    def op_closure(self, op):
-        names = op.attrs["names"]
-        saved = self.expr
-        captured = {v.id for v in op.operands[:len(names)]}
-        self.expr = lambda value, in_subscript=False: (
-            self.saved_expr_plain(value) if value.id in captured else saved(value, in_subscript))
-        try:
-            super().op_closure(op)
-        finally:
-            self.expr = saved
-
-    def saved_expr_plain(self, value):
-        expr = Emitter.expr(self, value)
-        if isinstance(expr, ast.Name) and may_be_unbound(value):
-            return ast.Call(ast.Attribute(ast.Call(ast.Name("locals", ast.Load()), [], []), "get",
-                                          ast.Load()), [ast.Constant(expr.id)], [])
-        return expr
 
 
 def generate_forward(fn: Function, pyfn, name: str) -> Generated:
@@ -73,7 +47,7 @@ def generate_forward(fn: Function, pyfn, name: str) -> Generated:
     coalesce(names, blocks, lambda v: v.defining_op is None or
              v.defining_op.opcode not in ("const", "undef"))
     uses, where = _count_uses(blocks)
-    emitter = ForwardEmitter(names, binder, uses, annotate=True)
+    emitter = Emitter(names, binder, uses, annotate=True)
     user_variables = set(code.co_varnames) - set(primal_names)
     emitter.named = user_variables | {n + "_dot" for n in user_variables}
     emitter.single_use_here = {vid: blk for vid, blk in where.items() if uses.get(vid) == 1}

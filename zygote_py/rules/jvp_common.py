@@ -195,7 +195,9 @@ def jvp_dot(da, db, y, a, b, out=None):
 
 def _pow_derived(*args):
     from .jvp_derived import derived_jvp
-    return derived_jvp(registry.function_rule(operator.pow))(*args)
+    # np.power's rule (the same body as operator.pow's): a list operand can only have come
+    # from np.power (`list ** 2` raises), whose rule reads NumPy's array of it
+    return derived_jvp(registry.function_rule(np.power))(*args)
 
 
 for _primal in (operator.pow, np.power):

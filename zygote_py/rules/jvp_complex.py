@@ -58,21 +58,56 @@ def complex_refusal(qualname: str) -> NoDerivativeRule:
         "the real and imaginary parts (np.real, np.imag)")
 
 
-# rule id -> (rule, its jvp when built, the forward rule for complex values): a cache that
-# never changes a result (rebuilt when the rule's jvp is replaced)
-_FORWARD: dict = {}
-
-
 def forward_rule(rule):
     """The forward rule of `rule` to run where a value may be complex (see the docstring);
-    None where the rule has no forward rule at all."""
+    None where the rule has no forward rule at all.  Kept on the rule with the jvp it was
+    made from (`Rule.complex_forward`, a cache that never changes a result: rebuilt when
+    the jvp is replaced)."""
     jvp = rule.jvp
-    found = _FORWARD.get(id(rule))
-    if found is not None and found[0] is rule and found[1] is jvp:
-        return found[2]
+    found = rule.complex_forward
+    if found is not None and found[0] is jvp:
+        return found[1]
     fn = _complex_safe(rule, jvp)
-    _FORWARD[id(rule)] = (rule, jvp, fn)
+    if fn is not None and rule.takes_array_likes:
+        fn = _arrays_for_sequences(rule, fn)
+    rule.complex_forward = (jvp, fn)
     return fn
+
+
+def _arrays_for_sequences(rule, fn):
+    """fn, the forward rule of a ufunc or an elementwise rule, given NumPy's array of a list
+    or tuple operand and the array of its tangent (zeros for an item without one), as the
+    primal read it: the written-out rules compute with their operands' operators."""
+    names = [p.name for p in rule.params]
+    n = len(rule.diff)
+    where = [names.index(name) if name in names else None for name in rule.diff]
+
+    def with_arrays(*rest, **kwargs):
+        dxs, y, args = list(rest[:n]), rest[n], list(rest[n + 1:])
+        for k, i in enumerate(where):
+            if i is not None and i < len(args) and type(args[i]) in (list, tuple):
+                if dxs[k] is not None:
+                    dxs[k] = _dense_tangent(args[i], dxs[k])
+                args[i] = np.asarray(args[i])
+        return fn(*dxs, y, *args, **kwargs)
+
+    with_arrays.__name__ = with_arrays.__qualname__ = getattr(fn, "__name__", "jvp")
+    if hasattr(fn, "gives_tangent"):
+        with_arrays.gives_tangent = fn.gives_tangent
+    return with_arrays
+
+
+def _dense_tangent(x, dx):
+    """The tangent of np.asarray(x) from x's tangent in x's own form (None: zero)."""
+    if dx is None:
+        values = np.asarray(x)
+        return np.zeros(values.shape, dtype=np.result_type(values, float))
+    if type(dx) in (list, tuple):
+        return np.asarray([_dense_tangent(xi, di) for xi, di in zip(x, dx)])
+    return np.asarray(dx)
+
+
+registry.choose_forward_rules(forward_rule)  # the forward dispatcher asks registry.forward_rule
 
 
 def _complex_safe(rule, jvp):

@@ -168,6 +168,8 @@ def _pair_now(ct, dx) -> float:
         return 0.0
     if isinstance(ct, (list, tuple)):
         return sum(_pair_now(a, b) for a, b in zip(ct, dx))
+    if isinstance(dx, (list, tuple)):  # the array cotangent of a list given to a ufunc
+        return sum(_pair_now(ct[i], b) for i, b in enumerate(dx))
     if isinstance(ct, dict):
         return sum(_pair_now(v, dx.get(k)) for k, v in ct.items())
     if np.iscomplexobj(ct) or np.iscomplexobj(dx):  # the pairing Re(sum(ct * dx))
@@ -221,6 +223,9 @@ def derived_jvp(rule):
                     "a wrong derivative", hint="docs/complex.md lists the rules declared for "
                     "complex values; compute this step from np.real and np.imag")
             vjp_fn = declared.vjp
+        if rule.takes_array_likes and any(type(a) in (list, tuple) for a in args):
+            # np.maximum([1.0, x], 0.5): the rule reads NumPy's array of the list
+            args = [np.asarray(a) if type(a) in (list, tuple) else a for a in args]
         sequence = rule.meta.get("sequence")
         if sequence is not None and any(isinstance(a, (list, tuple)) for a in args):
             if complex_values:

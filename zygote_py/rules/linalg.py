@@ -525,44 +525,49 @@ def tensordot_cotangent_b(g, a, b, axes):
     return strong_contraction(lambda g_, a_: _tensordot_cotangents(g_, a_, b, axes)[1], r, g, a)
 
 
-# Tangents of a @ b in forward mode, with the strong zero in the tangent d: a zero
-# entry of d contributes 0 even against an infinite entry of the other operand.
+# Tangents of a @ b and np.dot(a, b) in forward mode, with the strong zero in the tangent
+# d: a zero entry of d contributes 0 even against an infinite entry of the other operand.
+
+
+def _tangent_product(product, d, other):
+    """product(d, other), bilinear, with the strong zero in d: computed as NumPy computes
+    it, and recomputed by strong_contraction only where a nan says a 0 * inf met."""
+    r = product(d, other)
+    if not repair_needed(r, d, other):
+        return r
+    return strong_contraction(product, r, d, other)
+
+
+def _matmul_from_the_left(d, a):
+    return a @ d
+
+
+def _dot_from_the_left(d, a):
+    return np.dot(a, d)
 
 
 @pure
 def matmul_tangent_left(d, b):
     """d @ b for the tangent d of a in a @ b."""
-    r = d @ b
-    if not repair_needed(r, d, b):
-        return r
-    return strong_contraction(lambda d_, b_: d_ @ b_, r, d, b)
+    return _tangent_product(operator.matmul, d, b)
 
 
 @pure
 def matmul_tangent_right(a, d):
     """a @ d for the tangent d of b in a @ b."""
-    r = a @ d
-    if not repair_needed(r, d, a):
-        return r
-    return strong_contraction(lambda d_, a_: a_ @ d_, r, d, a)
+    return _tangent_product(_matmul_from_the_left, d, a)
 
 
 @pure
 def dot_tangent_left(d, b):
     """np.dot(d, b) for the tangent d of a in np.dot(a, b)."""
-    r = np.dot(d, b)
-    if not repair_needed(r, d, b):
-        return r
-    return strong_contraction(lambda d_, b_: np.dot(d_, b_), r, d, b)
+    return _tangent_product(np.dot, d, b)
 
 
 @pure
 def dot_tangent_right(a, d):
     """np.dot(a, d) for the tangent d of b in np.dot(a, b)."""
-    r = np.dot(a, d)
-    if not repair_needed(r, d, a):
-        return r
-    return strong_contraction(lambda d_, a_: np.dot(a_, d_), r, d, a)
+    return _tangent_product(_dot_from_the_left, d, a)
 
 
 @vjp(operator.matmul, np.matmul, since(np.linalg, "matmul", "NumPy 2.0"), diff=("a", "b"))

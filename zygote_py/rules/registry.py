@@ -40,10 +40,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from zygote_py.qualnames import qualified_name  # (also read as registry.qualified_name)
 
 
 @dataclass
@@ -57,11 +58,23 @@ class Rule:
     diff: tuple[str, ...]  # differentiable parameter names, in the order the rule returns them
     jvp: Callable | None = None
     meta: dict = field(default_factory=dict)
+    # (jvp, the forward rule made from it for values that may be complex): forward_rule's
+    # cache, on this object alone (a complex variant of the rule shares its meta, not this)
+    complex_forward: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def complex_ok(self) -> bool:
         """Whether the rule is declared right for complex values (as is or by a variant)."""
         return bool(self.meta.get("complex_ok")) or "complex_vjp" in self.meta
+
+    @property
+    def takes_array_likes(self) -> bool:
+        """Whether the primal reads each differentiable operand as an array (a ufunc, or a
+        rule marked elementwise: np.clip): a list or tuple there is NumPy's array of it,
+        and the rule's body is given that array (it may compare or multiply its operands,
+        which a list does not support); the list's cotangent is then an array, added item
+        by item."""
+        return type(self.primal).__name__ == "ufunc" or bool(self.meta.get("elementwise"))
 
     def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """Map call-site arguments (any objects) to the rule's primal parameters.
@@ -149,51 +162,6 @@ def absent_rules() -> dict[str, Callable]:
     """Rules declared for functions this interpreter lacks: qualified name -> rule function."""
     load_optional_rules(everything=True)
     return dict(_ABSENT_RULES)
-
-
-def qualified_name(obj: Any) -> str:
-    """'numpy.sin', 'math.exp', 'operator.add', 'builtins.abs' for a callable."""
-    module = getattr(obj, "__module__", None)
-    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
-    owner = getattr(obj, "__self__", None)
-    if type(owner).__name__ == "ufunc" and not isinstance(obj, type):
-        # a ufunc's method: named after the ufunc (numpy.add.reduce, not numpy.ufunc.reduce)
-        home = _public_home(owner, owner.__name__) or "numpy"
-        return f"{home}.{owner.__name__}.{getattr(obj, '__name__', name)}"
-    if module is None and type(obj).__name__ == "ufunc":
-        # ufuncs have no __module__: the public module that holds the object itself
-        # (scipy.special.gammaln), else numpy's namespace
-        module = _public_home(obj, name) or "numpy"
-    elif module is None and getattr(obj, "__self__", None) is not None and "." in name:
-        # a bound method of a C object (NumPy 1.x's np.random.beta, a method of the global
-        # RandomState): the module of the object's class, as NumPy 2 reports it itself
-        module = type(obj.__self__).__module__
-    if module is None:
-        module = "builtins"
-    elif not module.startswith(("numpy", "zygote_py")) and \
-            any(part.startswith("_") and not part.startswith("__") for part in module.split(".")[1:]):
-        # scipy.special._logsumexp.logsumexp: the public scipy.special.logsumexp
-        module = _public_home(obj, getattr(obj, "__name__", name)) or module
-    if module.startswith("_") and not module.startswith("__"):
-        # C accelerator modules: operator.add reports _operator; show the public module.
-        module = module[1:]
-    if module.startswith("numpy"):
-        # np.linalg.inv reports numpy.linalg._linalg, NumPy 1.x's RandomState
-        # numpy.random.mtrand: the public path, the same on every NumPy version.
-        public = module.split("._")[0]
-        public = "numpy.random" if public == "numpy.random.mtrand" else public
-        module = public if public != "numpy.core" else "numpy"
-    return f"{module}.{name}"
-
-
-def _public_home(obj: Any, name: str) -> str | None:
-    """The shortest public module (no `_private` part) whose attribute `name` is obj."""
-    with warnings.catch_warnings():  # deprecated namespaces (scipy.signal.signaltools) warn
-        warnings.simplefilter("ignore")
-        homes = [mod_name for mod_name, module in list(sys.modules.items())
-                 if module is not None and not any(p.startswith("_") for p in mod_name.split("."))
-                 and getattr(module, name, None) is obj]
-    return min(homes, key=lambda m: (m.count("."), len(m))) if homes else None
 
 
 def _rule_params(fn: Callable, skip: int) -> tuple[inspect.Parameter, ...]:
@@ -331,6 +299,23 @@ def for_complex(rule: Rule) -> Rule | None:
     if variant is not None:
         return Rule(rule.primal, rule.qualname, variant, rule.params, rule.diff, rule.jvp, rule.meta)
     return rule if rule.meta.get("complex_ok") else None
+
+
+# How the forward rule to run where a value may be complex is chosen: rules/jvp_complex.py
+# decides, and installs that choice here when the rules are imported, so that the forward
+# dispatcher (runtime/) asks the registry alone and never a rule module above it.
+_FORWARD_CHOICE: dict[str, Callable[[Rule], Callable | None]] = {}
+
+
+def choose_forward_rules(choose: Callable[[Rule], Callable | None]) -> None:
+    """Install the function that gives a rule's forward rule for values that may be complex."""
+    _FORWARD_CHOICE["complex"] = choose
+
+
+def forward_rule(rule: Rule) -> Callable | None:
+    """The forward rule of `rule` to run where a value may be complex (right for real values
+    too; rules/jvp_complex.py says which), or None where the rule has no forward rule."""
+    return _FORWARD_CHOICE["complex"](rule)
 
 
 def nondifferentiable(*primals: Any) -> None:

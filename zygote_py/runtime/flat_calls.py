@@ -190,6 +190,10 @@ def _rule_pullback(rule, fn_call, flat: _Flat, loc, self_obj=None):
     bound = sig.bind(*call_args, **flat.kwargs)
     bound.apply_defaults()
     _refuse_unsupported_options(rule, bound.arguments, call_args, flat, loc)
+    if rule.takes_array_likes:  # np.maximum([1.0, x], 0.5): the rule sees what NumPy saw
+        for name in rule.diff:
+            if type(bound.arguments.get(name)) in (list, tuple):
+                bound.arguments[name] = np.asarray(bound.arguments[name])
     shift = _Flat.prefixed((self_obj,) if self_obj is not None else (), flat)
     origins = _origins(sig, shift)
 
@@ -254,8 +258,9 @@ def _positional_rule(rule, args) -> bool:
     if len(args) > len(params) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                        for p in params[:len(args)]):
         return False
-    if rule.meta.get("sequence") and any(isinstance(a, (list, tuple)) for a in args):
-        return False
+    if (rule.meta.get("sequence") or rule.takes_array_likes) and \
+            any(isinstance(a, (list, tuple)) for a in args):
+        return False  # (_rule_pullback gives the sequence rule, or NumPy's array)
     if any(p.name in rule.meta.get("unsupported", ()) or p.name in rule.meta.get("underived", ())
            for p in params[:len(args)]):
         return False  # an option given positionally: _rule_pullback refuses (or marks) it

@@ -58,7 +58,7 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
-from ..rules.jvp_complex import forward_rule
+from ..rules.registry import forward_rule
 from . import dispatch
 from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass

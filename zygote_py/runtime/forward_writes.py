@@ -182,6 +182,11 @@ def writeback_tangent(m, t, m_dot, t_dot):
         return None
     pos_m, pos_t = positions
     out = _fresh_copy(m, m_dot, dtype)
+    # the positions count in C order: a view of out in that order, written through (a
+    # tangent copied from a transposed one keeps its layout, and reshape would then copy,
+    # leaving out unwritten: the jvp through `buf = np.stack(...).T; buf[0] *= c` was wrong)
+    if not out.flags.c_contiguous:  # (never a 0-d array: those are contiguous)
+        out = np.ascontiguousarray(out)
     flat = out.reshape(-1)
     flat[pos_m] = 0 if t_dot is None else np.ravel(np.broadcast_to(t_dot, t.shape))[pos_t]
     return out

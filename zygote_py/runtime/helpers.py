@@ -282,11 +282,19 @@ def flag_function(fn, name: str, value):
     setattr(fn, name, value)
 
 
+class UNBOUND:
+    """The value generated code passes for a captured variable that is unassigned on the
+    path taken (bound under an `if` that did not run): make_closure gives it an empty cell,
+    so the nested function fails as Python's would, only if it reads the variable.  (A
+    class, never instantiated: a marker that standalone modules copy like any helper.)"""
+
+
 def make_closure(code, module_globals, captured, defaults=(), kwdefaults=None):
-    """A nested function as a value: its code over fresh cells holding the captured values."""
+    """A nested function as a value: its code over fresh cells holding the captured values
+    (an empty cell for UNBOUND)."""
     import types
 
-    cells = tuple(types.CellType(v) for v in captured)
+    cells = tuple(types.CellType() if v is UNBOUND else types.CellType(v) for v in captured)
     fn = types.FunctionType(code, module_globals, code.co_name, tuple(defaults) or None, cells)
     if kwdefaults:
         fn.__kwdefaults__ = dict(kwdefaults)
@@ -432,8 +440,10 @@ def accum(a, b):
         return b
     if b is None:
         return a
-    if type(a) is _ndarray or type(a) is float:
+    if (type(a) is _ndarray or type(a) is float) and type(b) is not list and type(b) is not tuple:
         return a + b
+    # structures, and a list's cotangent met in two forms (an array from a NumPy rule, a
+    # list with None items from an item read): tree.accumulate adds them item by item
     return accumulate(a, b)
 
 

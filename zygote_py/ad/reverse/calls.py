@@ -75,9 +75,11 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
     elif how.kind == RULE:
         rule = how.rule
         bound = bind_call(rule, op, op.operands)
-        if rule.meta.get("sequence") and any(_is_sequence(v) or v.id in builder.sequences
-                                             for v in op.operands):
-            dynamic_call(builder, op, kind="call")  # list/tuple + or *: the sequence rule
+        if (rule.meta.get("sequence") or rule.takes_array_likes) and \
+                any(_is_sequence(v) or v.id in builder.sequences for v in op.operands):
+            # list/tuple + or *: the sequence rule; a list given to a ufunc: NumPy's array
+            # of it, which run-time dispatch hands the rule (Rule.takes_array_likes)
+            dynamic_call(builder, op, kind="call")
         elif bound is not None and _binds_values(rule, bound):
             apply_rule(builder, rule, op, bound, op.result)
         elif operand_cotangents(builder, rule, op):
