@@ -130,7 +130,11 @@ def dense_like(h, ga, a):
         return None
     if isinstance(a, _ndarray):
         return h
-    return np.reshape(np.asarray(_filled(h, a), dtype=np.result_type(ga, np.float64)), shape_of(ga))
+    dense = np.asarray(_filled(h, a))
+    dtype = np.result_type(ga, np.float64)
+    if dense.dtype.kind == "c" and dtype.kind != "c":
+        dense = dense.real  # a real value's cotangent is real (docs/complex.md)
+    return np.reshape(dense.astype(dtype, copy=False), shape_of(ga))
 
 
 def _filled(h, a):

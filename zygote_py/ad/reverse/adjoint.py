@@ -336,8 +336,14 @@ def _may_read_output(vjp) -> bool:
     output = code.co_varnames[1]
     if output in code.co_cellvars:
         return True  # read by a nested function
-    return any(ins.argval == output for ins in dis.get_instructions(code)
-               if ins.opname.startswith("LOAD"))
+    for ins in dis.get_instructions(code):
+        if not ins.opname.startswith("LOAD"):
+            continue
+        # Python 3.13 loads two locals in one instruction (LOAD_FAST_LOAD_FAST): a pair
+        names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+        if output in names:
+            return True
+    return False
 
 
 def _inside_loop(block: Block) -> bool:
