@@ -218,7 +218,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             root = root.value
         if isinstance(base_node, gast.Subscript) and isinstance(root, gast.Name) and \
                 root.id in self.local_names and isinstance(self.env.get(root.id), Value):
-            self.item_of_item_store(root.id, base_node, target, node, value, augment)
+            self.item_of_item_store(base_node, target, node, value, augment)
             return
         what = "item assignment" if augment is None else "augmented item assignment"
         if isinstance(base_node, gast.Name):
@@ -236,21 +236,15 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             "or build the result functionally "
             "(np.where, np.concatenate)")
 
-    def item_of_item_store(self, root: str, base_node, target, node, value, augment) -> None:
+    def item_of_item_store(self, base_node, target, node, value, augment) -> None:
         """`c[k][i] = v` (or `op=`) where c is a variable of this function: Python reads
         c[k] once and writes into that object, exactly as `a = c[k]; a[i] = v` does, so it
         is lowered so, under a name of its own that is gone after the statement.  The
         write's alias tracking sees that c holds the array (a list, tuple or dict holding
         it is written back; anything else holding it is refused when it runs)."""
         holder = self.expr(base_node)
-        name = f"{root}_item"
-        while name in self.env or name in self.local_names:
-            name += "_"
-        self.env[name] = holder
-        try:
+        with self.written_name(base_node, holder) as name:  # lower_writes.py
             self.array_store(name, holder, target, node, value, augment)
-        finally:
-            del self.env[name]
 
     def is_dict(self, value: Value) -> bool:
         while value.defining_op is not None and value.defining_op.opcode == "setitem":

@@ -829,32 +829,26 @@ class WriteLowering:
         """A write into an array that an iterator or generator bound to a variable may
         still read (`it = iter(y)`, `g = (t * y[0] for t in p)`): Python's would see the new
         values, zygote_py's took its items when it was made."""
-        if not self.read_lazily:
-            return
-        root = self.alias_root(old)
-        for vid, reader in self.read_lazily.items():
-            if vid in self.alias_parent and self.alias_root_of_id(vid) == root:
-                raise self.mutation_error(
-                    node, f"{name!r} is written while {reader!r}, an iterator or generator made "
-                    "from it, may still read it (Python's would see the new values; zygote_py's "
-                    "took them when it was made)",
-                    f"make {reader!r} after the write, or write into a copy")
+        vid = self.first_of_class(old, self.read_lazily)
+        if vid is not None:
+            reader = self.read_lazily[vid]
+            raise self.mutation_error(
+                node, f"{name!r} is written while {reader!r}, an iterator or generator made "
+                "from it, may still read it (Python's would see the new values; zygote_py's "
+                "took them when it was made)",
+                f"make {reader!r} after the write, or write into a copy")
 
     def refuse_write_while_iterated(self, name: str, old: Value, node) -> None:
         """A write into an array or a list from outside while a for loop iterates over it
         (or over memory it shares), other than through the loop's own row (`for row in A:
         row *= c`): Python's loop reads each item when it gets there, so a write ahead of
         it changes what later iterations see, which the loop's derivatives would not."""
-        if not self.iterated or self.is_loop_row(old):
-            return
-        root = self.alias_root(old)
-        for vid in self.iterated:
-            if vid in self.alias_parent and self.alias_root_of_id(vid) == root:
-                raise self.mutation_error(
-                    node, f"{name!r} is written while a for loop iterates over it (or over "
-                    "memory it shares), and Python's loop would read the new values",
-                    "iterate over a copy (for v in list(a), or a.copy()), or loop over "
-                    "range(len(a)) and index")
+        if not self.is_loop_row(old) and self.first_of_class(old, self.iterated) is not None:
+            raise self.mutation_error(
+                node, f"{name!r} is written while a for loop iterates over it (or over "
+                "memory it shares), and Python's loop would read the new values",
+                "iterate over a copy (for v in list(a), or a.copy()), or loop over "
+                "range(len(a)) and index")
 
     def is_loop_row(self, value: Value) -> bool:
         """value is a for loop's target (`row` in `for row in A`, `for i, row in ...`)."""
@@ -868,11 +862,18 @@ class WriteLowering:
                 return k < len(source.operands) and source.operands[k].id in self.loop_targets
         return False
 
-    def alias_root_of_id(self, vid: int) -> int:
-        parent = self.alias_parent
-        while vid != parent[vid]:
-            vid = parent[vid]
-        return vid
+    def first_of_class(self, value: Value, ids) -> int | None:
+        """The first of the value ids that is in value's may-alias class, or None."""
+        if not ids:
+            return None
+        root, parent = self.alias_root(value), self.alias_parent
+        for vid in ids:
+            member = vid
+            while member in parent and member != parent[member]:
+                member = parent[member]
+            if member in parent and member == root:
+                return vid
+        return None
 
     def same_container(self, old: Value, new: Value) -> None:
         """new is old's list or dict after a write into an array it holds: the same object,
