@@ -15,6 +15,8 @@ _record.py); this module decides what the failure says about zygote_py:
                               (zygote_py's rules are for real arrays)
 - internal error              any other exception raised inside zygote_py or its generated
                               code, keyed by the innermost zygote_py frame and exception type
+- test code error             the test's function raised its own exception while zygote_py ran
+                              it (the innermost frame is the test file's)
 - test assertion              the test's own assert on a value zygote_py computed
 - shim / test error           raised outside zygote_py altogether (an autograd API the shim
                               does not provide, or the test's own code)
@@ -79,6 +81,12 @@ def classify(exception: dict, test_id: str = "", complex_input: bool = False) ->
     if exception.get("zygote_error"):
         return "zygote_py error", f"{kind}: {_QUOTED_NUMBERS.sub('N', _first_line(message))}"
     inside = [f for f in frames if _in_zygote_py(f)]
+    test_file = test_id.split("::", 1)[0]
+    if (len(frames) >= 2 and test_file and frames[-1][0] == test_file
+            and frames[-2][0].startswith("<zygote_py")):
+        # The innermost frame is the test's own function, called by the generated code:
+        # its own error (`x.shape` of a Python float), raised as plain Python raises it.
+        return "test code error", f"the test's own code raised {kind}: {_first_line(message, 70)}"
     if inside:
         innermost = inside[-1]
         where = "generated code" if innermost[0].startswith("<") else f"{innermost[0]}:{innermost[1]}"
