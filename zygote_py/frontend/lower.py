@@ -54,6 +54,10 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.fresh: set[int] = parent.fresh if parent else set()  # containers created here
         self.kinds: dict[int, str] = parent.kinds if parent else {}  # their kinds: 'list' or 'dict'
         self.iterated: set[int] = parent.iterated if parent else set()  # iterated by a loop now
+        # ... by a loop that reads more than a dict's keys (values, items, rows, list items)
+        self.iterated_by_value: set[int] = parent.iterated_by_value if parent else set()
+        # arguments a loop iterates directly (`for k in p`): a dict's keys, if p is one
+        self.iterated_if_dict: set[int] = parent.iterated_if_dict if parent else set()
         # container value id -> the variable holding an iterator or view that reads it lazily
         self.read_lazily: dict[int, str] = parent.read_lazily if parent else {}
         self.loop_targets: set[int] = parent.loop_targets if parent else set()  # for targets
@@ -190,8 +194,11 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
                 return
             if self.kind_of(current) == "dict" or (isinstance(current, Value) and current.id in self.fresh
                                                       and self.is_dict(current)):
-                self.refuse_update_while_iterated(current, base_node.id, node)
                 key = self.expr(target.slice)
+                if self.only_keys_iterated(current):  # `for k in d: d[k] = ...`
+                    self.guard_existing_key(current, key, node)
+                else:
+                    self.refuse_update_while_iterated(current, base_node.id, node)
                 if augment is not None:
                     fn, rhs = augment
                     old = self.call_static(operator.getitem, (current, key), node)

@@ -112,21 +112,73 @@ class ContainerLowering:
             if kind is not None:
                 self.kinds[target.id] = kind
 
-    def start_iterating(self, iterables) -> set[int]:
-        """Mark the containers a for loop iterates (through for_pass too) until it ends."""
+    def start_iterating(self, iterables) -> tuple[set[int], set[int]]:
+        """Mark the containers a for loop iterates (through for_pass too) until it ends:
+        (the ids newly iterated, those newly iterated for more than a dict's keys)."""
         added = set()
-        for source in self._read_sources(iterables):
+        sources = self._read_sources(iterables)
+        for source in sources:
             if source not in self.iterated:
                 added.add(source)
         self.iterated.update(added)
+        keys = self._keys_read(iterables)
+        by_value = {s for s in sources if s not in keys and s not in self.iterated_by_value}
+        self.iterated_by_value.update(by_value)
+        self.iterated_if_dict.update(self._arguments_iterated(iterables) & added)
         for value in iterables:  # `for v in obj.items`: the attribute read, by its name
             op = value.defining_op
             if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
                 value = op.operands[0]
             if value.defining_op is not None and value.defining_op.opcode == "getattr":
                 self.iterated_attributes.append(value)
-        return added
+        return added, by_value
 
+    def _keys_read(self, iterables) -> set[int]:
+        """The ids of iterables of which a for loop reads only a dict's keys: `for k in d`
+        over a dict made here, and `for k in d.keys()`."""
+        keys = set()
+        for value in iterables:
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                value, op = op.operands[0], op.operands[0].defining_op
+            if op is not None and op.opcode == "method" and op.attrs.get("name") == "keys" \
+                    and len(op.operands) == 1:
+                keys.update((value.id, op.operands[0].id))
+            elif self.kind_of(value) == "dict":
+                keys.add(value.id)
+        return keys
+
+    def _arguments_iterated(self, iterables) -> set[int]:
+        """The ids of arguments a for loop iterates directly (`for k in p`): their keys if
+        p is a dict, which only require_existing_key can tell, while running."""
+        found = set()
+        for value in iterables:
+            op = value.defining_op
+            if op is not None and op.opcode == "call" and op.attrs.get("fn") is for_pass:
+                value, op = op.operands[0], op.operands[0].defining_op
+            if op is None and self.kind_of(value) is None and value.id in self.alias_parent \
+                    and self.alias_class(value).params:
+                found.add(value.id)
+        return found
+
+    def keys_guard_suffices(self, value: Value) -> bool:
+        """An item write into value (`p[k] = v`) is kept exactly by require_existing_key:
+        every container of its alias class a loop iterates now is a dict read for its keys
+        or an argument iterated directly (`for k in p`), and at least one is the latter."""
+        iterated = [m for m in self.iterated if self.first_of_class(value, (m,)) is not None]
+        by_value = [m for m in iterated if m in self.iterated_by_value]
+        return bool(by_value) and all(m in self.iterated_if_dict for m in by_value)
+
+    def only_keys_iterated(self, value: Value) -> bool:
+        """value (a dict made here) is iterated by a loop now, and only for its keys."""
+        return value.id in self.iterated and value.id not in self.iterated_by_value
+
+    def guard_existing_key(self, current: Value, key: Value, node) -> None:
+        """`d[k] = v` while a loop reads d's keys: kept exactly when k is already a key of
+        the dict (decided while running, runtime/containers.require_existing_key)."""
+        self.emit("call", [current, key, self.const(self.loc(node), node)], nresults=1, node=node,
+                  attrs={"fn": forms.require_existing_key, "expr": "require_existing_key",
+                         "kw": (), "star": ()})
     def refuse_attribute_update_while_iterated(self, receiver, base: Value, node) -> None:
         """`obj.items[k] = v` or `obj.items.append(v)` inside `for x in obj.items` (the same
         attribute of an object in the same alias class): Python's loop would see it."""

@@ -292,6 +292,10 @@ class StmtLowering:
         for init, arg, result in zip(inits, args, results):
             if init.id in self.iterated:  # the loop's body sees the container being iterated
                 self.iterated.add(arg.id)
+                if init.id in self.iterated_by_value:
+                    self.iterated_by_value.add(arg.id)
+                if init.id in self.iterated_if_dict:
+                    self.iterated_if_dict.add(arg.id)
             if init.id in self.read_lazily:  # an iterator made before the loop still reads it
                 self.read_lazily.setdefault(arg.id, self.read_lazily[init.id])
                 self.read_lazily.setdefault(result.id, self.read_lazily[init.id])
@@ -349,7 +353,7 @@ class StmtLowering:
 
     def stmt_For(self, node):
         kind, iterables, ntargets = self.for_iteration(node.iter)
-        added = self.start_iterating(iterables)
+        added, added_by_value = self.start_iterating(iterables)
         has_break, saved_flags, carried, inits = self.enter_loop(node)
         unmerged = self.unmerged  # from the initial values (enter_loop)
         body = Block()
@@ -389,6 +393,8 @@ class StmtLowering:
         self.leave_loop_stale(stale_before, stale_entry, carried, [args], yielded, [body], inits,
                               op.results, node)
         self.iterated.difference_update(added | {a.id for a in args})
+        self.iterated_by_value.difference_update(added_by_value | {a.id for a in args})
+        self.iterated_if_dict.difference_update(added | {a.id for a in args})
         self.env = before
         self.env.update(zip(carried, op.results))
         self.mark_unmerged(unmerged)

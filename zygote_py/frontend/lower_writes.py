@@ -331,10 +331,13 @@ class WriteLowering:
         else:
             helper = writes.write_item
             self.check_unnamed_value(value, current, node)
+        keys_guarded = not self.is_loop_row(current) and self.keys_guard_suffices(current)
+        if keys_guarded:  # `for k in p: p[k] = v` on an argument: a dict's existing key
+            self.guard_existing_key(current, index, node)
         new = self.emit("call", [current, index, value, self.loc_const(node)],
                         attrs={"fn": helper, "expr": "_zp_" + helper.__name__, "kw": (), "star": ()},
                         node=node, hint=name).result
-        self.record_write(name, current, new, node)
+        self.record_write(name, current, new, node, keys_guarded=keys_guarded)
 
     def augmented_name(self, name: str, fn, rhs_node, node) -> None:
         """`name op= rhs`: in place when name holds an ndarray (decided while running), a
@@ -758,7 +761,7 @@ class WriteLowering:
         return value
 
     def record_write(self, name: str, old: Value, new: Value, node, checked_outside=False,
-                     contents_replaced=False) -> None:
+                     contents_replaced=False, keys_guarded=False) -> None:
         info = self.alias_class(old)
         if info.untracked is not None:
             # the untracked value's cotangent is dropped, so the part of the array it shares
@@ -777,8 +780,8 @@ class WriteLowering:
         elif info.params:  # y op= v: refused while running there, if y is an array
             self.root_lowerer().param_writes_in_place.append((self.loc(node), sorted(info.params)))
         self.refuse_write_read_lazily(name, old, node)
-        if not contents_replaced:  # (a list or dict from outside: checked by its caller)
-            self.refuse_write_while_iterated(name, old, node)
+        if not contents_replaced and not keys_guarded:  # (a list or dict from outside:
+            self.refuse_write_while_iterated(name, old, node)  # checked by its caller)
         self.alias_union(old, new)
         self.root_lowerer().writes_done += 1
         loc = self.loc(node)
@@ -843,7 +846,7 @@ class WriteLowering:
         (or over memory it shares), other than through the loop's own row (`for row in A:
         row *= c`): Python's loop reads each item when it gets there, so a write ahead of
         it changes what later iterations see, which the loop's derivatives would not."""
-        if not self.is_loop_row(old) and self.first_of_class(old, self.iterated) is not None:
+        if not self.is_loop_row(old) and self.first_of_class(old, self.iterated_by_value) is not None:
             raise self.mutation_error(
                 node, f"{name!r} is written while a for loop iterates over it (or over "
                 "memory it shares), and Python's loop would read the new values",

@@ -30,6 +30,23 @@ def refuse_container_update(obj, name, loc):
                                 "or build a new one")
 
 
+def require_existing_key(mapping, key, loc):
+    """Guard of `d[k] = v` (or `d[k] op= v`) inside `for k in d` / `for k in d.keys()`:
+    the loop reads only d's keys, and a write that keeps them leaves what it reads as
+    Python's would. A new key would change the keys under the loop (Python raises
+    RuntimeError at its next step), and an object other than a dict (an array, whose loop
+    reads rows the write may change) cannot be followed: both are refused here."""
+    if not isinstance(mapping, dict):
+        raise MutationError(f"a {type(mapping).__name__} is written while a for loop iterates "
+                            "over it, and Python's loop would read the new values", loc,
+                            "iterate over a copy (for v in list(a), or a.copy()), or loop over "
+                            "range(len(a)) and index")
+    if key not in mapping:
+        raise MutationError(f"the key {key!r} is added to a dict while a for loop iterates over "
+                            "it (Python raises RuntimeError: dictionary changed size during "
+                            "iteration)", loc, "iterate over a copy of its keys (for k in list(d))")
+
+
 def list_insert(items, index, value):
     new = list(items)
     new.insert(index, value)
