@@ -20,7 +20,7 @@ import numpy as np
 
 from . import context
 from .callables import call_plan
-from .codegen.tracebacks import with_user_frames
+from .codegen.tracebacks import refused_by_rule, with_user_frames
 from .compiler import COMPILER
 from .errors import ZygoteError
 from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import them from here)
@@ -194,6 +194,9 @@ def _run(compiled, *args, **kwargs):
     except ZygoteError:
         raise
     except Exception as err:
+        refusal = refused_by_rule(err)  # a rule refusing the arguments it got
+        if refusal is not None:
+            raise refusal from None
         raise with_user_frames(err)  # noqa: B904  (the same error, with the user's frames)
 
 

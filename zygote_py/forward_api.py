@@ -21,6 +21,7 @@ import numpy as np
 from . import context
 from .api import jacobian as _reverse_jacobian
 from .callables import call_plan
+from .codegen.tracebacks import refused_by_rule
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
@@ -59,6 +60,11 @@ def _jvp(f, primals, tangents, undo_writes=False):
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+        except NotImplementedError as err:
+            refusal = refused_by_rule(err)  # a rule refusing the arguments it got
+            if refusal is None:
+                raise
+            raise refusal from None
         except RecursionError:
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",

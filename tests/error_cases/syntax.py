@@ -96,9 +96,9 @@ def uses_match(x, n):
 
 def imports_inside(x):
     RAN.append("imports_inside")
-    import cmath  # ERR
+    import zygote_py_has_no_such_module  # ERR  (an import that works is followed)
 
-    return x * abs(cmath.sqrt(4.0))
+    return x * zygote_py_has_no_such_module.scale
 
 
 def _helper_with_try(x):

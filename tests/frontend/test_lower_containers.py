@@ -287,3 +287,21 @@ def test_augmented_assignment_on_a_list_made_here_extends_it():
     value, (g,) = zp.withgradient(_augmented_list_made_here, x)
     assert value == pytest.approx(_augmented_list_made_here(x))
     np.testing.assert_allclose(g, [2.0 * x[1], 2.0 * x[0]])
+
+
+def _scaled(x, **opts):
+    s = opts.pop("scale", 1.0)
+    opts["extra"] = x[0] * x[1]
+    return s * x[1] + sum(opts.values())
+
+
+def keyword_dict_updated(x):
+    return _scaled(x, scale=x[2], off=3.0)
+
+
+def test_the_keyword_arguments_dict_is_the_functions_own():
+    # Python makes a new **kwargs dict for every call, so updating it is local; it was
+    # refused as a dict the function did not create
+    x = np.array([0.7, -0.4, 1.3])
+    (g,) = zp.gradient(keyword_dict_updated, x)
+    np.testing.assert_allclose(g, [x[1], x[2] + x[0], x[1]])

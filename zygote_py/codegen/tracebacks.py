@@ -93,3 +93,27 @@ def _frame_at(filename: str, line: int, name: str):
     except _Marker as marker:
         return marker.__traceback__.tb_next
     return None
+
+
+def refused_by_rule(err: BaseException):
+    """A rule's refusal while the code runs (a NotImplementedError whose message starts
+    "zygote_py: ", e.g. `np.pad(mode='edge')`, which only the call's arguments decide) as
+    the NoDerivativeRule it is, placed at the innermost user line its traceback passes
+    through; None for any other error."""
+    if not isinstance(err, NotImplementedError) or not str(err).startswith("zygote_py: "):
+        return None
+    from ..errors import NoDerivativeRule, SourceLoc
+
+    user = None
+    tb = err.__traceback__
+    while tb is not None:
+        user = _user_line(tb) or user
+        tb = tb.tb_next
+    loc = None
+    if user is not None:
+        text = linecache.getline(user[0], user[1]).rstrip("\n")
+        col = len(text) - len(text.lstrip())
+        loc = SourceLoc(user[0], user[1], col, len(text) if text else None)
+    return NoDerivativeRule(str(err).removeprefix("zygote_py: "), loc,
+                            "compute it another way here, or give the call a rule of your own "
+                            "(@zp.adjoint, docs/rules.md)")

@@ -495,6 +495,11 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     lowerer.result_aliases = result_aliases
     for index, param in enumerate(params):
         lowerer.alias_class(param).params.add(index)
+    if sig.kwarg:  # Python makes a new dict of the keyword arguments for every call: the
+        # function's own, which it may update (namedtuple's `_replace` pops from it)
+        kwargs = lowerer.env[sig.kwarg]
+        lowerer.fresh.add(kwargs.id)
+        lowerer.kinds[kwargs.id] = "dict"
     for index in threads:  # a name no code can bind: follows the argument's array through
         # every write (record_write rebinds it as it rebinds the user's names)
         lowerer.env[written_slot(sig.names[index])] = params[index]

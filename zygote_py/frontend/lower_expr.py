@@ -356,12 +356,11 @@ class ExprLowering:
         base = self.expr(node.value)
         obj = self.constant_of(base, _MISSING)
         if obj is not _MISSING and isinstance(obj, (types.ModuleType, type)):
-            try:
-                attr = getattr(obj, node.attr)
-            except AttributeError:
-                raise self.unsupported(node, f"{obj.__name__} has no attribute {node.attr!r}",
-                                       "check the spelling") from None
-            if is_static(attr) or type(attr) in _PLAIN_CONSTANTS:
+            attr = getattr(obj, node.attr, _MISSING)
+            # an attribute missing now (`np.trapz` on NumPy 2.4, in the branch of an `if
+            # hasattr(np, "trapezoid")` that does not run) is read when the code runs, where
+            # Python raises its AttributeError, and only if that line runs
+            if attr is not _MISSING and (is_static(attr) or type(attr) in _PLAIN_CONSTANTS):
                 expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
                 return self.static(attr, expr, node)
             # data (an array, a list, a model): read when the code runs, never frozen in

@@ -11,6 +11,8 @@ a statement that may have set one, the rest of the block is guarded by
 from __future__ import annotations
 
 import ast
+import importlib
+import types
 
 import gast
 
@@ -40,10 +42,6 @@ _UNSUPPORTED_STATEMENTS = {
                  "return the new value instead of rebinding an enclosing variable"),
     "ClassDef": ("a class defined inside a differentiated function is not supported",
                  "define the class at module level"),
-    "Import": ("import inside a differentiated function is not supported",
-               "import at the top of the module"),
-    "ImportFrom": ("import inside a differentiated function is not supported",
-                   "import at the top of the module"),
     "Match": ("match statements are not supported", "use if/elif/else"),
 }
 
@@ -108,6 +106,47 @@ class StmtLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    # -- imports: bound when the function is compiled ------------------------
+    # An import inside a function binds a local name to a module, or to what a module
+    # holds, each time it runs; the module is imported once per process (sys.modules),
+    # so importing it when the function is compiled (its first call) binds the same
+    # objects, which are then static like a module-level import's.
+    def stmt_Import(self, node):
+        for alias in node.names:
+            module = self._imported(node, alias.name)
+            if alias.asname:
+                self.bind_static(alias.asname, module, module.__name__, node)
+            else:
+                top = alias.name.split(".")[0]
+                self.bind_static(top, self._imported(node, top), top, node)
+
+    def stmt_ImportFrom(self, node):
+        package = getattr(self.pyfn, "__globals__", {}).get("__package__")
+        name = "." * (node.level or 0) + (node.module or "")
+        module = self._imported(node, name, package)
+        for alias in node.names:
+            if alias.name == "*":
+                raise self.unsupported(node, "from ... import * inside a function",
+                                       "import the names one by one")
+            try:
+                obj = getattr(module, alias.name)
+            except AttributeError:  # a submodule not imported yet
+                obj = self._imported(node, f"{module.__name__}.{alias.name}")
+            expr = obj.__name__ if isinstance(obj, types.ModuleType) else \
+                f"{module.__name__}.{alias.name}"
+            self.bind_static(alias.asname or alias.name, obj, expr, node)
+
+    def _imported(self, node, name: str, package=None):
+        try:
+            return importlib.import_module(name, package)
+        except ImportError as err:
+            raise self.unsupported(node, f"the import failed when the function was compiled "
+                                   f"({err})", "install the module, or import it at the top "
+                                   "of the module under a guard") from None
+
+    def bind_static(self, name: str, obj, expr: str, node) -> None:
+        self.assign(gast.Name(name, gast.Store(), None, None), self.static(obj, expr, node), node)
 
     def stmt_Assign(self, node):
         value = self.expr_or_function(node.value)

@@ -87,6 +87,11 @@ def bound_names(stmts, include_updates: bool = False) -> list[str]:
             return
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.append(node.id)
+        if isinstance(node, (gast.Import, gast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    out.append(alias.asname or (alias.name.split(".")[0]
+                                                if isinstance(node, gast.Import) else alias.name))
         if include_updates and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
             if node.func.attr in ("append", "extend") and isinstance(node.func.value, gast.Name):
                 out.append(node.func.value.id)
