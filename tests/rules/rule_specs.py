@@ -424,6 +424,9 @@ add(
     F(np.repeat, R(2, 3), 3), F(np.repeat, R(2, 3), [2], axis=0),
     M(nd, "repeat", R(4), [2, 1, 0, 1]), M(nd, "repeat", R(2, 2), 2, axis=0),
     F(np.pad, R(3, 4), 1), F(np.pad, R(3, 4), ((1, 0), (2, 3))), F(np.pad, R(5), (0, 2), constant_values=1.0),
+    F(np.pad, R(4), (2, 3), mode="edge"), F(np.pad, R(3, 4), ((1, 2), (3, 1)), mode="reflect"),
+    F(np.pad, R(3, 4), 2, mode="symmetric"), F(np.pad, R(4), (5, 6), mode="wrap"),
+    F(np.pad, R(2, 3), ((0, 1), (2, 0)), "edge"),
 )
 
 # ---------------------------------------------------------------------------

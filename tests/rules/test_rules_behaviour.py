@@ -275,9 +275,12 @@ def test_prod_where_is_rejected():
         vjp(np.prod, 1.0, np.ones(3), where=np.array([True, False, True]))
 
 
-def test_pad_modes_other_than_constant_are_rejected():
-    with pytest.raises(NotImplementedError):
-        vjp(np.pad, np.ones(5), np.ones(3), 1, mode="edge")
+@pytest.mark.parametrize("kwargs", [{"mode": "mean"}, {"mode": "maximum"},
+                                    {"mode": "linear_ramp", "end_values": 2.0},
+                                    {"mode": "reflect", "reflect_type": "odd"}])
+def test_pad_modes_that_do_not_copy_entries_are_rejected(kwargs):
+    with pytest.raises(NotImplementedError, match="no derivative rule for np.pad"):
+        vjp(np.pad, np.ones(5), np.ones(3), 1, **kwargs)
 
 
 # --- factorizations, order statistics and scans ---------------------------------

@@ -146,9 +146,36 @@ def _split_cotangent(g, y, axis):
     return np.concatenate(parts, axis=axis)
 
 
-def _pad_cotangent(g, array, pad_width, mode):
-    if mode != "constant":
-        raise NotImplementedError(f"zygote_py: no derivative rule for np.pad(mode={mode!r})")
+# np.pad modes whose padded entries are copies of entries of the array
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def padding_transpose(p_bar, shape, widths, pad_mode):
+    """The cotangent of x from that of np.pad(x, widths, pad_mode) for a mode whose padded
+    entries copy entries of x (or hold a constant): every entry adds into the entry it
+    copies, a scatter-add through the positions that padding np.arange gives."""
+    size = int(np.prod(shape))
+    constant = pad_mode == "constant"
+    ids = np.pad(np.arange(size).reshape(shape), widths, mode=pad_mode,
+                 **({"constant_values": -1} if constant else {}))
+    flat_ids = ids.ravel()
+    inside = flat_ids >= 0
+    values = np.ravel(p_bar)[inside]
+    keys = flat_ids[inside]
+    out = np.bincount(keys, weights=np.real(values), minlength=size)
+    if np.iscomplexobj(values):
+        out = out + 1j * np.bincount(keys, weights=np.imag(values), minlength=size)
+    return out.reshape(shape)
+
+
+def _pad_cotangent(g, array, pad_width, mode, kwargs=None):
+    if mode in _COPYING_PAD_MODES and not (kwargs or {}).get("reflect_type", "even") != "even":
+        out = padding_transpose(g, shape_of(array), pad_width, mode)
+        return out.astype(np.result_type(g, np.float32), copy=False)
+    if mode != "constant" or callable(mode):
+        raise NotImplementedError(f"zygote_py: no derivative rule for np.pad(mode={mode!r})"
+                                  + (f" with reflect_type={kwargs['reflect_type']!r}"
+                                     if kwargs and "reflect_type" in kwargs else ""))
     ndim = np.ndim(array)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (ndim, 2))
     region = tuple(slice(int(lo), g.shape[i] - int(hi)) for i, (lo, hi) in enumerate(widths))
@@ -321,8 +348,9 @@ def ndarray_repeat(g, y, self, repeats, axis=None):
 
 @vjp(np.pad, diff=("array",), underived=("kwargs",))
 def pad(g, y, array, pad_width, mode="constant", **kwargs):
-    """mode='constant' only: the cotangent is the unpadded region of g."""
-    return _pad_cotangent(g, array, pad_width, mode)
+    """mode='constant': the cotangent is the unpadded region of g; 'edge', 'reflect',
+    'symmetric', 'wrap' (padded entries copy entries of the array): a scatter-add."""
+    return _pad_cotangent(g, array, pad_width, mode, kwargs)
 
 
 # ---------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-
 from zygote_py.rules.scipy_support import Library
+from zygote_py.rules.shapes import padding_transpose
 
 # SciPy is optional: this module is imported once the user's code has imported scipy.signal
 # (rules/__init__.py: registry.optional_rules); without SciPy its rules are listed absent
@@ -96,22 +96,6 @@ def _convolve_cotangents(g, in1, in2, mode, axes, correlation):
     return _like_kind(_sum_to_shape(g1, in1.shape), in1), _like_kind(g2, in2)
 
 
-def _padding_transpose(p_bar, shape, widths, pad_mode):
-    """The cotangent of x from that of np.pad(x, widths, pad_mode): every padded entry
-    adds into the entry it copies (a scatter-add through the copied positions)."""
-    size = int(np.prod(shape))
-    ids = np.pad(np.arange(size).reshape(shape), widths, mode="constant" if pad_mode == "constant"
-                 else pad_mode, **({"constant_values": -1} if pad_mode == "constant" else {}))
-    flat_ids = ids.ravel()
-    inside = flat_ids >= 0
-    values = np.ravel(p_bar)[inside]
-    keys = flat_ids[inside]
-    out = np.bincount(keys, weights=np.real(values), minlength=size)
-    if np.iscomplexobj(values):
-        out = out + 1j * np.bincount(keys, weights=np.imag(values), minlength=size)
-    return out.reshape(shape)
-
-
 def _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, correlation):
     """convolve2d / correlate2d: the window of convolve(P, k, 'valid'), P = in1 padded by
     s2 - 1 on each side with the boundary's values."""
@@ -124,7 +108,7 @@ def _convolve2d_cotangents(g, in1, in2, mode, boundary, fillvalue, correlation):
     padded = np.pad(in1, widths, mode=pad_mode, **fill)
     full = _embed(g, in1.shape, in2.shape, (0, 1), mode, same_shift=correlation)
     p_bar = _signal.convolve(full, _flip(kernel), mode="full")
-    g1 = _padding_transpose(p_bar, in1.shape, widths, pad_mode)
+    g1 = padding_transpose(p_bar, in1.shape, widths, pad_mode)
     gk = _flip(_signal.convolve(padded, _flip(full), mode="valid"))
     g2 = np.conj(_flip(gk)) if correlation else gk
     outside = np.pad(np.zeros(in1.shape), widths, mode="constant", constant_values=1.0)
