@@ -123,6 +123,27 @@ def dataclass_post_init(a, f):
     return d.scaled * d.table[1]
 
 
+@dataclass
+class Trajectory:
+    pos: float
+    history: list = field(default_factory=list)  # left out below: a new list, not the marker
+    scale: InitVar[float] = 2.0
+
+    def __post_init__(self, scale):
+        self.pos = self.pos * scale
+
+    def step(self, dt):
+        self.pos = self.pos - dt * self.pos ** 2
+        self.history.append(self.pos)
+
+
+def dataclass_factory_field_used(a):
+    t = Trajectory(a)
+    for _ in range(3):
+        t.step(0.1)
+    return sum(t.history) * t.pos
+
+
 class Base:
     shift = 0.25  # a class attribute
 
@@ -249,6 +270,7 @@ CASES = [
     Case(dataclass_built, (0.8, -0.3)),
     Case(frozen_dataclass, (rand(3, seed=1203), 0.6)),
     Case(dataclass_post_init, (0.9, 1.7), note="InitVar, default_factory, __post_init__"),
+    Case(dataclass_factory_field_used, (0.7,), note="a default_factory field left out, then appended to"),
     Case(inheritance_and_super, (0.4, 1.3)),
     Case(property_after_writes, (0.8,), note="the getter sees the state at its read"),
     Case(slotted, (0.3, 1.2)),

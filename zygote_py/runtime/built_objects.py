@@ -513,6 +513,23 @@ def _construct_dataclass(cls, obj, ledger, flat, loc, function_pullback, origins
     return obj, _effects(back)
 
 
+NO_FIELD_VALUE = object()  # a field the generated __init__ does not set
+
+
+def dataclass_field_value(field, given: dict):
+    """What a dataclass's generated __init__ stores in field, given its arguments bound
+    *without* their defaults: the argument passed, else the field's default, else a new
+    default_factory() (the signature's default is then only a marker object, which the
+    generated code replaces); NO_FIELD_VALUE for a field it leaves unset."""
+    if field.init and field.name in given:
+        return given[field.name]
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return NO_FIELD_VALUE
+
+
 def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, spread):
     """(None, back) for init(*prefix, *flat), init a dataclass's generated __init__ and
     prefix (self,): what it does, done here (it has no source): each field set from its
@@ -529,9 +546,7 @@ def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, sprea
                                 "string) and is not a dataclass's", loc,
                                 "register a rule for it with @zp.adjoint")
     sig = inspect.signature(init)
-    bound = sig.bind(*prefix, *flat.args, **flat.kwargs)
-    bound.apply_defaults()
-    given = bound.arguments
+    given = sig.bind(*prefix, *flat.args, **flat.kwargs).arguments  # (defaults: below)
     written = []  # (field name, previous value, value written), in order
     initvars = []
     for field in cls.__dataclass_fields__.values():
@@ -541,19 +556,14 @@ def dataclass_init(init, flat, prefix, loc, function_pullback, origins_of, sprea
             continue
         if kind is not dataclasses._FIELD:
             continue  # a ClassVar
-        if field.init:
-            value = given[field.name]
-        elif field.default is not dataclasses.MISSING:
-            value = field.default
-        elif field.default_factory is not dataclasses.MISSING:
-            value = field.default_factory()
-        else:
+        value = dataclass_field_value(field, given)
+        if value is NO_FIELD_VALUE:
             continue
         written.append((field.name, _write(ledger, obj, field.name, value), value))
     post_back = None
     post_init = _class_attribute(type(obj), "__post_init__")
     if post_init is not None:
-        values = [given[name] for name in initvars]
+        values = [given.get(name, cls.__dataclass_fields__[name].default) for name in initvars]
         _, post_back = function_pullback(post_init, type(flat)(values, [None] * len(values)),
                                          prefix=(obj,))
     shifted = type(flat).prefixed(prefix, flat)

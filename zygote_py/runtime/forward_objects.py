@@ -344,8 +344,7 @@ def _dataclass_init(init, obj, args, kwargs, targs, tkwargs, loc):
         raise ZygoteError(f"{init.__qualname__} has no source and is not a dataclass's", loc,
                           "register a rule for it with @zp.adjoint")
     sig = inspect.signature(init)
-    bound = sig.bind(obj, *args, **kwargs)
-    bound.apply_defaults()
+    given = sig.bind(obj, *args, **kwargs).arguments  # (defaults: dataclass_field_value)
     tbound = sig.bind_partial(None, *targs, **tkwargs).arguments
     initvars = []
     for field in cls.__dataclass_fields__.values():
@@ -355,20 +354,15 @@ def _dataclass_init(init, obj, args, kwargs, targs, tkwargs, loc):
             continue
         if kind is not dataclasses._FIELD:
             continue  # a ClassVar
-        tangent = None
-        if field.init:
-            value = bound.arguments[field.name]
-            tangent = tbound.get(field.name)
-        elif field.default is not dataclasses.MISSING:
-            value = field.default
-        elif field.default_factory is not dataclasses.MISSING:
-            value = field.default_factory()
-        else:
+        tangent = tbound.get(field.name) if field.init else None
+        value = built_objects.dataclass_field_value(field, given)
+        if value is built_objects.NO_FIELD_VALUE:
             continue
         attribute_write(obj, None, field.name, value, tangent, loc, built_objects.object_set_attribute)
     post_init = built_objects._class_attribute(type(obj), "__post_init__")
     if post_init is not None:
-        values = tuple(bound.arguments[name] for name in initvars)
+        values = tuple(given.get(name, cls.__dataclass_fields__[name].default)
+                       for name in initvars)
         dots = tuple(tbound.get(name) for name in initvars)
         fwd.python_jvp(post_init, None, (obj, *values), {}, (Written(), *dots), {}, loc)
 
