@@ -385,6 +385,15 @@ def written_with_object_setattr(w):
 CASES += [Case(written_with_object_setattr, (0.8,))]
 
 
+def read_with_getattr(w):
+    o = HandFrozen(w * 2.0)
+    name = "w2"
+    return getattr(o, "w") * getattr(o, name) + o.value(w)  # getattr(o, "w") is o.w
+
+
+CASES += [Case(read_with_getattr, (0.7,), note="getattr with a constant name")]
+
+
 class Left:
     def __init__(self, x):
         self.a = x

@@ -94,6 +94,13 @@ class ObjectLowering:
             base, name, value = operands
             self.store_attribute(base, name, value, node, form)
             return self.const(None, node)
+        if obj is builtins.getattr and len(operands) == 2 and not star and not kw:
+            name = self.constant_of(operands[1])
+            held = self.constant_of(operands[0], operands)
+            if isinstance(name, str) and held is operands:  # not a constant (a module, ...)
+                # getattr(o, "w") is o.w: read from the object when it runs, differentiated
+                return self.emit("getattr", (operands[0],), attrs={"name": name}, node=node,
+                                 hint=name).result
         if obj is builtins.super and len(operands) == 2 and not star and not kw:
             return self.emit("call", list(operands),  # super(Cls, self): as written
                              attrs={"fn": super_of, "expr": "_zp_super_of", "kw": (), "star": ()},
