@@ -3,6 +3,8 @@ central finite differences; the Hessian is forward mode over the compiled gradie
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -176,3 +178,28 @@ def test_hessian_of_a_function_constant_in_a_float_argument_is_zero():
     # (found by the fuzzer's Hessian oracle: float(None) was a TypeError)
     assert zp.hessian(_constant_in_x, 0.3) == 0.0
     np.testing.assert_array_equal(zp.hessian(_constant_in_x, np.array([0.3, 0.1])), np.zeros((2, 2)))
+
+
+def _doubling(fn):
+    @functools.wraps(fn)  # inspect.signature(wrapper) now reports fn's (v, w=1.0)
+    def wrapper(*args, **kwargs):
+        return 2.0 * fn(*args, **kwargs)
+    return wrapper
+
+
+@_doubling
+def _wrapped_product(v, w=1.0):
+    return v * w
+
+
+def _calls_a_wraps_decorated_function(x):
+    return _wrapped_product(x[0], w=x[1]) + _wrapped_product(x[2])
+
+
+def test_jvp_through_a_functools_wraps_wrapper():
+    # the wrapper's own parameters are (*args, **kwargs): binding by the wrapped
+    # signature passed v as `args` (an internal TypeError)
+    x = np.array([0.7, -0.4, 1.3])
+    v = np.array([1.0, 2.0, -0.5])
+    _, t = zp.jvp(_calls_a_wraps_decorated_function, (x,), (v,))
+    assert t == pytest.approx(2.0 * (x[1] * v[0] + x[0] * v[1]) + 2.0 * v[2])

@@ -394,6 +394,30 @@ def read_with_getattr(w):
 CASES += [Case(read_with_getattr, (0.7,), note="getattr with a constant name")]
 
 
+class Key:
+    """A dict key by value: its own __eq__ and __hash__ read its attributes."""
+
+    def __init__(self, name, tag):
+        self.name = name
+        self.tag = tag
+
+    def __eq__(self, other):
+        return self.name == other.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def dict_keyed_by_built_objects(a, b):
+    # the reads use other, equal Key objects, built after the dict: the backward puts
+    # their attributes back (takes them off) before it reaches the dict literal
+    d = {Key("a", 1): a * b, Key("b", 2): b}
+    return d[Key("a", 9)] * d[Key("b", 0)] + d[Key("a", 3)]
+
+
+CASES += [Case(dict_keyed_by_built_objects, (0.7, -1.3), note="equal, not identical, keys")]
+
+
 class Left:
     def __init__(self, x):
         self.a = x

@@ -70,8 +70,28 @@ def _index_cotangent(g, a, index):
             out[index] = g
         return out if type(a) is list else tuple(out)
     if isinstance(a, dict):
-        return {index: g}
+        return {_stored_key(a, index): g}
     return None
+
+
+_PLAIN_KEYS = (str, int, float, bool, bytes, type(None))
+
+
+def _stored_key(d, key):
+    """The key object d holds for key: a read with an equal key of a class with its own
+    __eq__ (`d[Key('a')]`) gets the cotangent under the object the dict holds, so that
+    later lookups find it by identity and never call __eq__ on a key object whose
+    attributes the backward pass has already put back (taken off a built object)."""
+    if type(key) in _PLAIN_KEYS:
+        return key
+    for stored in d:
+        if stored is key:
+            return key
+    h = hash(key)
+    for stored in d:
+        if hash(stored) == h and stored == key:
+            return stored
+    return key
 
 
 def _adds_into_region(acc, g, a, index) -> bool:

@@ -494,7 +494,7 @@ def _all_positional(fn, nargs: int) -> bool:
 def _bind(fn, args, kwargs, targs, tkwargs):
     """(the values of fn's parameters, their tangents) for fn(*args, **kwargs), defaults
     filled in, a *args parameter as its tuple and **kwargs as its dict."""
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)  # the parameters of fn's own code
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as err:

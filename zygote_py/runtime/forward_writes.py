@@ -298,7 +298,7 @@ def argument_writes_jvp(wrapper, wrapper_dot, args: tuple, tangents: tuple, spec
     npos = sum(1 for s in spec if s is None)
     kwargs = {s: a for s, a in zip(spec[npos:], args[npos:])}
     tkwargs = {s: t for s, t in zip(spec[npos:], tangents[npos:]) if t is not None}
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)  # the parameters of fn's own code
     bound = sig.bind(*args[:npos], **kwargs)
     bound.apply_defaults()
     values = list(bound.arguments.values())
