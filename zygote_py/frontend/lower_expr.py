@@ -12,7 +12,9 @@ and value semantics.  Comprehensions become loops that build a fresh list.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
+import itertools
 import operator
 import types
 
@@ -413,6 +415,8 @@ class ExprLowering:
             obj = _MISSING
         if obj is builtins.map or obj is builtins.filter:
             return self.map_or_filter(obj, node)
+        if obj is functools.reduce or obj is itertools.starmap:
+            return self.reduce_or_starmap(obj, node)  # lower_iterators.py
         operands, star, kw = self.call_arguments(node)
         operands = self.generator_arguments(obj, operands, node)
         if obj is not _MISSING:

@@ -15,12 +15,14 @@ iterator reads it through `for_pass`, which remembers where its cursor stood.
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 
 import gast
 
 from ..ir.core import Value
 from ..runtime import iterators as forms
+from .lower_expr import LocalFunction
 
 # builtin -> its form returning an Items iterator
 ITERATOR_FORMS = {
@@ -137,6 +139,70 @@ class IteratorLowering:
         finally:
             self.env, self.local_names = saved_env, saved_locals
         return self.call_static(forms.list_of_items, (items,), node)
+
+
+    def reduce_or_starmap(self, obj, node):
+        """functools.reduce(fn, iterable[, initial]) as the loop it runs, and
+        itertools.starmap(fn, iterable) as map over the unpacked items: the function is
+        then differentiated at each step like any call in a loop."""
+        args = node.args
+        arity = (2, 3) if obj is functools.reduce else (2,)
+        if node.keywords or any(isinstance(a, gast.Starred) for a in args) or len(args) not in arity:
+            raise self.unsupported(node, f"this call of {obj.__name__}() is not supported",
+                                   "pass the function and the iterable (and the initial value) "
+                                   "positionally, or write the loop")
+        load = lambda name: gast.copy_location(gast.Name(name, gast.Load(), None, None), node)
+        store = lambda name: gast.copy_location(gast.Name(name, gast.Store(), None, None), node)
+        call = lambda fn, *a: gast.copy_location(gast.Call(load(fn), list(a), []), node)
+        fn = self.expr_or_function(args[0])
+        source = self.expr(args[1])
+        scratch = {"_zp_fn": fn, "_zp_source": source,
+                   "_zp_iter": self.static(builtins.iter, "iter", node),
+                   "_zp_next": self.static(builtins.next, "next", node)}
+        saved_locals = self.local_names
+        self.local_names = self.local_names | set(scratch) | {"_zp_acc", "_zp_item", "_zp_it"}
+        self.env.update(scratch)
+        try:
+            if obj is itertools.starmap:
+                arity = _fixed_arity(fn)
+                if arity is None:  # fn(*item), resolved when it runs
+                    target = store("_zp_item")
+                    elt = call("_zp_fn", gast.copy_location(gast.Starred(load("_zp_item"), gast.Load()), node))
+                else:  # a nested function (inlined): its parameters, unpacked from each item
+                    names = [f"_zp_arg{k}" for k in range(arity)]
+                    self.local_names = self.local_names | set(names)
+                    target = gast.copy_location(gast.Tuple([store(n) for n in names], gast.Store()), node)
+                    elt = call("_zp_fn", *[load(n) for n in names])
+                generator = gast.comprehension(target=target, iter=load("_zp_source"), ifs=[], is_async=0)
+                comp = gast.copy_location(gast.ListComp(elt=elt, generators=[generator]), node)
+                items = self.comprehension(comp, "list")
+                return self.call_static(forms.list_of_items, (items,), node)
+            if len(args) == 3:
+                self.env["_zp_acc"] = self.expr(args[2])
+                loop_over = load("_zp_source")
+            else:  # the first item starts the total (an empty iterable: Python's error)
+                self.stmt(gast.copy_location(gast.Assign([store("_zp_it")], call("_zp_iter", load("_zp_source")), None), node))
+                self.stmt(gast.copy_location(gast.Assign([store("_zp_acc")], call("_zp_next", load("_zp_it")), None), node))
+                loop_over = load("_zp_it")
+            step = gast.copy_location(gast.Assign([store("_zp_acc")], call("_zp_fn", load("_zp_acc"), load("_zp_item")), None), node)
+            self.stmt(gast.copy_location(gast.For(store("_zp_item"), loop_over, [step], [], None), node))
+            return self.env["_zp_acc"]
+        finally:
+            for name in [*scratch, "_zp_acc", "_zp_item", "_zp_it",
+                         *(n for n in self.env if n.startswith("_zp_arg"))]:
+                self.env.pop(name, None)
+            self.local_names = saved_locals
+
+
+def _fixed_arity(fn) -> int | None:
+    """The number of parameters of a nested function that takes exactly that many
+    positional arguments (no defaults, *args, keyword-only or **kwargs), else None."""
+    if not isinstance(fn, LocalFunction):
+        return None
+    a = fn.node.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults:
+        return None
+    return len(a.posonlyargs) + len(a.args)
 
 
 def _is_value(callee) -> bool:
