@@ -100,6 +100,23 @@ class ContainerLowering:
         if kind is not None:
             self.kinds[op.results[0].id] = kind
 
+    def surely_a_sequence(self, value) -> bool:
+        """value is a list or tuple whatever runs: a literal, a list made here, or the
+        result of list(...), tuple(...) or sorted(...)."""
+        if not isinstance(value, Value):
+            return False
+        if self.kind_of(value) == "list":
+            return True
+        op = value.defining_op
+        if op is None:
+            return False
+        if op.opcode in ("list", "tuple"):
+            return True
+        if op.opcode == "const":
+            return type(op.attrs.get("value")) in (list, tuple)
+        return op.opcode == "call" and op.attrs.get("fn") in (builtins.list, builtins.tuple,
+                                                              builtins.sorted)
+
     def kind_of(self, value) -> str | None:
         """'list' or 'dict' for a container this function created, else None."""
         if not isinstance(value, Value) or value.id not in self.fresh:

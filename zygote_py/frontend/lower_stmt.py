@@ -22,6 +22,7 @@ from .lower_expr import Unmergeable
 from .lower_writes import WRITTEN_SLOT
 from ..ir.intrinsics import builtins_or
 from ..rules.untracked import no_grad
+from ..runtime import containers as forms
 from .scope import bound_names
 
 # Keys of the early-exit flags in the environment: not identifiers, so that no variable of the
@@ -193,13 +194,42 @@ class StmtLowering:
                 node, f"this augmented assignment would update the {kind} {name!r} in place",
                 f"write `{name} = {name} {_OPERATOR_TEXT.get(type(node.op), 'op')} ...` to make a "
                 f"new {kind}")
+        rhs = node.value
+        radd_may_win = False
+        if method == "extend":
+            # Python's `p += v` tries v's own __radd__ before list.extend (a list has no
+            # __iadd__ slot of the number kind): `p += np.array([1.0])` makes p an ndarray
+            # p + v, the list unchanged.  Decided while running unless v is surely a list
+            # or tuple (a literal, a list made here, list(...), tuple(...), sorted(...)).
+            value = self.expr(rhs)
+            radd_may_win = not self.surely_a_sequence(value)
+            self.env["_zp_rhs"] = value
+            saved_locals = self.local_names
+            self.local_names = self.local_names | {"_zp_rhs", "_zp_radd_first"}
+            rhs = gast.Name("_zp_rhs", gast.Load(), None, None)
         call = gast.Call(func=gast.Attribute(value=gast.Name(name, gast.Load(), None, None),
                                              attr=method, ctx=gast.Load()),
-                         args=[node.value], keywords=[])
+                         args=[rhs], keywords=[])
         statement = gast.Expr(value=call)
-        for synthetic in (statement, call, call.func, call.func.value):
-            ast.copy_location(synthetic, node)
+        synthetic = [statement, call, call.func, call.func.value, rhs]
+        if radd_may_win:
+            self.env["_zp_radd_first"] = self.static(forms.radd_first, "radd_first", node)
+            test = gast.Call(func=gast.Name("_zp_radd_first", gast.Load(), None, None),
+                             args=[gast.Name("_zp_rhs", gast.Load(), None, None)], keywords=[])
+            plus = gast.Assign(targets=[gast.Name(name, gast.Store(), None, None)],
+                               value=gast.BinOp(gast.Name(name, gast.Load(), None, None), gast.Add(),
+                                                gast.Name("_zp_rhs", gast.Load(), None, None)),
+                               type_comment=None)
+            statement = gast.If(test=test, body=[plus], orelse=[statement])
+            synthetic += [statement, test, test.func, *test.args, plus, plus.targets[0], plus.value,
+                          plus.value.left, plus.value.right]
+        for part in synthetic:
+            ast.copy_location(part, node)
         self.stmts([statement])
+        self.env.pop("_zp_rhs", None)
+        self.env.pop("_zp_radd_first", None)
+        if method == "extend":
+            self.local_names = saved_locals
 
     def stmt_With(self, node):
         """`with zp.no_grad():`, the one `with` a differentiated function may hold: its body

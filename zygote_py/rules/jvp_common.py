@@ -93,12 +93,29 @@ def fit_to(d, y):
     return d
 
 
+def _as_array_tangent(d, x):
+    """The tangent of an operand x of arithmetic that NumPy computed on np.asarray(x) (a
+    list or tuple met an ndarray or a NumPy scalar: `[a] + np.array(...)` is an array, not
+    a concatenation): the array of its items' tangents, zeros where they have none."""
+    if d is None or not _is_sequence(d):
+        return d
+    return np.asarray(dense(d, x), dtype=np.result_type(np.asarray(x), float))
+
+
+def _numeric_operands(da, db, y, a, b):
+    """(da, db) as tangents of NumPy operands where y, the result, is not a sequence."""
+    if _is_sequence(y):
+        return da, db
+    return _as_array_tangent(da, a), _as_array_tangent(db, b)
+
+
 def jvp_add(da, db, y, a, b):
-    if _is_sequence(a) or _is_sequence(b):  # concatenation
+    if _is_sequence(y):  # concatenation (the result decides: `[a] + array` is an array)
         if da is None and db is None:
             return None
         out = list(dense_items(da, a)) + list(dense_items(db, b))
         return out if type(y) is list else tuple(out)
+    da, db = _numeric_operands(da, db, y, a, b)
     if da is None:
         return None if db is None else fit_to(db, y)
     if db is None:
@@ -111,6 +128,7 @@ def dense_items(dx, seq):
 
 
 def jvp_sub(da, db, y, a, b):
+    da, db = _numeric_operands(da, db, y, a, b)
     if da is None:
         return None if db is None else fit_to(-db, y)
     if db is None:
@@ -119,9 +137,10 @@ def jvp_sub(da, db, y, a, b):
 
 
 def jvp_mul(da, db, y, a, b):
-    if _is_sequence(a) or _is_sequence(b):  # repetition: seq * n
+    if _is_sequence(y):  # repetition: seq * n
         seq_dot, n = (da, b) if _is_sequence(a) else (db, a)
         return None if seq_dot is None else (list(seq_dot) * n if type(y) is list else tuple(seq_dot) * n)
+    da, db = _numeric_operands(da, db, y, a, b)
     return add_terms(None if da is None else strong_times(da, b),
                      None if db is None else strong_times(db, a))
 
@@ -132,6 +151,7 @@ def jvp_mul(da, db, y, a, b):
 
 
 def jvp_truediv(da, db, y, a, b):
+    da, db = _numeric_operands(da, db, y, a, b)
     return add_terms(None if da is None else strong_zero(da, da / b),
                      None if db is None else strong_zero(db, -db * y / b))
 

@@ -46,6 +46,7 @@ nondifferentiable(
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
 nondifferentiable(containers.require_existing_key)
+nondifferentiable(containers.radd_first)
 # the positions of a list's items in sorted order (integers), which the rules of sorted and
 # list.sort compute in their bodies: met when forward mode runs those bodies (a Hessian)
 nondifferentiable(containers.sort_order)

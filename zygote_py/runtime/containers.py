@@ -30,6 +30,19 @@ def refuse_container_update(obj, name, loc):
                                 "or build a new one")
 
 
+def radd_first(other) -> bool:
+    """Whether `p += other` on a list p is other.__radd__(p) in Python: a list has no
+    in-place number slot, so Python tries `p + other` through other's type first (an
+    ndarray, a NumPy scalar, a class with __radd__) and extends p only when that gives
+    NotImplemented, as a list, tuple or other plain iterable's does."""
+    radd = getattr(type(other), "__radd__", None)
+    if radd is None or isinstance(other, (list, tuple, str, bytes)):
+        return False
+    if isinstance(other, (int, float, complex)) and type(other).__module__ == "builtins":
+        return False  # int.__radd__(list) is NotImplemented: extend (a TypeError there)
+    return True
+
+
 def require_existing_key(mapping, key, loc):
     """Guard of `d[k] = v` (or `d[k] op= v`) inside `for k in d` / `for k in d.keys()`:
     the loop reads only d's keys, and a write that keeps them leaves what it reads as
