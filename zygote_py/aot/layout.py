@@ -15,6 +15,10 @@ from .record import Recording
 from .common import NotStandalone
 
 
+_STATE_MODULES = ("zygote_py.runtime.built_objects", "zygote_py.runtime.outside_containers",
+                  "zygote_py.runtime.writes")
+
+
 class ModuleLayout:
     """Builder methods that write the dispatch tables and put the module together."""
 
@@ -31,7 +35,20 @@ class ModuleLayout:
             return f.__qualname__
         return self.atom(outer) + ("." + rest if rest else "")
 
+    def prepare_tables(self) -> None:
+        """Write the dispatch tables now (they copy the pullbacks and rules they name), so
+        that what the module holds is known before its entry points are written."""
+        self.tables = self.table_lines()
+
+    def writes_state(self) -> bool:
+        """Whether the module holds code that builds or writes objects (built_objects.py)
+        or updates lists and dicts from outside in place: then its entry points run the
+        compiled code with a ledger, as zp.gradient does."""
+        return any(module in _STATE_MODULES for module in self.copied_modules)
+
     def table_lines(self) -> list[str]:
+        if getattr(self, "tables", None) is not None:
+            return self.tables
         if not self.tables_used:
             return []
         rec = self.recording or Recording()

@@ -32,6 +32,56 @@ def definition_source(obj) -> tuple[str, int]:
     return text.rstrip() + "\n", first + def_line - 1
 
 
+def strip_unresolved_annotations(text: str) -> str:
+    """text without the parameter and return annotations that name anything but builtins.
+
+    zygote_py's modules postpone their annotations (`from __future__ import annotations`),
+    so `def for_backward(self) -> ObjectLedger` may name the class being defined; a
+    standalone module does not postpone them, and they would be evaluated when the copy is
+    defined.  They say nothing at run time, so they are dropped."""
+    tree = ast.parse(text)
+    spans = []  # ((line, col) where the annotation's text starts, (line, col) where it ends)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is not None and not _builtin_only(arg.annotation):
+                name_end = (arg.lineno, arg.col_offset + len(arg.arg))
+                spans.append((name_end, (arg.annotation.end_lineno, arg.annotation.end_col_offset)))
+        returns = getattr(node, "returns", None)
+        if returns is not None and not _builtin_only(returns):
+            spans.append((None, (returns.end_lineno, returns.end_col_offset), returns))
+    if not spans:
+        return text
+    lines = text.splitlines(True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode("utf-8")))
+    raw = text.encode("utf-8")
+
+    def offset(line, col):  # ast columns are UTF-8 byte offsets
+        return starts[line - 1] + col
+
+    cuts = []
+    for span in spans:
+        end = offset(*span[1])
+        if span[0] is not None:
+            cuts.append((offset(*span[0]), end))
+        else:  # `-> T`: from the arrow before T
+            start = raw.rindex(b"->", 0, offset(span[2].lineno, span[2].col_offset))
+            while start > 0 and raw[start - 1:start] in (b" ", b"\t"):
+                start -= 1
+            cuts.append((start, end))
+    for start, end in sorted(cuts, reverse=True):
+        raw = raw[:start] + raw[end:]
+    return raw.decode("utf-8")
+
+
+def _builtin_only(annotation) -> bool:
+    return all(is_builtin_name(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name))
+
+
 def free_globals(text: str) -> list[str]:
     """The global names a piece of module-level code reads but does not define, sorted."""
     top = symtable.symtable(text, "<copy>", "exec")
