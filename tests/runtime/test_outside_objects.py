@@ -331,7 +331,7 @@ def test_a_standalone_module_follows_the_write(tmp_path, monkeypatch):
     cell = stateful.Cell(1.0, 2.0)
     y, (cell_bar, x_bar) = module.value_and_grad_f(cell, 0.5)
     assert (y, cell.state) == (1.0, 1.0)  # the caller sees the write
-    assert cell_bar == {"state": 0.5} and x_bar == 2.0
+    assert cell_bar == {"w": None, "state": 0.5} and x_bar == 2.0
     assert zp.gradient(stateful.f, stateful.Cell(1.0, 2.0), 0.5) == (cell_bar, x_bar)
 
 
