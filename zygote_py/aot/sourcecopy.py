@@ -20,15 +20,20 @@ import tokenize
 import numpy as np
 
 
-def definition_source(obj) -> tuple[str, int]:
-    """(the dedented source of a function or class without its decorators, its def line)."""
+def definition_source(obj, keep=None) -> tuple[str, int]:
+    """(the dedented source of a function or class without its decorators, its def line).
+
+    keep(decorator node) says which decorators stay (@dataclass, which writes the class's
+    __init__ and which the copy needs as much as the original)."""
     lines, first = inspect.getsourcelines(obj)
     text = textwrap.dedent("".join(lines))
     node = ast.parse(text).body[0]
     # decorators run at definition time in the original module; the copy is the plain function
     def_line = node.lineno
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-        text = "".join(text.splitlines(True)[def_line - 1:])
+        kept = [f"@{ast.get_source_segment(text, d)}\n" for d in node.decorator_list
+                if keep is not None and keep(d)]
+        text = "".join(kept) + "".join(text.splitlines(True)[def_line - 1:])
     return text.rstrip() + "\n", first + def_line - 1
 
 
