@@ -43,7 +43,7 @@ import types
 import numpy as np
 
 from .. import context, errors
-from ..runtime import dispatch
+from ..runtime import built_objects, dispatch
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -75,7 +75,7 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               context: sr.CallContext, errors.ZygoteError: sr.ZygoteError,
               errors.MutationError: sr.MutationError, errors.NoDerivativeRule: sr.NoDerivativeRule,
               errors.SourceUnavailable: sr.SourceUnavailable,
-              errors.UnsupportedSyntax: sr.UnsupportedSyntax}
+              errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",
@@ -239,6 +239,11 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         if type(obj) in (set, frozenset):  # in a fixed order: the module text is deterministic
             parts = sorted(self.atom(v, hint) for v in obj)
             return f"{type(obj).__name__}({{{', '.join(parts)}}})" if parts else f"{type(obj).__name__}()"
+        if isinstance(obj, types.MethodType) and isinstance(obj.__self__, type) \
+                and getattr(obj.__self__, obj.__func__.__name__, None) == obj:
+            return f"{self.atom(obj.__self__)}.{obj.__func__.__name__}"  # a classmethod, bound
+        if obj is NotImplemented or obj is Ellipsis:
+            return repr(obj)
         if type(obj) is object:  # a marker (built_objects._ABSENT): one object of its own
             return self.object_const(hint if hint.isidentifier() else "_zp_marker", obj, "object()")
         cls = type(obj)

@@ -12,7 +12,7 @@ import sys
 
 from ..rules import registry
 from .record import Recording
-from .common import NotStandalone
+from .common import NotStandalone, is_closure
 
 
 _STATE_MODULES = ("zygote_py.runtime.built_objects", "zygote_py.runtime.outside_containers",
@@ -66,7 +66,7 @@ class ModuleLayout:
             rec.add_static(f)
         pullbacks = []
         for f, active, cells, scalars, compiled in rec.pullbacks:
-            code = self.atom(f.__code__) if (f.__closure__ or "<locals>" in f.__qualname__) \
+            code = self.atom(f.__code__) if is_closure(f) \
                 else self.atom(f) + ".__code__"
             target, cell_names = self.unit_factory(compiled)
             for qualname in self.qualnames_in_module(f):

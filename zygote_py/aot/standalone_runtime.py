@@ -50,6 +50,7 @@ from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, is
                                      settle_seed, with_effects)
 from ..runtime.containers import refuse_container_update
 from ..runtime.dispatch import _custom as custom_pullback
+from ..runtime.dispatch import _record_pullback as record_pullback
 from ..runtime.dispatch import attribute_cotangent_of
 from ..runtime.dispatch import active_cells as cells_holding_derivatives
 from ..runtime.flat_calls import _origins as origins_of
@@ -57,9 +58,9 @@ from ..runtime.flat_calls import _spread as spread
 from ..runtime.flat_calls import carries_derivative
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD,
-                       OPERATOR_METHODS, PROPERTY, RECEIVER, RULE, STATIC, is_plain_operand, no_rule_message,
-                       numpy_handoff, reads_bound_method, resolve, resolve_attribute,
-                       resolve_method)
+                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, is_plain_operand,
+                       no_rule_message, numpy_handoff, reads_bound_method, resolve,
+                       resolve_attribute, resolve_method)
 from ..runtime.protocols import call_operator, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
@@ -134,6 +135,9 @@ def rule_pullback(rule, fn_call, flat, n_prefix, loc):
 def function_pullback(f, flat, n_prefix, loc):
     """(y, back) for a Python function, from its pullback generated ahead of time; flat
     holds the n_prefix prefix arguments (self) first."""
+    if is_dataclass_init(f):  # `Base.__init__(self, ...)` of a dataclass: replayed
+        return dataclass_init(f, without_prefix(flat, n_prefix), tuple(flat.args[:n_prefix]), loc,
+                              prefixed_pullback, origins_of, spread)
     y, inner = compiled_pullback(f, flat.args, flat.kwargs, loc)
 
     def back(g):
@@ -145,6 +149,17 @@ def function_pullback(f, flat, n_prefix, loc):
 
     effects = getattr(inner, "_zp_effects", False)  # it writes or builds objects
     return y, with_effects(back, inner)
+
+
+def without_prefix(flat, n_prefix):
+    """flat without its first n_prefix arguments (those a Flat made with a prefix holds)."""
+    if not n_prefix:
+        return flat
+    out = Flat((), ())
+    out.args, out.kwargs = list(flat.args[n_prefix:]), flat.kwargs
+    out.origin = [(kind, where - n_prefix, *rest) if kind in ("pos", "star")
+                  else (kind, where, *rest) for kind, where, *rest in flat.origin]
+    return out
 
 
 def prefixed_pullback(f, flat, prefix=()):
@@ -315,6 +330,8 @@ def call(f, operands, spec, loc):
         return y, with_effects(lambda g: back(g)[1:], back)
     if kind == RECEIVER:
         return call_method(how.receiver, how.name, operands, spec, loc)
+    if kind == RECORD:  # a NamedTuple: each field's cotangent goes to its argument
+        return record_pullback(f, flat)
     if kind == CONSTRUCT:  # a class of the user's: built as in process (built_objects.py)
         return construct(f, flat, loc, prefixed_pullback, origins_of, spread)
     if not flat.any_active():
@@ -461,6 +478,17 @@ def finalize_all(bars, args):
 def ints_are_reals() -> bool:
     """A standalone module gives int arguments no gradient (dispatch.ints_are_reals)."""
     return False
+
+
+def super_of(cls, obj):
+    """`super()` in a method of cls called on obj (built_objects.super_of).  cls is the
+    module's copy of the user's class; obj may be an instance of the original (passed in
+    by the caller), whose class of that qualified name in its MRO is meant then -- the
+    name the dispatch tables find its methods by."""
+    if not (isinstance(obj, cls) or isinstance(obj, type) and issubclass(obj, cls)):
+        mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+        cls = next((k for k in mro if k.__qualname__ == cls.__qualname__), cls)
+    return super(cls, obj)
 
 
 # -- objects built or written in the call: runtime/built_objects.py, copied whole --------------
