@@ -46,10 +46,11 @@ EXAMPLES = {
     "recur_reset_loss": lambda: (_recur(), XS.copy()),
     "list_updates": lambda: ([X + 1.0, X - 2.0], X.copy()),
     "dict_updates": lambda: ({"a": X + 1.0, "z": X * 0.5}, X.copy()),
+    "grid_loss": lambda: (X.copy(),),
     "scale_write": lambda: (cases.Scale(), 0.7),
 }
 RUN_WITHOUT_ZYGOTE_PY = ["box_loss", "pair_loss", "counter_loss", "stateful_loss", "list_updates",
-                         "dict_updates"]
+                         "dict_updates", "grid_loss"]
 
 
 def _load(text: str, name: str):
@@ -227,6 +228,7 @@ examples = {
                               XS.copy()),
     "list_updates": lambda: ([X + 1.0, X - 2.0], X.copy()),
     "dict_updates": lambda: ({"a": X + 1.0, "z": X * 0.5}, X.copy()),
+    "grid_loss": lambda: (X.copy(),),
 }
 results = {}
 for name in json.loads(sys.argv[3]):

@@ -43,7 +43,7 @@ import types
 import numpy as np
 
 from .. import context, errors
-from ..runtime import built_objects, dispatch
+from ..runtime import built_objects, dispatch, writes
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -75,7 +75,8 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               context: sr.CallContext, errors.ZygoteError: sr.ZygoteError,
               errors.MutationError: sr.MutationError, errors.NoDerivativeRule: sr.NoDerivativeRule,
               errors.SourceUnavailable: sr.SourceUnavailable,
-              errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of}
+              errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of,
+              writes._object_ledger: sr.object_ledger}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",
@@ -267,6 +268,8 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         name = self.fresh("_zp_" + obj.__name__.lstrip("_").removeprefix("zp_"), obj)
         namespace = obj.__globals__ if isinstance(obj, types.FunctionType) else vars(sys.modules[obj.__module__])
         mapping = {obj.__name__: name}  # the definition and its own recursive uses
+        if namespace.get("context") is context:
+            _check_context_reads(obj, text)
         for free in free_globals(text + f"\n{obj.__name__}\n"):
             if free in namespace and free != obj.__name__:
                 mapping[free] = self.atom(namespace[free], free)
@@ -277,6 +280,18 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
                                     "be copied", hint="report this as a bug")
         self.helpers.append(text)
         return name
+
+
+def _check_context_reads(obj, text: str) -> None:
+    """A helper copied with `context` standing for the module's CallContext reads only what
+    that has (the ledger; no Params are collected, ints are not reals): one reading the
+    compiler or forward mode's state is zygote_py's own, and must not be copied."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Attribute) and node.attr in (
+                "compiler", "object_tangents", "implicit", "using", "observing"):
+            raise NotStandalone(f"internal: {obj.__qualname__} reads the gradient call's "
+                                f"{node.attr}, which a standalone module does not have",
+                                hint="report this as a bug")
 
 
 def _member_hint(hint: str, key) -> str:

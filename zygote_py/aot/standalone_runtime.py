@@ -46,8 +46,8 @@ import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
 from ..callables import structure_at_call
-from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, is_dataclass_init,
-                                     settle_seed, with_effects)
+from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, gathered_cotangents,
+                                     is_dataclass_init, is_tracked, settle_seed, with_effects)
 from ..runtime.containers import refuse_container_update
 from ..runtime.dispatch import _custom as custom_pullback
 from ..runtime.dispatch import _record_pullback as record_pullback
@@ -546,6 +546,13 @@ class CallContext:
     @staticmethod
     def current():
         return CallContext.state.get() or CallState()  # outside a gradient call: no ledger
+
+
+def object_ledger():
+    """Stands for runtime/built_objects.py where runtime/writes.py looks it up among the
+    loaded modules (writes._object_ledger: an array held by an object built or written in
+    the call, written in place): the module's own copies, which read its ledger."""
+    return types.SimpleNamespace(is_tracked=is_tracked, gathered_cotangents=gathered_cotangents)
 
 
 def value_and_gradients(grad, args):
