@@ -33,6 +33,17 @@ copied into the module with the rest and read these tables through
 A call the tables do not cover runs plainly when none of its arguments can
 carry a derivative, and otherwise raises an error that says how to
 regenerate the module.  Locations are strings ("file.py:12:5").
+
+Objects built or written in the call, and lists and dicts from outside updated
+in place, are followed as in zygote_py: runtime/built_objects.py (the object
+ledger, construction, attribute writes and their adjoints) is copied into the
+module as it is, reading the call's state through `CallContext` (a stand-in
+for zygote_py.context: a context variable holding the ledger) and raising the
+plain error classes below.  A class called here is constructed by the copied
+`construct`, with the pullback of its `__init__` from PULLBACKS; a back that
+writes or builds objects runs even without a cotangent (`_zp_effects`).  The
+entry points of such a module run its gradient through `value_and_gradients`
+or `value_and_pullback`, which hold a ledger per call as api.py does.
 """
 
 from __future__ import annotations
