@@ -311,7 +311,9 @@ CELL = Cell(1.0, 2.0)
 '''
 
 
-def test_a_standalone_module_refuses_the_write_clearly(tmp_path, monkeypatch):
+def test_a_standalone_module_follows_the_write(tmp_path, monkeypatch):
+    """zygote-py grad: the module writes the attribute and differentiates the write as
+    zygote_py does (aot/standalone_runtime.py copies the ledger; tests/aot has more)."""
     import importlib.util
 
     from zygote_py.cli.main import main
@@ -326,8 +328,11 @@ def test_a_standalone_module_refuses_the_write_clearly(tmp_path, monkeypatch):
     spec.loader.exec_module(module)
     import stateful
 
-    with pytest.raises(ValueError, match="not supported in a standalone module"):
-        module.grad_f(stateful.Cell(1.0, 2.0), 0.5)
+    cell = stateful.Cell(1.0, 2.0)
+    y, (cell_bar, x_bar) = module.value_and_grad_f(cell, 0.5)
+    assert (y, cell.state) == (1.0, 1.0)  # the caller sees the write
+    assert cell_bar == {"w": None, "state": 0.5} and x_bar == 2.0
+    assert zp.gradient(stateful.f, stateful.Cell(1.0, 2.0), 0.5) == (cell_bar, x_bar)
 
 
 class Knots:

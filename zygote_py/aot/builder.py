@@ -42,7 +42,8 @@ import types
 
 import numpy as np
 
-from ..runtime import built_objects, dispatch
+from .. import context, errors
+from ..runtime import built_objects, dispatch, writes
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -55,6 +56,7 @@ from .sourcecopy import (
     numpy_scalar_literal,
     plain_literal,
     rename,
+    strip_unresolved_annotations,
 )
 from .common import NotStandalone, display_path, hashable, is_internal, not_standalone_utility
 from .layout import ModuleLayout
@@ -63,17 +65,18 @@ from .user_code import UserCode
 
 __all__ = ["Builder", "NotStandalone", "display_path"]
 
-# zygote_py functions the generated code binds, and their standalone stand-ins
+# zygote_py objects the generated code (or a helper copied into the module) reads, and their
+# standalone stand-ins: run-time dispatch reads the tables; the context module and the error
+# classes are replaced by plain ones, so that runtime/built_objects.py (objects built and
+# written in the call) is copied as it is
 _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               dispatch.call_method: sr.call_method, dispatch.attribute_cotangent: sr.attribute_cotangent,
               dispatch.ints_are_reals: sr.ints_are_reals,
-              built_objects.is_tracked: sr.is_tracked, built_objects.deposit_whole: sr.deposit_whole,
-              built_objects.set_attribute: sr.set_attribute,
-              built_objects.object_set_attribute: sr.set_attribute,
-              built_objects.take_attribute: sr.take_attribute,
-              built_objects.released_cotangent: sr.released_cotangent,
-              built_objects.check_underived_result: sr.check_underived_result,
-              built_objects.check_underived_argument: sr.check_underived_argument}
+              context: sr.CallContext, errors.ZygoteError: sr.ZygoteError,
+              errors.MutationError: sr.MutationError, errors.NoDerivativeRule: sr.NoDerivativeRule,
+              errors.SourceUnavailable: sr.SourceUnavailable,
+              errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of,
+              writes._object_ledger: sr.object_ledger}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",
@@ -104,6 +107,8 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         self.factories: dict[int, tuple[str, tuple[str, ...]]] = {}  # id(compiled) -> closure factory
         self.tables_used: set[str] = set()
         self.static_callees: list = []  # callees named at a dynamic call site
+        self.copied_modules: set[str] = set()  # the zygote_py modules helpers were copied from
+        self.tables: list[str] | None = None  # the dispatch tables, once written
 
     # -- names ----------------------------------------------------------------
     def claim(self, name: str, obj) -> None:
@@ -232,6 +237,16 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         if type(obj) is dict:
             return "{" + ", ".join(f"{self.atom(k)}: {self.atom(v, _member_hint(hint, k))}"
                                    for k, v in obj.items()) + "}"
+        if type(obj) in (set, frozenset):  # in a fixed order: the module text is deterministic
+            parts = sorted(self.atom(v, hint) for v in obj)
+            return f"{type(obj).__name__}({{{', '.join(parts)}}})" if parts else f"{type(obj).__name__}()"
+        if isinstance(obj, types.MethodType) and isinstance(obj.__self__, type) \
+                and getattr(obj.__self__, obj.__func__.__name__, None) == obj:
+            return f"{self.atom(obj.__self__)}.{obj.__func__.__name__}"  # a classmethod, bound
+        if obj is NotImplemented or obj is Ellipsis:
+            return repr(obj)
+        if type(obj) is object:  # a marker (built_objects._ABSENT): one object of its own
+            return self.object_const(hint if hint.isidentifier() else "_zp_marker", obj, "object()")
         cls = type(obj)
         if getattr(obj, "__dict__", None) is not None and not _is_library_module(cls.__module__) \
                 and not is_internal(obj) and not callable(obj) or (
@@ -248,10 +263,13 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
 
     # -- zygote_py's own helpers --------------------------------------------------
     def copy_internal(self, obj) -> str:
-        text, _ = definition_source(obj)
+        text = strip_unresolved_annotations(definition_source(obj)[0])
+        self.copied_modules.add(obj.__module__)
         name = self.fresh("_zp_" + obj.__name__.lstrip("_").removeprefix("zp_"), obj)
         namespace = obj.__globals__ if isinstance(obj, types.FunctionType) else vars(sys.modules[obj.__module__])
         mapping = {obj.__name__: name}  # the definition and its own recursive uses
+        if namespace.get("context") is context:
+            _check_context_reads(obj, text)
         for free in free_globals(text + f"\n{obj.__name__}\n"):
             if free in namespace and free != obj.__name__:
                 mapping[free] = self.atom(namespace[free], free)
@@ -262,6 +280,18 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
                                     "be copied", hint="report this as a bug")
         self.helpers.append(text)
         return name
+
+
+def _check_context_reads(obj, text: str) -> None:
+    """A helper copied with `context` standing for the module's CallContext reads only what
+    that has (the ledger; no Params are collected, ints are not reals): one reading the
+    compiler or forward mode's state is zygote_py's own, and must not be copied."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Attribute) and node.attr in (
+                "compiler", "object_tangents", "implicit", "using", "observing"):
+            raise NotStandalone(f"internal: {obj.__qualname__} reads the gradient call's "
+                                f"{node.attr}, which a standalone module does not have",
+                                hint="report this as a bug")
 
 
 def _member_hint(hint: str, key) -> str:

@@ -38,7 +38,10 @@ def is_internal(obj) -> bool:
 
 
 def is_closure(fn) -> bool:
-    return bool(fn.__closure__) or "<locals>" in fn.__qualname__
+    """fn is defined inside another function, or captures its variables.  A method's
+    `__class__` cell (made for `super()`) does not count: the class statement holds it,
+    and the copied class makes it again."""
+    return "<locals>" in fn.__qualname__ or any(name != "__class__" for name in fn.__code__.co_freevars)
 
 
 def hashable(obj) -> bool:

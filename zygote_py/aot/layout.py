@@ -12,26 +12,53 @@ import sys
 
 from ..rules import registry
 from .record import Recording
-from .common import NotStandalone
+from .common import NotStandalone, is_closure
+
+
+_STATE_MODULES = ("zygote_py.runtime.built_objects", "zygote_py.runtime.outside_containers",
+                  "zygote_py.runtime.writes")
 
 
 class ModuleLayout:
     """Builder methods that write the dispatch tables and put the module together."""
 
-    def qualname_in_module(self, f) -> str:
-        """The __qualname__ f has where the module runs it: a function of zygote_py itself
-        (runtime/partials.py's partial_closure and the closure it makes) is copied under a
-        new name (builder.copy_internal), and the dispatcher looks its pullback up by that."""
+    def qualnames_in_module(self, f) -> list[str]:
+        """The __qualname__s f has where the module runs it.  A function of zygote_py itself
+        that the module runs as a copy (runtime/partials.py's partial_closure and the
+        closure it makes; builder.copy_internal) is looked up by the copy's name.  A method
+        of one of zygote_py's classes (nn.Recur.__call__) keeps its own name for instances
+        passed in from outside, and, when the module copies the class to build instances
+        itself, is found by the copy's name too; so is a function of zygote_py an object
+        from outside holds (nn.activations.tanh, a layer's activation)."""
         module = getattr(f, "__module__", "") or ""
         if not (module == "zygote_py" or module.startswith("zygote_py.")):
-            return f.__qualname__
+            return [f.__qualname__]
         head, _, rest = f.__qualname__.partition(".")
         outer = getattr(sys.modules.get(module), head, None)
         if outer is None:
-            return f.__qualname__
-        return self.atom(outer) + ("." + rest if rest else "")
+            return [f.__qualname__]
+        if isinstance(outer, type):
+            if self.owner.get(self.by_id.get(id(outer), "")) is not outer:
+                return [f.__qualname__]  # the module never builds one
+            copied = self.by_id[id(outer)] + ("." + rest if rest else "")
+            return [f.__qualname__, copied]
+        copied = self.atom(outer) + ("." + rest if rest else "")
+        return [f.__qualname__] + ([copied] if copied != f.__qualname__ else [])
+
+    def prepare_tables(self) -> None:
+        """Write the dispatch tables now (they copy the pullbacks and rules they name), so
+        that what the module holds is known before its entry points are written."""
+        self.tables = self.table_lines()
+
+    def writes_state(self) -> bool:
+        """Whether the module holds code that builds or writes objects (built_objects.py)
+        or updates lists and dicts from outside in place: then its entry points run the
+        compiled code with a ledger, as zp.gradient does."""
+        return any(module in _STATE_MODULES for module in self.copied_modules)
 
     def table_lines(self) -> list[str]:
+        if getattr(self, "tables", None) is not None:
+            return self.tables
         if not self.tables_used:
             return []
         rec = self.recording or Recording()
@@ -39,11 +66,12 @@ class ModuleLayout:
             rec.add_static(f)
         pullbacks = []
         for f, active, cells, scalars, compiled in rec.pullbacks:
-            code = self.atom(f.__code__) if (f.__closure__ or "<locals>" in f.__qualname__) \
+            code = self.atom(f.__code__) if is_closure(f) \
                 else self.atom(f) + ".__code__"
             target, cell_names = self.unit_factory(compiled)
-            pullbacks.append(f"    ({self.qualname_in_module(f)!r}, {active!r}, {cells!r}, {scalars!r}): "
-                             f"({target}, {cell_names!r}, {code}),")
+            for qualname in self.qualnames_in_module(f):
+                pullbacks.append(f"    ({qualname!r}, {active!r}, {cells!r}, {scalars!r}): "
+                                 f"({target}, {cell_names!r}, {code}),")
         function_rules = [f"    {self.atom(f)}: {self.rule_text(r)}," for f, r in rec.function_rules]
         method_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.method_rules]
         attr_rules = [f"    ({self.atom(c)}, {n!r}): {self.rule_text(r)}," for (c, n), r in rec.attr_rules]

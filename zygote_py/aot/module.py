@@ -162,10 +162,14 @@ def standalone_module(fn, *, wrt=None, mode: str = "grad", args=None) -> str:
                             "pass example arguments with --args SPEC (e.g. --args 3x4,scalar): the "
                             "gradient is run once and every callee it reaches is written out")
     inner = builder.atom(entry.fn)
-    finalize_all = builder.atom(sr.finalize_all)
+    builder.prepare_tables()  # the callees dispatch reaches: their code too, before deciding
     params, arg_tuple = _signature(fn)
     name = builder.atom(fn, fn.__name__)  # a module-level lambda is known by its variable
-    public = _entry_points(name, mode, params, arg_tuple, inner, finalize_all)
+    if builder.writes_state():  # objects or containers written: run as zp.gradient runs it
+        runner = builder.atom(sr.value_and_gradients if mode == "grad" else sr.value_and_pullback)
+        public = _stateful_entry_points(name, mode, params, arg_tuple, inner, runner)
+    else:
+        public = _entry_points(name, mode, params, arg_tuple, inner, builder.atom(sr.finalize_all))
     if checked:  # the first entry point is the one that calls the compiled code
         check = f"    {builder.atom(sr.check_assumed_arrays)}({arg_tuple}, {checked!r})\n"
         public[0] = _after_docstring(public[0], check)
@@ -230,6 +234,23 @@ def _entry_points(name, mode, params, arg_tuple, inner, finalize_all) -> list[st
         f"            return (None,) * len({arg_tuple})\n"
         f"        return {finalize_all}(inner(dy), {arg_tuple})\n\n"
         "    return y, back\n"]
+
+
+def _stateful_entry_points(name, mode, params, arg_tuple, inner, runner) -> list[str]:
+    """The entry points of a module whose code builds or writes objects, or updates lists
+    and dicts in place: they run the compiled code with a ledger of the call's objects."""
+    if mode == "grad":
+        return [
+            f"def value_and_grad_{name}({params}):\n"
+            f'    """{name}({params}) and its gradient: one entry per argument (None: zero)."""\n'
+            f"    return {runner}({inner}, {arg_tuple})\n",
+            f"def grad_{name}({params}):\n"
+            f'    """The gradient of {name} at ({params}): one entry per argument, shaped like it."""\n'
+            f"    return value_and_grad_{name}({params})[1]\n"]
+    return [
+        f"def pullback_{name}({params}):\n"
+        f'    """({name}({params}), back): back(dy) gives one cotangent per argument (None: zero)."""\n'
+        f"    return {runner}({inner}, {arg_tuple})\n"]
 
 
 def _docstring(name, mode, params, wrt_names, where, args, checked_names=()) -> str:

@@ -20,16 +20,71 @@ import tokenize
 import numpy as np
 
 
-def definition_source(obj) -> tuple[str, int]:
-    """(the dedented source of a function or class without its decorators, its def line)."""
+def definition_source(obj, keep=None) -> tuple[str, int]:
+    """(the dedented source of a function or class without its decorators, its def line).
+
+    keep(decorator node) says which decorators stay (@dataclass, which writes the class's
+    __init__ and which the copy needs as much as the original)."""
     lines, first = inspect.getsourcelines(obj)
     text = textwrap.dedent("".join(lines))
     node = ast.parse(text).body[0]
     # decorators run at definition time in the original module; the copy is the plain function
     def_line = node.lineno
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
-        text = "".join(text.splitlines(True)[def_line - 1:])
+        kept = [f"@{ast.get_source_segment(text, d)}\n" for d in node.decorator_list
+                if keep is not None and keep(d)]
+        text = "".join(kept) + "".join(text.splitlines(True)[def_line - 1:])
     return text.rstrip() + "\n", first + def_line - 1
+
+
+def strip_unresolved_annotations(text: str) -> str:
+    """text without the parameter and return annotations that name anything but builtins.
+
+    zygote_py's modules postpone their annotations (`from __future__ import annotations`),
+    so `def for_backward(self) -> ObjectLedger` may name the class being defined; a
+    standalone module does not postpone them, and they would be evaluated when the copy is
+    defined.  They say nothing at run time, so they are dropped."""
+    tree = ast.parse(text)
+    spans = []  # ((line, col) where the annotation's text starts, (line, col) where it ends)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is not None and not _builtin_only(arg.annotation):
+                name_end = (arg.lineno, arg.col_offset + len(arg.arg))
+                spans.append((name_end, (arg.annotation.end_lineno, arg.annotation.end_col_offset)))
+        returns = getattr(node, "returns", None)
+        if returns is not None and not _builtin_only(returns):
+            spans.append((None, (returns.end_lineno, returns.end_col_offset), returns))
+    if not spans:
+        return text
+    lines = text.splitlines(True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode("utf-8")))
+    raw = text.encode("utf-8")
+
+    def offset(line, col):  # ast columns are UTF-8 byte offsets
+        return starts[line - 1] + col
+
+    cuts = []
+    for span in spans:
+        end = offset(*span[1])
+        if span[0] is not None:
+            cuts.append((offset(*span[0]), end))
+        else:  # `-> T`: from the arrow before T
+            start = raw.rindex(b"->", 0, offset(span[2].lineno, span[2].col_offset))
+            while start > 0 and raw[start - 1:start] in (b" ", b"\t"):
+                start -= 1
+            cuts.append((start, end))
+    for start, end in sorted(cuts, reverse=True):
+        raw = raw[:start] + raw[end:]
+    return raw.decode("utf-8")
+
+
+def _builtin_only(annotation) -> bool:
+    return all(is_builtin_name(n.id) for n in ast.walk(annotation) if isinstance(n, ast.Name))
 
 
 def free_globals(text: str) -> list[str]:

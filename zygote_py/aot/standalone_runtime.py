@@ -33,10 +33,22 @@ copied into the module with the rest and read these tables through
 A call the tables do not cover runs plainly when none of its arguments can
 carry a derivative, and otherwise raises an error that says how to
 regenerate the module.  Locations are strings ("file.py:12:5").
+
+Objects built or written in the call, and lists and dicts from outside updated
+in place, are followed as in zygote_py: runtime/built_objects.py (the object
+ledger, construction, attribute writes and their adjoints) is copied into the
+module as it is, reading the call's state through `CallContext` (a stand-in
+for zygote_py.context: a context variable holding the ledger) and raising the
+plain error classes below.  A class called here is constructed by the copied
+`construct`, with the pullback of its `__init__` from PULLBACKS; a back that
+writes or builds objects runs even without a cotangent (`_zp_effects`).  The
+entry points of such a module run its gradient through `value_and_gradients`
+or `value_and_pullback`, which hold a ledger per call as api.py does.
 """
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import numbers
 import types
@@ -44,15 +56,24 @@ import types
 import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
+from ..callables import structure_at_call
+from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, gathered_cotangents,
+                                     is_dataclass_init, is_tracked, settle_seed, with_effects)
+from ..runtime.containers import refuse_container_update
 from ..runtime.dispatch import _custom as custom_pullback
+from ..runtime.dispatch import _record_pullback as record_pullback
+from ..runtime.dispatch import attribute_cotangent_of
+from ..runtime.dispatch import active_cells as cells_holding_derivatives
+from ..runtime.flat_calls import _origins as origins_of
+from ..runtime.flat_calls import _spread as spread
+from ..runtime.flat_calls import carries_derivative
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
-from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CUSTOM, FUNCTION, METHOD, OPERATOR_METHODS,
-                       PROPERTY, RECEIVER, RULE, STATIC, is_plain_operand, no_rule_message,
-                       numpy_handoff, reads_bound_method, resolve, resolve_attribute,
-                       resolve_method)
+from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD,
+                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, is_plain_operand,
+                       no_rule_message, numpy_handoff, reads_bound_method, resolve,
+                       resolve_attribute, resolve_method)
 from ..runtime.protocols import call_operator, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
-from ..tree import keyed_cotangent
 
 PULLBACKS: dict = {}
 FUNCTION_RULES: dict = {}
@@ -64,9 +85,11 @@ NONDIFF_ATTRS: set = set()
 
 
 def bars_by_argument(sig, flat, bars_by_param):
-    """Cotangents per parameter of sig -> per flattened argument and keyword of flat."""
-    bound = sig.bind(*range(len(flat.args)), **{k: ("kw", k) for k in flat.kwargs})
-    arg_bars = [None] * len(flat.args)
+    """Cotangents per parameter of sig -> per flattened argument and keyword of flat (a
+    Flat, or the pair (number of positional arguments, keywords))."""
+    n, kwargs = (len(flat.args), flat.kwargs) if not isinstance(flat, tuple) else flat
+    bound = sig.bind(*range(n), **{k: ("kw", k) for k in kwargs})
+    arg_bars = [None] * n
     kw_bars = {}
     for name, param in sig.parameters.items():
         bar = bars_by_param.get(name)
@@ -121,15 +144,67 @@ def rule_pullback(rule, fn_call, flat, n_prefix, loc):
 
 
 def function_pullback(f, flat, n_prefix, loc):
-    """(y, back) for a Python function, from its pullback generated ahead of time."""
+    """(y, back) for a Python function, from its pullback generated ahead of time; flat
+    holds the n_prefix prefix arguments (self) first."""
+    if is_dataclass_init(f):  # `Base.__init__(self, ...)` of a dataclass: replayed
+        return dataclass_init(f, without_prefix(flat, n_prefix), tuple(flat.args[:n_prefix]), loc,
+                              prefixed_pullback, origins_of, spread)
+    y, inner = compiled_pullback(f, flat.args, flat.kwargs, loc)
+
+    def back(g):
+        """(cotangent of the function's captured cells, *prefix, *per operand)."""
+        if g is None and not effects:
+            return (None,) * (1 + n_prefix + len(flat.origin))
+        own, arg_bars, kw_bars = inner(g)
+        return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars, kw_bars))
+
+    effects = getattr(inner, "_zp_effects", False)  # it writes or builds objects
+    return y, with_effects(back, inner)
+
+
+def without_prefix(flat, n_prefix):
+    """flat without its first n_prefix arguments (those a Flat made with a prefix holds)."""
+    if not n_prefix:
+        return flat
+    out = Flat((), ())
+    out.args, out.kwargs = list(flat.args[n_prefix:]), flat.kwargs
+    out.origin = [(kind, where - n_prefix, *rest) if kind in ("pos", "star")
+                  else (kind, where, *rest) for kind, where, *rest in flat.origin]
+    return out
+
+
+def prefixed_pullback(f, flat, prefix=()):
+    """What runtime/dispatch.py's _function_pullback gives, for the copies of
+    runtime/built_objects.py (construct, dataclass_init): (y, back) of f(*prefix, *flat),
+    back(g) -> (cotangent of f's cells, *one per prefix argument, *one per operand)."""
+    if is_dataclass_init(f):  # a dataclass's generated __init__ has no source: replayed
+        return dataclass_init(f, flat, prefix, None, prefixed_pullback, origins_of, spread)
+    y, inner = compiled_pullback(f, (*prefix, *flat.args), flat.kwargs, f"{f.__qualname__}")
+
+    def back(g):
+        if g is None and not effects:
+            return (None,) * (1 + len(prefix) + len(flat.origin))
+        own, arg_bars, kw_bars = inner(g)
+        return (own, *arg_bars[:len(prefix)], *flat.regroup(arg_bars[len(prefix):], kw_bars))
+
+    effects = getattr(inner, "_zp_effects", False)
+    return y, with_effects(back, inner)
+
+
+def compiled_pullback(f, args, kwargs, loc):
+    """(y, back) of f(*args, **kwargs) from the pullback generated ahead of time for
+    arguments of these kinds; back(g) -> (cotangent of the cells, per argument, per
+    keyword).  Which arguments and cells carry a derivative is decided as run-time
+    dispatch decides it (dispatch.py: carries_derivative, active_cells), since that is
+    what the tables were recorded under."""
     sig = inspect.signature(f, follow_wrapped=False)
-    bound = sig.bind(*flat.args, **flat.kwargs)
+    bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     names = list(sig.parameters)
     values = [bound.arguments.get(n, ()) for n in names]
-    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
-    active_cells = tuple(name for name, cell in cells.items() if is_active(cell.cell_contents))
-    key = (f.__qualname__, tuple(is_active(v) for v in values), active_cells, scalar_kinds(values))
+    active_cells = cells_holding_derivatives(f)
+    key = (f.__qualname__, tuple(carries_derivative(v) for v in values), active_cells,
+           scalar_kinds(values))
     found = PULLBACKS.get(key)
     if found is None:
         raise TypeError(f"{loc}: this standalone module has no pullback of {f.__qualname__} for "
@@ -140,19 +215,18 @@ def function_pullback(f, flat, n_prefix, loc):
         raise TypeError(f"{loc}: {f.__qualname__} is not the function this module was generated "
                         "from (its code differs); regenerate the module")
     if cell_names is not None:
+        cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
         pullback = pullback(*[cells[name].cell_contents for name in cell_names])
-    y, inner = pullback(*flat.args, **flat.kwargs)
+    y, inner = pullback(*args, **kwargs)
+    counts = (len(args), kwargs)
 
     def back(g):
-        """(cotangent of the function's captured cells, *prefix, *per operand)."""
-        if g is None:
-            return (None,) * (1 + n_prefix + len(flat.origin))
         out = inner(g)
         own = out[-1] if active_cells else None
-        arg_bars, kw_bars = bars_by_argument(sig, flat, dict(zip(names, out)))
-        return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars, kw_bars))
+        arg_bars, kw_bars = bars_by_argument(sig, counts, dict(zip(names, out)))
+        return own, arg_bars, kw_bars
 
-    return y, back
+    return y, with_effects(back, inner)
 
 
 def is_complex_value(x) -> bool:
@@ -263,9 +337,14 @@ def call(f, operands, spec, loc):
         return function_pullback(f, flat, 0, loc)
     if kind == METHOD or kind == CALLABLE:
         y, back = function_pullback(how.function, Flat(operands, spec, (how.receiver,)), 1, loc)
-        return y, lambda g: back(g)[1:]  # the callee's own cotangent is that of its receiver
+        # the callee's own cotangent is that of its receiver
+        return y, with_effects(lambda g: back(g)[1:], back)
     if kind == RECEIVER:
         return call_method(how.receiver, how.name, operands, spec, loc)
+    if kind == RECORD:  # a NamedTuple: each field's cotangent goes to its argument
+        return record_pullback(f, flat)
+    if kind == CONSTRUCT:  # a class of the user's: built as in process (built_objects.py)
+        return construct(f, flat, loc, prefixed_pullback, origins_of, spread)
     if not flat.any_active():
         return f(*flat.args, **flat.kwargs), zero_back(n)
     raise no_rule(f, loc)
@@ -275,11 +354,12 @@ def object_operands(f, flat, loc):
     """dispatch._object_operands: Python's operator protocol and NumPy's hand-off to an
     object's method, with this module's pullbacks (runtime/protocols.py)."""
     if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
-        found = call_operator(f, tuple(flat.args), method_pullback(loc), is_active, failure(loc))
+        found = call_operator(f, tuple(flat.args), method_pullback(loc), carries_derivative,
+                              failure(loc))
         if found is None:
             return None
-        y, back = found
-        return y, lambda g: (None, *flat.regroup(back(g), {}))
+        y, back = found  # a method that builds or writes objects keeps its mark
+        return y, with_effects(lambda g: (None, *flat.regroup(back(g), {})), back)
     if all(map(is_plain_operand, flat.args)) and all(map(is_plain_operand, flat.kwargs.values())):
         return None
     handoff = numpy_handoff(f, tuple(flat.args), flat.kwargs)
@@ -297,7 +377,7 @@ def method_pullback(loc):
     def pullback(method, receiver, others):
         y, back = function_pullback(method, Flat(others, [None] * len(others), (receiver,)), 1,
                                     loc)
-        return y, lambda g: back(g)[1:]
+        return y, with_effects(lambda g: back(g)[1:], back)
 
     return pullback
 
@@ -308,6 +388,8 @@ def failure(loc):
 
 def call_method(obj, name, operands, spec, loc):
     """obj.name(*operands) -> (y, back); back(g) gives (cotangent of obj, *one per operand)."""
+    if type(obj) is super:  # super().name(...): what the MRO after the class gives, bound
+        return call(getattr(obj, name), operands, spec, loc)  # its own cotangent: self's
     flat = Flat(operands, spec, (obj,))
     n = 1 + len(flat.origin)
     how = resolve_method(obj, name, TableRules)
@@ -322,20 +404,21 @@ def call_method(obj, name, operands, spec, loc):
 
         def attribute_back(g):
             own, *rest = back(g)
-            return ({name: own} if own is not None else None, *rest)
+            return (attribute_cotangent_of(obj, name, own), *rest)
 
-        return y, attribute_back
+        return y, with_effects(attribute_back, back)
     if kind == STATIC:
         y, back = call(how.function, operands, spec, loc)
-        return y, lambda g: (None, *back(g)[1:])
+        return y, with_effects(lambda g: (None, *back(g)[1:]), back)
     if kind == CLASS:
         y, back = function_pullback(how.function, Flat(operands, spec, (how.receiver,)), 1, loc)
-        return y, lambda g: (None, *back(g)[2:])
+        return y, with_effects(lambda g: (None, *back(g)[2:]), back)
     if kind == METHOD:
         y, back = function_pullback(how.function, flat, 1, loc)
-        return y, lambda g: back(g)[1:]
-    if not is_active(obj) and not flat.any_active():
+        return y, with_effects(lambda g: back(g)[1:], back)
+    if not carries_derivative(obj) and not flat.any_active():
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)
+    refuse_container_update(obj, name, loc)  # self.items.append(v): a MutationError
     raise no_rule(getattr(obj, name), loc)
 
 
@@ -345,6 +428,8 @@ def attribute_cotangent(obj, name, g):
     method, or {name: g}."""
     if g is None:
         return None
+    if type(obj) is super:
+        return super_attribute_cotangent(obj, name, g)
     how = resolve_attribute(type(obj), name, TableRules)
     if how.kind == RULE:
         vjp = how.rule[1] if not is_complex_value(obj) or how.rule[4] is None else how.rule[4]
@@ -356,7 +441,22 @@ def attribute_cotangent(obj, name, g):
         return back(g)[1]
     if reads_bound_method(obj, name):
         return g  # a bound method's cotangent is its receiver's
-    return keyed_cotangent(obj, name, g)
+    return attribute_cotangent_of(obj, name, g)  # an object tracked in this call: its slot
+
+
+def super_attribute_cotangent(proxy, name, g):
+    """dispatch._super_attribute_cotangent: the cotangent of `super()` (its self) from that
+    of `super().name`, decided by the classes after the method's class in self's MRO."""
+    receiver = proxy.__self__
+    mro = type(receiver).__mro__
+    for klass in mro[mro.index(proxy.__thisclass__) + 1:]:
+        if name in vars(klass):
+            attr = vars(klass)[name]
+            if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                _, back = prefixed_pullback(attr.fget, Flat((), ()), (receiver,))
+                return back(g)[1]
+            return g if isinstance(attr, types.FunctionType) else None
+    return None
 
 
 def _hashable(f):
@@ -391,36 +491,120 @@ def ints_are_reals() -> bool:
     return False
 
 
-def is_tracked(obj) -> bool:
-    """No object is built by transformed code in a standalone module (built_objects.is_tracked)."""
-    return False
+def super_of(cls, obj):
+    """`super()` in a method of cls called on obj (built_objects.super_of).  cls is the
+    module's copy of the user's class; obj may be an instance of the original (passed in
+    by the caller), whose class of that qualified name in its MRO is meant then -- the
+    name the dispatch tables find its methods by."""
+    if not (isinstance(obj, cls) or isinstance(obj, type) and issubclass(obj, cls)):
+        mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+        cls = next((k for k in mro if k.__qualname__ == cls.__qualname__), cls)
+    return super(cls, obj)
 
 
-def deposit_whole(obj, g, loc=None) -> None:
-    """Never reached: no object is tracked here (built_objects.deposit_whole)."""
+# -- objects built or written in the call: runtime/built_objects.py, copied whole --------------
+# The builder copies built_objects' functions and its ObjectLedger into the module as they
+# are; what they read of zygote_py is replaced: `context` by CallContext (below), whose
+# current() gives the state of the gradient call running now, and the error classes by
+# the plain ones below.
 
 
-def set_attribute(obj, name, value, loc):
-    """Writes into objects are not supported by standalone modules (built_objects.set_attribute)."""
-    raise ValueError(f"{loc}: assigning to .{name} inside differentiated code is not supported "
-                     "in a standalone module; compute the gradient with zygote_py")
+class ZygoteError(Exception):
+    """zygote_py's errors in a standalone module: the message at its location (a string,
+    "file.py:12:5"), and a hint."""
+
+    def __init__(self, message, loc=None, hint=None):
+        self.message, self.loc, self.hint = message, loc, hint
+        text = f"{loc}: {message}" if loc is not None else message
+        super().__init__(text + (f"\nhint: {hint}" if hint else ""))
 
 
-def take_attribute(obj, name, old, new):
-    """Never reached: no attribute is written here (built_objects.take_attribute)."""
-    raise ValueError("attribute writes are not supported in a standalone module")
+class MutationError(ZygoteError):
+    """A write zygote_py does not differentiate (errors.MutationError)."""
 
 
-def released_cotangent(obj):
-    """No object from outside is written here (built_objects.released_cotangent): None."""
+class NoDerivativeRule(ZygoteError):
+    """A call with no derivative where one is needed (errors.NoDerivativeRule)."""
 
 
-def check_underived_argument(value, rule, name, loc):
-    """No object from outside is written here, so the value carries no derivative
-    (built_objects.check_underived_argument)."""
+class SourceUnavailable(ZygoteError):
+    """A function without source (errors.SourceUnavailable)."""
 
 
-def check_underived_result(y, what, loc):
-    """No object from outside is written here, so nothing can be missed
-    (built_objects.check_underived_result)."""
-    return y
+class UnsupportedSyntax(ZygoteError):
+    """A construct zygote_py does not differentiate (errors.UnsupportedSyntax)."""
+
+
+class CallState:
+    """What context.current() gives the copied code: the ObjectLedger of the gradient call
+    running now (None outside one); no Params are collected and ints are not reals."""
+
+    __slots__ = ("objects",)
+    collector = None
+    reals = False
+    observers = ()
+
+    def __init__(self, objects=None):
+        self.objects = objects
+
+
+class CallContext:
+    """Stands for zygote_py.context in the module: the state of the gradient call running
+    now, kept in a context variable (one per thread and asyncio task, as in zygote_py)."""
+
+    state = contextvars.ContextVar("zygote_py_standalone_call", default=None)
+
+    @staticmethod
+    def current():
+        return CallContext.state.get() or CallState()  # outside a gradient call: no ledger
+
+
+def object_ledger():
+    """Stands for runtime/built_objects.py where runtime/writes.py looks it up among the
+    loaded modules (writes._object_ledger: an array held by an object built or written in
+    the call, written in place): the module's own copies, which read its ledger."""
+    return types.SimpleNamespace(is_tracked=is_tracked, gathered_cotangents=gathered_cotangents)
+
+
+def value_and_gradients(grad, args):
+    """(y, one gradient per argument) of grad(*args), the compiled gradient, as
+    zp.withgradient computes them (api.py): the objects it builds or writes are entered
+    in a ledger of this call, and are as the forward pass left them afterwards; the
+    gradients follow the arguments' structure at the call (callables.py: a list the call
+    appends to gets a gradient for the items it had)."""
+    at_call = tuple(structure_at_call(a) for a in args)
+    ledger = ObjectLedger()
+    token = CallContext.state.set(CallState(ledger))
+    try:
+        y, bars = grad(*args)
+    finally:
+        ledger.replay()
+        CallContext.state.reset(token)
+    return y, finalize_all(bars, at_call)
+
+
+def value_and_pullback(pullback, args):
+    """(y, back) of pullback(*args), the compiled pullback, as zp.pullback makes them
+    (api.py): back(dy) gives one cotangent per argument, and runs with a ledger of its own
+    over the forward's objects, as often as it is called."""
+    at_call = tuple(structure_at_call(a) for a in args)
+    forward = ObjectLedger()
+    token = CallContext.state.set(CallState(forward))
+    try:
+        y, inner = pullback(*args)
+    finally:
+        CallContext.state.reset(token)
+
+    def back(dy):
+        if dy is None:
+            return (None,) * len(args)
+        ledger = forward.for_backward()  # cotangent slots of this run's own
+        token = CallContext.state.set(CallState(ledger))
+        try:
+            bars = inner(settle_seed(y, dy))
+        finally:
+            ledger.replay()
+            CallContext.state.reset(token)
+        return finalize_all(bars, at_call)
+
+    return y, back

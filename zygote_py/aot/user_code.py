@@ -10,6 +10,7 @@ the code of the function that defines them and their cells' values.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import sys
 import textwrap
@@ -76,7 +77,7 @@ class UserCode:
             raise NotStandalone(f"{obj.__qualname__} is not reachable by its name in its module "
                                 "(decorated or renamed)", hint="define it undecorated at the top level")
         try:
-            text, line = definition_source(obj)
+            text, line = definition_source(obj, _dataclass_decorator(namespace))
         except (OSError, TypeError):
             raise NotStandalone(f"the source of {obj.__qualname__} is not available",
                                 hint="define it in a .py file") from None
@@ -163,11 +164,33 @@ class UserCode:
 
 
 def _reads_only_imports(text: str) -> bool:
+    """text (an expression) reads only imported modules and builtins: it can be defined
+    before the user's code (`dataclass = dataclasses.dataclass`, which a kept decorator
+    reads while the class is defined)."""
     try:
         names = free_globals(f"_zp_x = {text}")
     except SyntaxError:
         return False
-    return all(n in ("np", "math", "float") or is_builtin_name(n) for n in names)
+    return all(n in ("np", "math", "float") or n in sys.stdlib_module_names or is_builtin_name(n)
+               for n in names)
+
+
+def _dataclass_decorator(namespace: dict):
+    """Which decorators of a copied class stay: @dataclass (or @dataclasses.dataclass(...)),
+    found by the object the expression names in the class's module.  It writes the
+    __init__ that construction replays (runtime/built_objects.py: dataclass_init)."""
+
+    def named(node):
+        if isinstance(node, ast.Call):
+            node = node.func
+        if isinstance(node, ast.Name):
+            return namespace.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = named(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
+
+    return lambda node: named(node) is dataclasses.dataclass
 
 
 def _find_outer(code, candidates):
