@@ -9,6 +9,7 @@ and keep piecewise functions away from their kinks.
 from __future__ import annotations
 
 import builtins
+import copy
 import dataclasses
 import math
 import operator
@@ -185,6 +186,8 @@ add(
     F(forms.dict_pop, {"a": S()}, "z", S()),
     F(forms.dict_delitem, {"a": S(), "b": R(2)}, "a"),
     F(forms.dict_clear, {"a": S()}),
+    F(copy.copy, [S(), R(2)]), F(copy.copy, R(3)), F(copy.copy, {"a": R(2), "b": S()}),
+    F(copy.deepcopy, [S(), (R(2), {"k": R(3)})]), F(copy.deepcopy, R(2, 2)),
 )
 
 # ---------------------------------------------------------------------------

@@ -12,11 +12,12 @@ reordered, grown or shrunk still sends each cotangent to its own source.
 from __future__ import annotations
 
 import builtins
+import copy
 
 import numpy as np
 
 from zygote_py.rules.iterators import items_read, read_cotangent
-from zygote_py.rules.registry import vjp
+from zygote_py.rules.registry import jvp, vjp
 from zygote_py.runtime import containers as forms
 from zygote_py.runtime.containers import sort_order
 from zygote_py.runtime.helpers import accum
@@ -215,6 +216,63 @@ def list_setitem(g, y, items, index, value):
 @vjp(forms.list_delitem, diff=("items",))
 def list_delitem(g, y, items, index):
     return _delitem_cotangent(g, items, index)
+
+
+def _plain_data(x) -> bool:
+    """x holds only arrays, numbers, strings, None and lists, tuples and dicts of them."""
+    if isinstance(x, (list, tuple)):
+        return all(_plain_data(v) for v in x)
+    if isinstance(x, dict):
+        return all(_plain_data(v) for v in x.values())
+    return x is None or isinstance(x, (np.ndarray, np.generic, int, float, complex, str, bool))
+
+
+_SHALLOW_COPYABLE = (np.ndarray, np.generic, list, tuple, dict, int, float, complex)
+
+
+def _copy_cotangent(g, x):
+    """x's cotangent from that of copy.copy(x), a container or an array (objects refused:
+    a copy of one would need the object ledger's bookkeeping)."""
+    if not isinstance(x, _SHALLOW_COPYABLE):
+        raise NotImplementedError(f"zygote_py: no derivative rule for copy.copy of a {type(x).__name__}")
+    return copy.copy(g) if isinstance(g, (list, dict)) else g
+
+
+def _deepcopy_cotangent(g, x):
+    """x's cotangent from that of copy.deepcopy(x), plain data only (_plain_data)."""
+    if not _plain_data(x):
+        raise NotImplementedError("zygote_py: no derivative rule for copy.deepcopy of "
+                                  f"{type(x).__name__} holding objects other than arrays, "
+                                  "numbers and lists, tuples and dicts of them")
+    return copy.deepcopy(g)  # its own buffers: the backward may add into them in place
+
+
+@vjp(copy.copy, diff=("x",))
+def copy_(g, y, x):
+    """A shallow copy of an array, a list, tuple or dict: the same items in a new container,
+    so its cotangent is x's."""
+    return _copy_cotangent(g, x)
+
+
+@jvp(copy.copy)
+def jvp_copy(dx, y, x):
+    """A copy's tangent: a copy of the container of tangents, the items shared as the
+    values are (a write into an array item reaches both, as in Python)."""
+    return dx.copy() if isinstance(dx, np.ndarray) else _copy_cotangent(dx, x)
+
+
+@vjp(copy.deepcopy, diff=("x",))
+def deepcopy(g, y, x, memo=None, _nil=None):
+    """A deep copy of plain data (arrays, numbers, and lists, tuples and dicts of them) has
+    x's structure and values: its cotangent is x's, in buffers of its own."""
+    return _deepcopy_cotangent(g, x)
+
+
+@jvp(copy.deepcopy)
+def jvp_deepcopy(dx, y, x, memo=None, _nil=None):
+    """The tangent of the copy is a copy of x's tangent: a write into the copy (or into
+    x) must not reach the other's tangent, as it does not reach the other's value."""
+    return _deepcopy_cotangent(dx, x)
 
 
 # ---------------------------------------------------------------------------
