@@ -426,6 +426,30 @@ def accum_index(acc, seq, i, g, reverse=False):
     return acc
 
 
+def owned_copy(g):
+    """A private copy of the array cotangent g, which the backward loop it enters then
+    writes into in place (ad/reverse/writes.py: _owns_loop_cotangent)."""
+    return g.copy() if type(g) is _ndarray else g
+
+
+def index_accumulator(seq):
+    """Zeros for the item cotangents of the real float array seq, of the dtype accum_index
+    gives them: allocated once before a loop whose reads `seq[i]` add into it inline
+    (add_into_item, ad/reverse/calls.py: index_into_outer)."""
+    return np.zeros(seq.shape, dtype=np.result_type(seq.dtype, np.float64))
+
+
+def add_into_item(acc, index, g) -> None:
+    """`acc[index] += g`: what accum_index does for a real float accumulator, a basic index
+    and a cotangent g that is not None, written by the generated code as that statement
+    (codegen/emit.py).  acc is an accumulator the adjoint owns (index_accumulator)."""
+    acc[index] += g
+
+
+add_into_item._zp_writes = True  # pending expressions are written out before it
+add_into_item._zp_add_store = True  # written as `acc[index] += g`
+
+
 def _is_basic_index(index) -> bool:
     parts = index if type(index) is tuple else (index,)
     return all(p is None or p is Ellipsis or type(p) in (int, slice) or isinstance(p, np.integer)

@@ -81,6 +81,8 @@ class AdjointBuilder:
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
         self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
+        # parameters proven exact real float ndarrays (kinds.array_kinds): id -> ndim
+        self.float_arrays: dict[int, int] = {}
         # ... and those, with builtin constants and containers of plain values: where every
         # operand is, an operator or a NumPy function means its registered rule
         self.plain = plain

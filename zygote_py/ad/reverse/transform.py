@@ -68,7 +68,7 @@ class ReverseTransform:
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
                  reads: ConstantReads | None = None, returns=None, callee: bool = False,
-                 threads: tuple = (), fused_writes: bool = False):
+                 threads: tuple = (), fused_writes: bool = False, array_params: tuple = ()):
         self.fn = fn
         # the threaded variant of a function that writes into these parameters' arrays: its
         # back always runs (given None too), undoes the writes and leaves those arrays as
@@ -109,10 +109,16 @@ class ReverseTransform:
             varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                    arrays=arrays)
             written = written_objects(fn, varied, set(levels))
-        scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
+        # array_params: the ndim of each argument that is a real float ndarray (kinds.py:
+        # array_kinds, part of the cache key): its items read at int indices are numbers
+        scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params),
+                                array_params)
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # parameters that are exact real float ndarrays: id -> ndim (kinds.array_kinds)
+        self.builder.float_arrays = {p.id: n for p, n in zip(fn.params, array_params)
+                                     if type(n) is int}
         # varied only because an object may have been written in the call (a read of cfg.k
         # of a global cfg): rules without a derivative for them check while running
         self.builder.weakly_varied = varied - strongly

@@ -28,6 +28,7 @@ import numpy as np
 from ...errors import MutationError
 from ...ir.core import Function, Op, Value
 from ...ir.ops import loop_layout
+from ...runtime import helpers as runtime_helpers
 from ...runtime import outside_containers, writes
 from .callees import CalleeRef, bind_parameters, callee_kind
 
@@ -136,8 +137,24 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         builder.plan.absorb_write(op)
     g = builder.bar(op.result)
     wanted = g is not None and builder.varied_operand(value)
-    i, x = builder.fetch(index), builder.fetch(op.result)
     hint = (value.hint + "_bar") if value.hint else ""
+    entering = None
+    if created is not None and g is not None and builder.varied_operand(array):
+        entering = _owns_loop_cotangent(builder, op, g)
+    if entering is not None:
+        # `v_bar = x_bar[i]; x[i] = x_saved; x_bar[i] = 0.0`, inline (_owns_loop_cotangent);
+        # x is the array the loop was entered with: the body only writes into it, so it
+        # is the same object every iteration, and the tape need not keep it
+        i, x = builder.fetch(index), builder.fetch(entering)
+        if wanted:
+            part = builder.call(operator.getitem, g, i, expr="getitem", hint=hint)
+        builder.call(writes.store_item, x, i, builder.fetch(saved), expr="_zp_store_item")
+        builder.call(writes.store_item, g, i, builder.const(0.0), expr="_zp_store_item")
+        builder.accumulate(array, g)
+        if wanted:
+            builder.accumulate(value, part)
+        return
+    i, x = builder.fetch(index), builder.fetch(op.result)
     if g is not None and builder.varied_operand(array):
         # `v_bar, x_bar = undo_write_split(x_bar, ...)`: one call, unpacked where it is made
         pair = builder.call(writes.undo_write_split, g, i, x, builder.fetch(saved),
@@ -153,6 +170,52 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
     if wanted:
         builder.maybe_none.add(part.id)
         builder.accumulate(value, part)
+
+
+def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | None:
+    """For an inline write `x[i] = v` (_float_vector_sources), whether its backward may be
+    inline too, `v_bar = x_bar[i]; x[i] = x_saved; x_bar[i] = 0.0`: g, the cotangent of
+    the written array, must be an ndarray no other variable holds, zeroed in place.  Shown
+    here from the code being generated, not from reference counts while running:
+      - the write is directly in a loop's body, its array is a slot of that loop that
+        the body touches only through this write (the carried value's one use is the
+        write, the write's result's one use is the loop's yield: no read, no view, no
+        other write of it in the body);
+      - g is the backward loop's own slot for it (nothing else added into it), not
+        possibly None, and nothing in the function may be complex;
+    then the slot's initial value is copied once before the backward loop
+    (`runtime.helpers.owned_copy`), and inside the loop only this backward reads or
+    writes the copy: zeroing its element in place disturbs nothing else.  Returns the
+    array the forward loop was entered with (the slot's initial value: every iteration
+    writes into that same object), None where the backward keeps the call."""
+    scope = builder.scope
+    if scope.kind != "loop" or op.block is not scope.fwd_region or builder.maybe_complex \
+            or g.id in builder.maybe_none or g.owner is not scope.block or g not in scope.block.args:
+        return None
+    body = scope.fwd_region
+    layout = loop_layout(body.parent)
+    carried, result = op.operands[0], op.results[0]
+    slots = [k for k, (c, y) in enumerate(zip(layout.carried, layout.yields))
+             if c is carried and y is result]
+    if len(slots) != 1 or _uses(body, carried.id) != 1 or _uses(body, result.id) != 1:
+        return None
+    position = scope.block.args.index(g)  # the backward loop's operand for this slot
+    loop_op = scope.loop_op
+    init = loop_op.operands[position]
+    if init.id in builder.maybe_none:
+        return None
+    parent_block = loop_op.block
+    with builder.ir.at(parent_block, parent_block.ops.index(loop_op)), builder.ir.at_loc(None):
+        owned = builder.call(runtime_helpers.owned_copy, init, expr="_zp_owned_copy",
+                             hint=init.hint)
+    builder.numeric.add(owned.id)
+    loop_op.operands[position] = owned
+    return layout.inits[slots[0]]
+
+
+def _uses(block, value_id: int) -> int:
+    """How many operands in block (its nested regions included) are the value."""
+    return sum(1 for op in block.walk() for v in op.operands if v.id == value_id)
 
 
 # -- the write the forward makes inline ------------------------------------------------------
