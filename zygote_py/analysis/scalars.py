@@ -45,7 +45,11 @@ _INT_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.floordiv, 
 _SAME_ARRAY = (writes.write_item, writes.write_item_augmented)
 
 
-def scalar_values(fn: Function, scalar_params: list[bool], array_params=()) -> set[int]:
+def scalar_values(fn: Function, scalar_params: list[bool], array_params=(),
+                  arrays_out: dict | None = None) -> set[int]:
+    """The ids of the values certainly plain numbers.  arrays_out, if given, receives the
+    values certainly exact real float ndarrays (id -> ndim): the arguments of that array
+    kind, their `.copy()`, the arrays writes into them return, loops carrying them."""
     scalars = {p.id for p, s in zip(fn.params, scalar_params) if s is True}
     # value id -> ndim, for values certainly exact real float ndarrays (array_params)
     # (an array's ndim and dtype never change in place here: `a.shape = ...` and
@@ -70,12 +74,17 @@ def scalar_values(fn: Function, scalar_params: list[bool], array_params=()) -> s
                         op.operands[0].id in arrays and \
                         int_indices(op.operands[1], arrays[op.operands[0].id]):
                     changed |= _mark(op.result, scalars)  # an item of a float array
-                elif fn in _SAME_ARRAY and op.operands[0].id in arrays and \
-                        op.result.id not in arrays:
+                elif (fn in _SAME_ARRAY or fn is np.copy and len(op.operands) == 1) and \
+                        op.operands[0].id in arrays and op.result.id not in arrays:
                     arrays[op.result.id] = arrays[op.operands[0].id]
                     changed = True
                 elif _scalar_fn(fn) and op.operands and all(is_scalar(v) for v in op.operands):
                     changed |= _mark(op.result, scalars)
+            elif op.opcode == "method" and op.attrs.get("name") == "copy" and \
+                    len(op.operands) == 1 and not op.attrs.get("kw") and \
+                    op.operands[0].id in arrays and op.results[0].id not in arrays:
+                arrays[op.results[0].id] = arrays[op.operands[0].id]  # (keeps its dtype)
+                changed = True
             elif op.opcode == "if":
                 for region in op.regions:
                     changed |= visit(region)
@@ -116,6 +125,8 @@ def scalar_values(fn: Function, scalar_params: list[bool], array_params=()) -> s
     for _ in range(10):
         if not visit(fn.body):
             break
+    if arrays_out is not None:
+        arrays_out.update(arrays)
     return scalars
 
 

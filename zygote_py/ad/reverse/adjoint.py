@@ -81,8 +81,9 @@ class AdjointBuilder:
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
         self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
-        # parameters proven exact real float ndarrays (kinds.array_kinds): id -> ndim
+        # values proven exact real float ndarrays (kinds.array_kinds): id -> ndim
         self.float_arrays: dict[int, int] = {}
+        self.shapes: dict[int, tuple] = {}  # value id -> shape key (analysis/shapes.py)
         # ... and those, with builtin constants and containers of plain values: where every
         # operand is, an operator or a NumPy function means its registered rule
         self.plain = plain

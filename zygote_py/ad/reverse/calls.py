@@ -220,14 +220,15 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
 def _adds_inline(builder: AdjointBuilder, op: Op) -> bool:
     """Whether the cotangent of `x[i]` (x from outside the loop) is added into x's loop
     accumulator inline, `x_bar[i] += g`, instead of by accum_index: x is a parameter
-    proven an exact real float ndarray (the array kind in the cache key), the index is
+    (read directly where the accumulator is allocated) proven an exact real float ndarray (the array kind in the cache key), the index is
     one certain int per dimension (so `x[i]` is a number: analysis/scalars.py), nothing
     in the function may be complex (a real accumulator takes a complex cotangent's real
     part, which accum_index does without a warning), and the gradient is not compiled
     to be differentiated again (the statement has no rule of its own)."""
     container, index = op.operands
     ndim = builder.float_arrays.get(container.id)
-    return ndim is not None and builder.plan.fused_writes and not builder.maybe_complex \
+    return ndim is not None and any(container is p for p in builder.fn.params) \
+        and builder.plan.fused_writes and not builder.maybe_complex \
         and op.result.id in builder.scalars and int_indices(index, ndim)
 
 
@@ -328,7 +329,8 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
     twins = _twin_arguments(rule, bound, needed)
     if twins:  # x * x: the cotangent through b equals the one through a; one of them, twice
         needed = [n for n in needed if n != twins[1]]
-    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
+    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars,
+                    builder.shapes.get(result.id), builder.shapes)
     values = {COTANGENT: g}
     for name in splice.used_params:
         if name == COTANGENT or name not in splice.unbound:

@@ -20,6 +20,7 @@ from ...analysis.activity import varied_values
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
 from ...analysis.scalars import scalar_values
+from ...analysis.shapes import shape_keys
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
 from ...runtime import writes as runtime_writes
@@ -111,14 +112,16 @@ class ReverseTransform:
             written = written_objects(fn, varied, set(levels))
         # array_params: the ndim of each argument that is a real float ndarray (kinds.py:
         # array_kinds, part of the cache key): its items read at int indices are numbers
+        float_arrays: dict[int, int] = {}
         scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params),
-                                array_params)
+                                array_params, float_arrays)
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
-        # parameters that are exact real float ndarrays: id -> ndim (kinds.array_kinds)
-        self.builder.float_arrays = {p.id: n for p, n in zip(fn.params, array_params)
-                                     if type(n) is int}
+        # values certainly exact real float ndarrays: id -> ndim (kinds.array_kinds)
+        self.builder.float_arrays = float_arrays
+        # which arrays certainly share a shape (unbroadcast between them is dropped)
+        self.builder.shapes = shape_keys(fn, array_params, scalars)
         # varied only because an object may have been written in the call (a read of cfg.k
         # of a global cfg): rules without a derivative for them check while running
         self.builder.weakly_varied = varied - strongly

@@ -168,7 +168,10 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         part = builder.call(writes.undo_write, g if wanted else builder.const(None), i, x,
                             builder.fetch(saved), expr="_zp_undo_write", hint=hint)
     if wanted:
-        builder.maybe_none.add(part.id)
+        # a cotangent g that is not None gives the value written into a float array one
+        # (undo_write: g[i], or its sum to the value's shape); only an int array's is None
+        if g.id in builder.maybe_none or array.id not in builder.float_arrays:
+            builder.maybe_none.add(part.id)
         builder.accumulate(value, part)
 
 
