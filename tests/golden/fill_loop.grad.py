@@ -22,6 +22,7 @@ def fill_loop_grad(x):
             _zp_spill_tape(_zp_tape, 3)
     # cases.py:118  return np.sum(out * out)
     t_4 = out_1 * out_1
+    del out_1
     t_shape = _zp_array_shape(t_4)
     _zp_y = np.sum(t_4)
     del t_4
@@ -31,10 +32,10 @@ def fill_loop_grad(x):
     t_5 = _zp_expand_reduced(dy_1, t_shape, None, False)
     t_6 = _zp_like_input(t_5, t_shape)
     del t_5
-    t_7 = _zp_strong_zero(t_6, t_6 * out_1)
+    t_7 = _zp_strong_zero(t_6, t_6 * out)
     del t_6
-    t_8 = _zp_unbroadcast(t_7, out_1)
-    del out_1, t_7
+    t_8 = _zp_unbroadcast(t_7, out)
+    del t_7
     out_bar = t_8 * 2
     del t_8
     out_bar_1 = _zp_owned_copy(out_bar)

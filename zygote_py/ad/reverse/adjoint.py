@@ -107,6 +107,11 @@ class AdjointBuilder:
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
         self.restoring = restoring_ops(fn)
+        # loop values that are the very array the loop was entered with (written, never
+        # rebound): read through that value, so no tape keeps the array every iteration.
+        # Filled by the transform for gradients that run only (writes.same_object_slots):
+        # forward mode over gradient code gives each taped value the tangent it had
+        self.same_object: dict[int, Value] = {}
         # ops whose adjoint runs with no cotangent on their results (objects.py)
         self.effectful: set[int] = set()
 
@@ -252,6 +257,9 @@ class AdjointBuilder:
         cached = self.fetched.get(value.id)
         if cached is not None:
             return cached
+        entering = self.same_object.get(value.id)
+        if entering is not None:  # the array the loop was entered with (same_object_slots)
+            return self.fetch(entering)
         region = value_block(value)
         if region is None or not _inside_loop(region):
             return value

@@ -30,6 +30,7 @@ from .adjoint import AdjointBuilder
 from .augment import augment
 from .objects import check_underived_calls, effectful_ops, object_reads, written_objects
 from .reads import ConstantReads
+from .writes import same_object_slots
 
 
 def _varying_on_complex(fn: Function, varied: set[int], maybe_complex: set[int]) -> list[int]:
@@ -128,6 +129,8 @@ class ReverseTransform:
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
         self.builder.plan.fused_writes = fused_writes  # (augment.py: absorb_write)
+        if fused_writes:  # an array a loop only writes into is read as the one it entered with
+            self.builder.same_object = same_object_slots(fn)
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)

@@ -72,6 +72,35 @@ def restoring_ops(fn: Function) -> set[int]:
     return out
 
 
+def same_object_slots(fn: Function) -> dict[int, Value]:
+    """value id -> the loop's initial value, for the values of a loop slot that only
+    item writes touch: `out[i] = v` in the body (any number of writes, one after the
+    other), the slot neither rebound nor merged.  A write returns the object it wrote
+    into, so the carried value, each write's result and the loop's result are that one
+    object every iteration: the array the loop was entered with."""
+    out: dict[int, Value] = {}
+    for op in fn.walk():
+        if op.opcode not in ("for", "while"):
+            continue
+        layout = loop_layout(op)
+        for k in range(len(op.results)):
+            carried, chain = layout.carried[k], []
+            value = layout.yields[k]
+            while value is not carried:
+                source = value.defining_op
+                if source is None or source.opcode != "call" or \
+                        not any(source.attrs.get("fn") is w for w in ITEM_WRITES):
+                    break
+                chain.append(value)
+                value = source.operands[0]
+            if value is not carried or not chain:
+                continue
+            for v in (carried, *chain, op.results[k],
+                      *([layout.cond_args[k]] if layout.cond_args else ())):
+                out[v.id] = layout.inits[k]
+    return out
+
+
 def adjoint_write(builder: AdjointBuilder, op: Op) -> None:
     fn = op.attrs["fn"]
     if fn is writes.view_writeback:
