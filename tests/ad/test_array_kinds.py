@@ -136,3 +136,22 @@ def test_an_int_argument_array_is_not_specialised():
     x = np.arange(1, 6)
     np.testing.assert_allclose(zp.gradient(fill, x)[0], _fd(fill, x.astype(float)), rtol=1e-6)
     assert "_zp_accum_index" in zp.grad_source(fill, args=(x,))
+
+
+def recurrence(x, n):
+    out = np.zeros(n)
+    out[0] = x
+    for i in range(n - 1):
+        out[i + 1] = np.sin(out[i]) * 0.9 + x
+    return np.sum(out * out)
+
+
+def test_the_items_of_an_array_the_function_made_are_numbers():
+    # np.zeros(n) is a 1-D float64 array whatever n is: out[i] is a number, so the loop's
+    # backward has no unbroadcast and no None tests, and adds into out_bar in place
+    text = zp.grad_source(recurrence, args=(0.3, 7))
+    loop = text[text.index("for i_1 in reversed"):]
+    assert "_zp_unbroadcast" not in loop and "is not None" not in loop
+    assert "out_bar = _zp_add_index_cotangent(out_bar, " in loop
+    expected = (recurrence(0.3 + 1e-6, 7) - recurrence(0.3 - 1e-6, 7)) / 2e-6
+    assert zp.gradient(recurrence, 0.3, 7)[0] == pytest.approx(expected, rel=1e-6)

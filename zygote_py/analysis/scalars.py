@@ -12,7 +12,9 @@ dtype, in the cache key): an item `x[i]` (`x[i, j]`, one index per dimension)
 of such an array, at indices that are certainly Python ints (a `range` loop's
 target, an int literal, `len(...)`, their sums and differences), is a NumPy
 float scalar.  The array's values written in place (`x[k] = v`) keep its kind,
-so the arrays a write returns and a loop carries are followed too.
+so the arrays a write returns and a loop carries are followed too, and so are
+`.copy()` of such an array and `np.zeros(n)` (`ones`, `empty`) of one number,
+a 1-D float64 array whatever the arguments.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ _INT_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.floordiv, 
                    operator.neg)
 # writes into an array that return the array itself, its ndim and dtype unchanged
 _SAME_ARRAY = (writes.write_item, writes.write_item_augmented)
+# called with one number (no dtype): a 1-D float64 array, or NumPy raises
+_FLOAT_VECTORS = (np.zeros, np.ones, np.empty)
 
 
 def scalar_values(fn: Function, scalar_params: list[bool], array_params=(),
@@ -74,6 +78,11 @@ def scalar_values(fn: Function, scalar_params: list[bool], array_params=(),
                         op.operands[0].id in arrays and \
                         int_indices(op.operands[1], arrays[op.operands[0].id]):
                     changed |= _mark(op.result, scalars)  # an item of a float array
+                elif any(fn is f for f in _FLOAT_VECTORS) and len(op.operands) == 1 and \
+                        (is_scalar(op.operands[0]) or _certainly_int(op.operands[0], 3)):
+                    if op.result.id not in arrays:  # np.zeros(n): a 1-D float64 array
+                        arrays[op.result.id] = 1
+                        changed = True
                 elif (fn in _SAME_ARRAY or fn is np.copy and len(op.operands) == 1) and \
                         op.operands[0].id in arrays and op.result.id not in arrays:
                     arrays[op.result.id] = arrays[op.operands[0].id]

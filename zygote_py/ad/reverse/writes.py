@@ -222,7 +222,7 @@ def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | N
     writes into that same object), None where the backward keeps the call."""
     scope = builder.scope
     if scope.kind != "loop" or op.block is not scope.fwd_region or builder.maybe_complex \
-            or g.id in builder.maybe_none or g.owner is not scope.block or g not in scope.block.args:
+            or g.id in builder.maybe_none or not any(g is arg for arg in scope.block.args):
         return None
     body = scope.fwd_region
     layout = loop_layout(body.parent)
@@ -231,7 +231,8 @@ def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | N
              if c is carried and y is result]
     if len(slots) != 1 or _uses(body, carried.id) != 1 or _uses(body, result.id) != 1:
         return None
-    position = scope.block.args.index(g)  # the backward loop's operand for this slot
+    # the backward loop's operand for this slot (its block's arguments: the target, slots)
+    position = next(k for k, arg in enumerate(scope.block.args) if arg is g)
     loop_op = scope.loop_op
     init = loop_op.operands[position]
     if init.id in builder.maybe_none:
