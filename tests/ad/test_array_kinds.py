@@ -155,3 +155,31 @@ def test_the_items_of_an_array_the_function_made_are_numbers():
     assert "out_bar = _zp_add_index_cotangent(out_bar, " in loop
     expected = (recurrence(0.3 + 1e-6, 7) - recurrence(0.3 - 1e-6, 7)) / 2e-6
     assert zp.gradient(recurrence, 0.3, 7)[0] == pytest.approx(expected, rel=1e-6)
+
+
+def read_before_the_loop(x):
+    out = np.ones(len(x))
+    y = (out * x).sum()  # its adjoint reads out as it was here: all ones
+    for i in range(len(x)):
+        out[i] = x[i] * x[i]
+    return y * (out * out).sum()
+
+
+def read_after_the_loop(x):
+    out = np.ones(len(x))
+    for i in range(len(x)):
+        out[i] = np.cos(x[i]) * 3.0
+    return (out * x).sum() * (out * out).sum()
+
+
+def test_the_overwritten_element_is_saved_only_where_something_reads_it_later():
+    # the backward runs the adjoints of the code before the loop after the loop's: there an
+    # adjoint reading out needs every write undone; after the loop none does
+    kept = zp.grad_source(read_before_the_loop, args=(X,))
+    assert "out_saved = out" in kept and "= out_saved_1" in kept
+    check_writes(read_before_the_loop, X)
+    dropped = zp.grad_source(read_after_the_loop, args=(X,))
+    assert "_saved" not in dropped
+    check_writes(read_after_the_loop, X)
+    y, back = zp.pullback(read_after_the_loop, X)
+    np.testing.assert_array_equal(back(1.0)[0], back(1.0)[0])

@@ -7,19 +7,17 @@ def fill_loop_grad(x):
     # cases.py:116  for i in range(len(x)):
     t = len(x)
     out_1 = out
-    _zp_spills = _zp_may_spill(_zp_tape, 3, range(t))
+    _zp_spills = _zp_may_spill(_zp_tape, 2, range(t))
     for i in range(t):
         # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
         t_1 = np.tanh(x[i])
         t_2 = x[i]
         t_3 = t_1 * t_2
-        out_saved = out_1[i]
         out_1[i] = t_3
-        _zp_tape.append(out_saved)
         _zp_tape.append(t_1)
         _zp_tape.append(t_2)
         if _zp_spills and len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape, 3)
+            _zp_spill_tape(_zp_tape, 2)
     # cases.py:118  return np.sum(out * out)
     t_4 = out_1 * out_1
     del out_1
@@ -35,7 +33,7 @@ def fill_loop_grad(x):
     t_7 = _zp_strong_zero(t_6, t_6 * out)
     del t_6
     t_8 = _zp_unbroadcast(t_7, out)
-    del t_7
+    del out, t_7
     out_bar = t_8 * 2
     del t_8
     out_bar_1 = _zp_owned_copy(out_bar)
@@ -48,10 +46,8 @@ def fill_loop_grad(x):
             _zp_refill_tape(_zp_tape)
         t_9 = _zp_tape.pop()
         t_10 = _zp_tape.pop()
-        out_saved_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
         t_11 = out_bar_1[i_1]
-        out[i_1] = out_saved_1
         out_bar_1[i_1] = 0.0
         t_12 = _zp_strong_zero(t_11, t_11 * t_9)
         t_13 = _zp_unbroadcast(t_12, t_10)
@@ -59,7 +55,7 @@ def fill_loop_grad(x):
         t_15 = _zp_unbroadcast(t_14, t_9)
         x_bar_1 = _zp_accum_index(x_bar, x, i_1, t_15, False)
         x_bar = _zp_accum_index(x_bar_1, x, i_1, t_13 * (1 - t_10 * t_10), False)
-    del out, out_bar_1, t
+    del out_bar_1, t
     t_16 = (x_bar,)
     _zp_restore_final(_zp_final)
     return _zp_y, t_16

@@ -153,10 +153,15 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
     cotangent is not needed).  Code compiled for forward mode to read again (zp.hessian)
     keeps the separate calls, whose tangents forward mode knows."""
     array, index, value = op.operands[:3]
-    hint = (array.hint or "x") + "_saved"
     created = _float_vector_sources(builder, op)
+    g = builder.bar(op.result)
+    entering = None
+    if created is not None and g is not None and builder.varied_operand(array):
+        entering = _owns_loop_cotangent(builder, op, g)
+    restores = entering is None or not _restore_unneeded(builder, op)
+    hint = (array.hint or "x") + "_saved"
     if created is not None:  # `x_saved = x[i]; x[i] = v`, inline (see _float_vector_sources)
-        saved = builder.plan.inline_item_write(op, hint)
+        saved = builder.plan.inline_item_write(op, hint, save=restores)
         for made in created:
             builder.plan.log_after(made)
     else:
@@ -164,12 +169,8 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
             else writes.save_and_write_augmented
         saved = builder.plan.save_before(op, fuse, op.operands[:4], hint)
         builder.plan.absorb_write(op)
-    g = builder.bar(op.result)
     wanted = g is not None and builder.varied_operand(value)
     hint = (value.hint + "_bar") if value.hint else ""
-    entering = None
-    if created is not None and g is not None and builder.varied_operand(array):
-        entering = _owns_loop_cotangent(builder, op, g)
     if entering is not None:
         # `v_bar = x_bar[i]; x[i] = x_saved; x_bar[i] = 0.0`, inline (_owns_loop_cotangent);
         # x is the array the loop was entered with: the body only writes into it, so it
@@ -177,7 +178,8 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         i, x = builder.fetch(index), builder.fetch(entering)
         if wanted:
             part = builder.call(operator.getitem, g, i, expr="getitem", hint=hint)
-        builder.call(writes.store_item, x, i, builder.fetch(saved), expr="_zp_store_item")
+        if restores:
+            builder.call(writes.store_item, x, i, builder.fetch(saved), expr="_zp_store_item")
         builder.call(writes.store_item, g, i, builder.const(0.0), expr="_zp_store_item")
         builder.accumulate(array, g)
         if wanted:
@@ -244,6 +246,36 @@ def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | N
     builder.numeric.add(owned.id)
     loop_op.operands[position] = owned
     return layout.inits[slots[0]]
+
+
+def _restore_unneeded(builder: AdjointBuilder, op: Op) -> bool:
+    """For an inline write whose backward is inline too (_owns_loop_cotangent), whether no
+    adjoint that runs after its backward reads the array, so the element the write
+    destroyed need not be saved or put back (the final state is put back at the end
+    anyway: writes.restore_final).  The adjoints that run later are those of the ops
+    before the write: the loop's body touches the array only through this write (shown
+    by _owns_loop_cotangent), so what remains is the code before the loop.  Shown from
+    the array's may-alias class (every value that may be that array): each of its uses is
+    the write, the loop taking it in or yielding it, or an op after the loop, at the
+    function's top level (a loop inside another would run again after such reads)."""
+    loop = op.block.parent
+    top = builder.fn.body
+    if loop is None or loop.block is not top:
+        return False
+    members = set((builder.fn.meta.get("closed_classes") or {}).get(op.operands[0].id) or ())
+    if not members:
+        return False
+    order = {id(o): k for k, o in enumerate(top.ops)}
+    after = order[id(loop)]
+    for user in top.ops:
+        for inner in (user, *(o for region in user.regions for o in region.walk())):
+            if not any(v.id in members for v in inner.operands):
+                continue
+            if inner is op or inner is loop or (inner.opcode == "yield" and inner.block is op.block):
+                continue
+            if order[id(user)] <= after:
+                return False
+    return True
 
 
 def _uses(block, value_id: int) -> int:
