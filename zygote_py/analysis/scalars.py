@@ -139,6 +139,55 @@ def scalar_values(fn: Function, scalar_params: list[bool], array_params=(),
     return scalars
 
 
+_PLAIN_OPERATORS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+                    operator.pos, operator.pow, operator.getitem, abs, len, float)
+
+
+def repeated_item_reads(fn: Function, arrays: dict, scalars: set) -> dict[int, object]:
+    """id(op) -> the value of an earlier op, for an item read `x[i]` that repeats one in
+    the same block: x an exact real float ndarray (arrays, from scalar_values' arrays_out)
+    read at the same int index value (so both are numbers, not views), with only
+    arithmetic and ufuncs of numbers and such arrays between them (nothing that could
+    write into x: no call of anything else, no branch, no loop).  The second read then
+    gives the same number, and the forward need not read, nor the tape keep, it twice
+    (`np.sin(x[i]) * x[i]`)."""
+    out: dict[int, object] = {}
+
+    def plain(v) -> bool:
+        op = v.defining_op
+        return v.id in scalars or v.id in arrays or \
+            op is not None and op.opcode == "const" and type(op.attrs["value"]) in (int, float)
+
+    def visit(block: Block) -> None:
+        seen: dict[tuple[int, int], object] = {}
+        for op in block.ops:
+            for region in op.regions:
+                visit(region)
+            if op.regions:
+                seen.clear()
+                continue
+            if op.opcode == "const":
+                continue
+            fn_ = op.attrs.get("fn") if op.opcode == "call" else None
+            if fn_ is operator.getitem and len(op.operands) == 2 and not op.attrs.get("kw") \
+                    and op.result.id in scalars and op.operands[0].id in arrays \
+                    and int_indices(op.operands[1], arrays[op.operands[0].id]):
+                key = (op.operands[0].id, op.operands[1].id)
+                if key in seen:
+                    out[id(op)] = seen[key]
+                else:
+                    seen[key] = op.result
+                continue
+            harmless = fn_ is not None and not op.attrs.get("kw") and not op.attrs.get("star") \
+                and (isinstance(fn_, np.ufunc) or any(fn_ is f for f in _PLAIN_OPERATORS)) \
+                and all(plain(v) for v in op.operands)
+            if not harmless:
+                seen.clear()
+
+    visit(fn.body)
+    return out
+
+
 def _carry_arrays(op: Op, layout, arrays: dict) -> None:
     """The loop slots that hold a float array of one ndim on entry and after every
     iteration (the array a fill loop writes into): optimistic, then checked, as for

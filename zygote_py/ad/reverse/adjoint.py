@@ -112,6 +112,9 @@ class AdjointBuilder:
         # Filled by the transform for gradients that run only (writes.same_object_slots):
         # forward mode over gradient code gives each taped value the tangent it had
         self.same_object: dict[int, Value] = {}
+        # item reads that repeat an earlier one (analysis/scalars.py: repeated_item_reads):
+        # value id -> the earlier read's value, read and differentiated in its place
+        self.merged_reads: dict[int, Value] = {}
         # ops whose adjoint runs with no cotangent on their results (objects.py)
         self.effectful: set[int] = set()
 
@@ -257,9 +260,9 @@ class AdjointBuilder:
         cached = self.fetched.get(value.id)
         if cached is not None:
             return cached
-        entering = self.same_object.get(value.id)
-        if entering is not None:  # the array the loop was entered with (same_object_slots)
-            return self.fetch(entering)
+        entering = self.same_object.get(value.id) or self.merged_reads.get(value.id)
+        if entering is not None:  # the array the loop was entered with (same_object_slots),
+            return self.fetch(entering)  # or the same item read before (merged_reads)
         region = value_block(value)
         if region is None or not _inside_loop(region):
             return value
@@ -304,6 +307,10 @@ class AdjointBuilder:
                     and id(op) not in self.effectful:
                 continue
             self.current_loc = op.loc
+            first = self.merged_reads.get(op.results[0].id) if op.results else None
+            if first is not None:  # a repeated item read: its cotangent is the first read's
+                self.accumulate(first, self.bar(op.results[0]))
+                continue
             handler = adjoint_write if is_write(op) else ADJOINT_HANDLERS.get(op.opcode)
             if handler is None:  # a silent zero would be a wrong gradient: refuse instead
                 raise InternalError(

@@ -49,6 +49,8 @@ class ForwardPlan:
         self.absorbed: set[int] = set()  # ids of the writes a save made (absorb_write)
         self.inline_writes: dict[int, Value] = {}  # id(write) -> its saved element (inline)
         self.unsaved_writes: set[int] = set()  # inline writes whose element nothing restores
+        # id(item read) -> the earlier read of the same item it repeats (the forward skips it)
+        self.merged_reads: dict[int, Value] = {}
         self.logged: dict[int, list[Value]] = {}  # id(op) -> its results logged as written
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
@@ -186,6 +188,10 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        first = self.plan.merged_reads.get(id(op))
+        if first is not None:  # `x[i]` again: the number read before (repeated_item_reads)
+            self.vmap[op.result.id] = self.get(first)
+            return
         for fn, operands, saved in self.plan.saves.get(id(op), ()):
             save = Op("call", [self.get(v) for v in operands] + [self.plan.write_log], 0,
                       {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)

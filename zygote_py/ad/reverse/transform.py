@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...analysis.activity import varied_values
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
-from ...analysis.scalars import scalar_values
+from ...analysis.scalars import repeated_item_reads, scalar_values
 from ...analysis.shapes import shape_keys
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
@@ -131,6 +131,13 @@ class ReverseTransform:
         self.builder.plan.fused_writes = fused_writes  # (augment.py: absorb_write)
         if fused_writes:  # an array a loop only writes into is read as the one it entered with
             self.builder.same_object = same_object_slots(fn)
+            # `np.sin(x[i]) * x[i]`: the second read is the first's number (forward, tape
+            # and adjoint alike: augment.py skips it, the adjoint adds its cotangent to the
+            # first's)
+            repeats = repeated_item_reads(fn, float_arrays, scalars)
+            self.builder.plan.merged_reads = repeats
+            self.builder.merged_reads = {op.result.id: first for op in fn.walk()
+                                         if id(op) in repeats for first in (repeats[id(op)],)}
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)
