@@ -393,7 +393,7 @@ class Compiler:
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
                                        build.returns_array, callee=called,
                                        threads=threads, fused_writes=self.spill_tapes,
-                                       array_params=arrays).run()
+                                       array_params=arrays, real_seed=mode == "grad").run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}

@@ -6,6 +6,8 @@ where the backward owns the written array's cotangent (ad/reverse/writes.py).  E
 checked against central differences; the guard cases call a function first with one kind
 and then with others, which must compile their own code and give their own right numbers."""
 
+import warnings
+
 import numpy as np
 import pytest
 from write_checks import check_writes, fd_gradient
@@ -235,3 +237,24 @@ def test_a_call_between_two_reads_keeps_them_apart():
     # that are merged: anything else might write into the array
     value, _ = zp.withgradient(shuffle_between, X.copy())
     assert value == shuffle_between(X.copy())
+
+
+def squares(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * x[i]
+    return s
+
+
+def test_a_complex_seed_of_a_real_output_gives_the_real_part():
+    # a pullback's seed may be complex: a real array's cotangent is its real part
+    # (docs/complex.md), taken without NumPy's ComplexWarning (the grad form's seed is real)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, back = zp.pullback(squares, X)
+        np.testing.assert_allclose(back(2.0 + 1j)[0], 4.0 * X, rtol=1e-12)
+        np.testing.assert_array_equal(back(1j)[0], 0.0 * X)
+        _, back = zp.pullback(fill, X)
+        np.testing.assert_allclose(back(2.0 + 1j)[0], 2.0 * zp.gradient(fill, X)[0], rtol=1e-12)
+    assert "x_bar[i_1] += t" in zp.grad_source(squares, args=(X,))
+    assert ".real" in zp.grad_source(squares, args=(X,), mode="pullback")

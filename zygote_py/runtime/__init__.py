@@ -14,6 +14,7 @@ from .helpers import (  # noqa: F401
     accum_index,
     accum_owned,
     add_into_item,
+    add_real_into_item,
     check_scalar,
     degrees_of_freedom,
     expand_reduced,

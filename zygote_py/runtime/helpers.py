@@ -431,9 +431,13 @@ def accum_index(acc, seq, i, g, reverse=False):
 
 
 def owned_copy(g):
-    """A private copy of the array cotangent g, which the backward loop it enters then
-    writes into in place (ad/reverse/writes.py: _owns_loop_cotangent)."""
-    return g.copy() if type(g) is _ndarray else g
+    """A private copy of the cotangent g of a real float array, which the backward loop it
+    enters then writes into in place (ad/reverse/writes.py: _owns_loop_cotangent).  A
+    complex g (a pullback's complex seed) gives its real part, a real array's cotangent
+    (docs/complex.md), as undo_write_split's callers would take it."""
+    if type(g) is not _ndarray:
+        return g
+    return g.real.copy() if g.dtype.kind == "c" else g.copy()
 
 
 def index_accumulator(seq):
@@ -445,13 +449,22 @@ def index_accumulator(seq):
 
 def add_into_item(acc, index, g) -> None:
     """`acc[index] += g`: what accum_index does for a real float accumulator, a basic index
-    and a cotangent g that is not None, written by the generated code as that statement
-    (codegen/emit.py).  acc is an accumulator the adjoint owns (index_accumulator)."""
+    and a real cotangent g that is not None, written by the generated code as that
+    statement (codegen/emit.py).  acc is an accumulator the adjoint owns
+    (index_accumulator)."""
     acc[index] += g
 
 
-add_into_item._zp_writes = True  # pending expressions are written out before it
-add_into_item._zp_add_store = True  # written as `acc[index] += g`
+def add_real_into_item(acc, index, g) -> None:
+    """`acc[index] += g.real`: add_into_item where g may be complex (a pullback's complex
+    seed makes it so): a real array's cotangent is the real part (docs/complex.md), as
+    accum_index takes it."""
+    acc[index] += g.real
+
+
+add_into_item._zp_writes = add_real_into_item._zp_writes = True  # pending expressions first
+add_into_item._zp_add_store = "plain"  # written as `acc[index] += g`
+add_real_into_item._zp_add_store = "real"  # written as `acc[index] += g.real`
 
 
 def _is_basic_index(index) -> bool:

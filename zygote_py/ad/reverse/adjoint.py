@@ -84,6 +84,8 @@ class AdjointBuilder:
         # values proven exact real float ndarrays (kinds.array_kinds): id -> ndim
         self.float_arrays: dict[int, int] = {}
         self.shapes: dict[int, tuple] = {}  # value id -> shape key (analysis/shapes.py)
+        # the seed is a real number (a gradient's: check_scalar), not a pullback's dy
+        self.real_seed = False
         # ... and those, with builtin constants and containers of plain values: where every
         # operand is, an operator or a NumPy function means its registered rule
         self.plain = plain

@@ -196,8 +196,10 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
         if inline and acc is not None and acc.id not in builder.maybe_none:
             # `x_bar[i] += g` into the array allocated before the loop, which only these
             # statements and accum_index touch until the loop ends
-            builder.call(runtime.add_into_item, acc, builder.fetch(index), g,
-                         expr="_zp_add_into_item")
+            # a gradient's seed is a real number, so its cotangents are real here; a
+            # pullback's seed may be complex: the statement takes the real part
+            add = runtime.add_into_item if builder.real_seed else runtime.add_real_into_item
+            builder.call(add, acc, builder.fetch(index), g, expr="_zp_" + add.__name__)
             if (key, container) not in scope.index_keys:
                 scope.index_keys.append((key, container))
             return
@@ -222,9 +224,10 @@ def _adds_inline(builder: AdjointBuilder, op: Op) -> bool:
     accumulator inline, `x_bar[i] += g`, instead of by accum_index: x is a parameter
     (read directly where the accumulator is allocated) proven an exact real float ndarray (the array kind in the cache key), the index is
     one certain int per dimension (so `x[i]` is a number: analysis/scalars.py), nothing
-    in the function may be complex (a real accumulator takes a complex cotangent's real
-    part, which accum_index does without a warning), and the gradient is not compiled
-    to be differentiated again (the statement has no rule of its own)."""
+    in the function may be complex (its rules' cotangents then stay real; a pullback's
+    complex seed is met by `.real` in the statement, as accum_index takes np.real), and
+    the gradient is not compiled to be differentiated again (the statement has no rule
+    of its own)."""
     container, index = op.operands
     ndim = builder.float_arrays.get(container.id)
     return ndim is not None and any(container is p for p in builder.fn.params) \

@@ -70,7 +70,8 @@ class ReverseTransform:
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
                  reads: ConstantReads | None = None, returns=None, callee: bool = False,
-                 threads: tuple = (), fused_writes: bool = False, array_params: tuple = ()):
+                 threads: tuple = (), fused_writes: bool = False, array_params: tuple = (),
+                 real_seed: bool = False):
         self.fn = fn
         # the threaded variant of a function that writes into these parameters' arrays: its
         # back always runs (given None too), undoes the writes and leaves those arrays as
@@ -123,6 +124,7 @@ class ReverseTransform:
         self.builder.float_arrays = float_arrays
         # which arrays certainly share a shape (unbroadcast between them is dropped)
         self.builder.shapes = shape_keys(fn, array_params, scalars)
+        self.builder.real_seed = real_seed  # the grad form (its seed is check_scalar's)
         # varied only because an object may have been written in the call (a read of cfg.k
         # of a global cfg): rules without a derivative for them check while running
         self.builder.weakly_varied = varied - strongly
