@@ -63,7 +63,7 @@ def withgradient(f, *args, wrt=None, has_aux=False, **kwargs):
         return y, pick(back(_seed(y)), wrt), aux
     active = plan.active(selected)
     with _explicit(_reals(plan, active)) as ctx:
-        entry = ctx.compiler.entry(plan.fn, active, "grad", (), plan.scalars())
+        entry = ctx.compiler.entry(plan.fn, active, "grad", (), plan.scalars(), arrays=plan.arrays())
         try:
             y, bars = _run(entry.fn, *plan.args, **plan.kwargs)
         finally:
@@ -118,7 +118,8 @@ def _explicit_pullback(plan, selected):
     active = plan.active(selected)
     reals = _reals(plan, active)
     with _explicit(reals) as ctx:
-        entry = ctx.compiler.entry(plan.fn, active, "pullback", (), plan.scalars())
+        entry = ctx.compiler.entry(plan.fn, active, "pullback", (), plan.scalars(),
+                                    arrays=plan.arrays())
         y, back_inner = _run(entry.fn, *plan.args, **plan.kwargs)
     compiler, objects = ctx.compiler, ctx.objects
 
@@ -247,7 +248,8 @@ def _implicit_pullback(f, args, ps: Params, mode: str, kwargs=None):
 
     collector = Collector(ps)
     with _filling(collector) as ctx:
-        entry = ctx.compiler.entry(fn, active, mode, cells, plan.scalars(), implicit=True)
+        entry = ctx.compiler.entry(fn, active, mode, cells, plan.scalars(), implicit=True,
+                                   arrays=plan.arrays())
         try:
             y, out = _run(entry.fn, *full_args, **plan.kwargs)
         finally:
@@ -325,7 +327,8 @@ def grad_source(f, wrt=None, mode: str = "grad", args=None) -> str:
     """
     if args is not None:
         plan = call_plan(f, tuple(args), {})
-        return _compiler().entry(plan.fn, plan.active(), mode, (), plan.scalars()).source
+        return _compiler().entry(plan.fn, plan.active(), mode, (), plan.scalars(),
+                                 arrays=plan.arrays()).source
     fn = call_plan(f, (), {}).fn
     names = list(fn.__code__.co_varnames[:fn.__code__.co_argcount + fn.__code__.co_kwonlyargcount])
     if wrt is None:

@@ -44,7 +44,7 @@ import numpy as np
 
 from .codegen.naming import function_name
 from .errors import SourceUnavailable, ZygoteError
-from .kinds import is_active, scalar_kinds
+from .kinds import array_kinds, is_active, scalar_kinds
 from .rules import registry
 from .tree import finalize
 
@@ -83,6 +83,12 @@ class CallPlan:
 
     def scalars(self) -> tuple:
         return scalar_kinds(self.grouped)
+
+    def arrays(self) -> tuple:
+        """The array kinds of the arguments (kinds.array_kinds); () where none is a
+        real float array, so that such calls share the entry they had before."""
+        kinds = array_kinds(self.grouped)
+        return kinds if any(k is not None for k in kinds) else ()
 
     def gradients(self, bars) -> tuple:
         """One gradient per argument the user passed, from the per-parameter cotangents."""

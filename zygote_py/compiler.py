@@ -334,7 +334,7 @@ class Compiler:
     # -- entries ------------------------------------------------------------------
     def entry(self, fn, active: tuple, mode: str, cells: tuple = (), scalars: tuple = (),
               implicit: bool = False, build: Build | None = None, called: bool = False,
-              threads: tuple = ()) -> Entry:
+              threads: tuple = (), arrays: tuple = ()) -> Entry:
         """The compiled form of fn for these active parameters (and active closure
         cells, whose cotangents the pullback returns last, as a dict), specialised
         on the kinds of the arguments (scalars, as `kinds.scalar_kinds` says: plain
@@ -344,13 +344,18 @@ class Compiler:
         that needs this entry for a callee (None when called from outside one).  called
         says fn is called from differentiated code: where it may write `y op= v` into an
         argument's array, that form refuses it while running (docs/mutation.md).  threads:
-        the threaded variant, for a caller that sees fn's writes into these parameters."""
+        the threaded variant, for a caller that sees fn's writes into these parameters.
+        arrays: the array kinds of the arguments (`kinds.array_kinds`), for a call from
+        the API: part of the key, so a call with arrays of another kind (ndim, dtype)
+        never runs code built for these, and compiles its own."""
         key = (active, mode, cells, scalars, implicit)
         called = called and self.writes_arguments_in_place(fn)
         if called:
             key += ("called",)
         if threads:
             key += (("threads", threads),)
+        if arrays:
+            key += (("arrays", arrays),)
         entry = self._cached(fn, key)
         if entry is not None:
             return entry
@@ -362,7 +367,7 @@ class Compiler:
             entry = sibling.rebound(fn) if sibling is not None else None
             if entry is None:
                 entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self),
-                                    called, threads)
+                                    called, threads, arrays)
             self.cache.setdefault(fn, {})[key] = entry
             self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
@@ -376,7 +381,8 @@ class Compiler:
         return None
 
     def _build(self, fn, active: tuple, mode: str, cells: tuple, scalars: tuple,
-               implicit: bool, build: Build, called: bool = False, threads: tuple = ()) -> Entry:
+               implicit: bool, build: Build, called: bool = False, threads: tuple = (),
+               arrays: tuple = ()) -> Entry:
         ir = self.lowered_ir(fn, threads)  # shared: the reverse transform only reads it
         if len(active) != len(ir.params):
             active = tuple(active) + (False,) * (len(ir.params) - len(active))
@@ -386,7 +392,8 @@ class Compiler:
             reads = ImplicitParamReads(fn.__globals__) if implicit else None
             program = ReverseTransform(ir, list(active), cells, scalars, reads,
                                        build.returns_array, callee=called,
-                                       threads=threads, fused_writes=self.spill_tapes).run()
+                                       threads=threads, fused_writes=self.spill_tapes,
+                                       array_params=arrays, real_seed=mode == "grad").run()
             guards += program.guards
             # the callees' pullbacks, compiled now that the transform is done (their guards join ours)
             pullbacks = {}

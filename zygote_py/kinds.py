@@ -17,8 +17,8 @@ import numpy as np
 
 from .tree import is_active
 
-__all__ = ["ATTRS", "COMPLEX", "HOLDS_COMPLEX", "ITEMS", "holds_complex", "is_active",
-           "is_complex_kind", "is_object_kind", "scalar_kinds"]
+__all__ = ["ATTRS", "COMPLEX", "HOLDS_COMPLEX", "ITEMS", "array_kinds", "holds_complex",
+           "is_active", "is_complex_kind", "is_object_kind", "scalar_kinds"]
 
 _ndarray = np.ndarray
 # The kinds: True, a plain real scalar; False, another real number or array; None,
@@ -119,3 +119,14 @@ def _object_kind(obj):
 
 def _array_or_number(x) -> bool:
     return type(x) in (_ndarray, float, int, bool) or isinstance(x, np.generic)
+
+
+def array_kinds(args) -> tuple:
+    """Per argument, the array kind a top-level gradient is also specialised on: the
+    number of dimensions of an exact `np.ndarray` of real floating dtype, None for
+    anything else (an int, bool or complex array, a subclass, a number, an object).
+    Part of the cache key (compiler.py), so code built for 1-D float arrays never runs
+    for a 2-D, complex or int array: those compile their own.  What the code built
+    with it assumes (analysis/scalars.py): `x[i]` of such an n-D array `x` with n int
+    indices is a NumPy float scalar."""
+    return tuple(a.ndim if type(a) is _ndarray and a.dtype.kind == "f" else None for a in args)

@@ -6,22 +6,21 @@ def fill_loop_grad(x):
     _zp_log_written(out, _zp_written)
     # cases.py:116  for i in range(len(x)):
     t = len(x)
-    _zp_spills = _zp_may_spill(_zp_tape, 4, range(t))
+    out_1 = out
+    _zp_spills = _zp_may_spill(_zp_tape, 2, range(t))
     for i in range(t):
         # cases.py:117  out[i] = np.tanh(x[i]) * x[i]
         t_1 = np.tanh(x[i])
         t_2 = x[i]
         t_3 = t_1 * t_2
-        out_saved = out[i]
-        out[i] = t_3
-        _zp_tape.append(out)
-        _zp_tape.append(out_saved)
+        out_1[i] = t_3
         _zp_tape.append(t_1)
         _zp_tape.append(t_2)
         if _zp_spills and len(_zp_tape) > 16384:
-            _zp_spill_tape(_zp_tape, 4)
+            _zp_spill_tape(_zp_tape, 2)
     # cases.py:118  return np.sum(out * out)
-    t_4 = out * out
+    t_4 = out_1 * out_1
+    del out_1
     t_shape = _zp_array_shape(t_4)
     _zp_y = np.sum(t_4)
     del t_4
@@ -37,6 +36,8 @@ def fill_loop_grad(x):
     del out, t_7
     out_bar = t_8 * 2
     del t_8
+    out_bar_1 = _zp_owned_copy(out_bar)
+    del out_bar
     x_bar = None
     # grad of: for i in range(len(x)):  cases.py:116
     _zp_refills = len(_zp_tape[0]) > 0
@@ -45,30 +46,16 @@ def fill_loop_grad(x):
             _zp_refill_tape(_zp_tape)
         t_9 = _zp_tape.pop()
         t_10 = _zp_tape.pop()
-        out_saved_1 = _zp_tape.pop()
-        out_1 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_11, out_bar = _zp_undo_write_split(out_bar, i_1, out_1, out_saved_1, True)
-        if t_11 is not None:
-            t_12 = _zp_strong_zero(t_11, t_11 * t_9)
-            v_bar = _zp_unbroadcast(t_12, t_10)
-            t_13 = _zp_strong_zero(t_11, t_11 * t_10)
-            v_bar_1 = _zp_unbroadcast(t_13, t_9)
-        else:
-            v_bar, v_bar_1 = None, None
-        if v_bar_1 is not None:
-            x_bar_1 = _zp_accum_index(x_bar, x, i_1, v_bar_1, False)
-        else:
-            x_bar_1 = x_bar
-        if v_bar is not None:
-            v_bar_2 = v_bar * (1 - t_10 * t_10)
-        else:
-            v_bar_2 = None
-        if v_bar_2 is not None:
-            x_bar = _zp_accum_index(x_bar_1, x, i_1, v_bar_2, False)
-        else:
-            x_bar = x_bar_1
-    del t
-    t_14 = (x_bar,)
+        t_11 = out_bar_1[i_1]
+        out_bar_1[i_1] = 0.0
+        t_12 = _zp_strong_zero(t_11, t_11 * t_9)
+        t_13 = _zp_unbroadcast(t_12, t_10)
+        t_14 = _zp_strong_zero(t_11, t_11 * t_10)
+        t_15 = _zp_unbroadcast(t_14, t_9)
+        x_bar_1 = _zp_accum_index(x_bar, x, i_1, t_15, False)
+        x_bar = _zp_accum_index(x_bar_1, x, i_1, t_13 * (1 - t_10 * t_10), False)
+    del out_bar_1, t
+    t_16 = (x_bar,)
     _zp_restore_final(_zp_final)
-    return _zp_y, t_14
+    return _zp_y, t_16

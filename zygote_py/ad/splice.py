@@ -149,7 +149,7 @@ class Splice:
     """The rule's ops copied for one call site, not yet placed in a block."""
 
     def __init__(self, rule, bound: dict, needed: list[str], scalar=frozenset(),
-                 result_is_scalar: bool = False):
+                 result_is_scalar: bool = False, result_shape=None, shapes=None):
         self.rule = rule
         ir = rule_ir(rule.vjp)
         names = [COTANGENT, OUTPUT, *[p.name for p in rule.params]]
@@ -182,7 +182,7 @@ class Splice:
                                                       expr="getitem")
         self.outputs = {k: v for k, v in self.outputs.items() if k in needed}
         self._fold(builder)
-        self._elide_unbroadcast(bound, result_is_scalar)
+        self._elide_unbroadcast(bound, result_is_scalar, result_shape, shapes or {})
         self._elide_strong_zero()
         if result_is_scalar:
             self._inline_strong_zero()
@@ -202,14 +202,18 @@ class Splice:
         self.ops = block.ops[:-1]
         self.outputs = dict(zip(names, block.ops[-1].operands))
 
-    def _elide_unbroadcast(self, bound: dict, result_is_scalar: bool) -> None:
+    def _elide_unbroadcast(self, bound: dict, result_is_scalar: bool, result_shape=None,
+                           shapes=None) -> None:
         """Drop `unbroadcast(e, a)` where nothing can have broadcast `a` larger.
 
-        Exact in two cases: the call's output is a known scalar and so is `a`
+        Exact in three cases: the call's output is a known scalar and so is `a`
         (g and e are scalars too); or the primal is elementwise (output shape =
         the broadcast of its operands) and every other argument of the call,
-        inactive ones included (np.where's condition), is a Python scalar.  A
-        scalar argument of a shape-making call (np.full(3, s)) is neither.
+        inactive ones included (np.where's condition), is a Python scalar; or the
+        primal is elementwise and `a` certainly has the output's shape (the same
+        shape key, analysis/shapes.py: `u[2:] - 2 * u[1:-1]` of a 1-D float
+        argument `u`).  A scalar argument of a shape-making call (np.full(3, s))
+        is none of these.
         """
         elementwise = _is_elementwise(self.rule)
         mapping = {}
@@ -222,7 +226,9 @@ class Splice:
                 target_scalar = isinstance(operand, Value) and operand.id in self.scalar \
                     or _is_scalar_constant(operand)
                 others = [v for n, v in bound.items() if n != target]
-                if result_is_scalar and target_scalar or \
+                same_shape = elementwise and result_shape is not None and \
+                    isinstance(operand, Value) and shapes.get(operand.id) == result_shape
+                if result_is_scalar and target_scalar or same_shape or \
                         elementwise and all(_all_scalar_constants(v) for v in others):
                     mapping[op.result.id] = op.operands[0]
         if mapping:

@@ -281,6 +281,17 @@ class Emitter:
                 target = ast.Subscript(self.expr(x), self.expr(index, in_subscript=True), ast.Store())
                 self.stmt(ast.Assign([target], self.expr(value), lineno=0), op)
                 return
+            adds = getattr(op.attrs["fn"], "_zp_add_store", None)
+            if adds and len(op.operands) == 3:
+                # runtime.helpers.add_into_item: the statement `acc[index] += g`, or
+                # add_real_into_item's `acc[index] += g.real`
+                acc, index, value = op.operands
+                target = ast.Subscript(self.expr(acc), self.expr(index, in_subscript=True), ast.Store())
+                added = self.expr(value)
+                if adds == "real":
+                    added = ast.Attribute(added, "real", ast.Load())
+                self.stmt(ast.AugAssign(target, ast.Add(), added), op)
+                return
         expr = self.build_expr(op)
         if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):
             self.assign(op.results, expr, op)

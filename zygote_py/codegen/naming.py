@@ -16,6 +16,7 @@ import re
 
 from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
+from ..rules.indexing import _add_index_cotangent
 from ..runtime import writes
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
@@ -291,6 +292,30 @@ def coalesce(names: Names, blocks: list[Block], mandatory_ok) -> None:
             elif op.opcode in ("append", "extend", "setitem"):
                 if in_place_ok(op):
                     names.force_union(op.operands[0], op.result)
+            elif _updates_its_first_operand(op):
+                # `acc = add_index_cotangent(acc, ...)`: the helper adds in place only where no
+                # other variable holds acc (its reference count); an older name of the same
+                # array kept alive would make it copy (only where the intervals allow)
+                names.try_union(_first_operand(op), op.results[-1])
+
+
+def _updates_its_first_operand(op: Op) -> bool:
+    """A fused index accumulation (codegen/fuse.py) or the unpacked pair of a write's
+    backward (`v_bar, x_bar = undo_write_split(x_bar, ...)`): its (last) result is its
+    first operand's array, updated in place where no other variable holds it."""
+    if op.opcode == "call":
+        return op.attrs.get("fn") is _add_index_cotangent and bool(op.operands)
+    if op.opcode == "unpack" and len(op.results) == 2 and op.operands:
+        source = op.operands[0].defining_op
+        return source is not None and source.opcode == "call" and \
+            source.attrs.get("fn") is writes.undo_write_split and bool(source.operands)
+    return False
+
+
+def _first_operand(op: Op) -> Value:
+    if op.opcode == "unpack":
+        return op.operands[0].defining_op.operands[0]
+    return op.operands[0]
 
 
 def _same_object_as_another(value: Value) -> bool:

@@ -94,6 +94,10 @@ def unbroadcast(g, x):
             xshape = np.shape(x)
     if gshape == xshape:
         return g
+    if not xshape and type(g) is _ndarray:
+        # a number's cotangent from an array (`c * u`): its sum, by the reduction np.sum
+        # itself calls, without np.sum's Python layers (a few us in a stepping loop)
+        return np.add.reduce(g, axis=tuple(range(g.ndim)))
     extra = len(gshape) - len(xshape)
     if extra < 0:  # g has fewer axes than x (a Python float against an array): broadcast it up
         return np.broadcast_to(g, xshape)
@@ -424,6 +428,43 @@ def accum_index(acc, seq, i, g, reverse=False):
     else:
         acc[i] = accum(acc[i], g)
     return acc
+
+
+def owned_copy(g):
+    """A private copy of the cotangent g of a real float array, which the backward loop it
+    enters then writes into in place (ad/reverse/writes.py: _owns_loop_cotangent).  A
+    complex g (a pullback's complex seed) gives its real part, a real array's cotangent
+    (docs/complex.md), as undo_write_split's callers would take it."""
+    if type(g) is not _ndarray:
+        return g
+    return g.real.copy() if g.dtype.kind == "c" else g.copy()
+
+
+def index_accumulator(seq):
+    """Zeros for the item cotangents of the real float array seq, of the dtype accum_index
+    gives them: allocated once before a loop whose reads `seq[i]` add into it inline
+    (add_into_item, ad/reverse/calls.py: index_into_outer)."""
+    return np.zeros(seq.shape, dtype=np.result_type(seq.dtype, np.float64))
+
+
+def add_into_item(acc, index, g) -> None:
+    """`acc[index] += g`: what accum_index does for a real float accumulator, a basic index
+    and a real cotangent g that is not None, written by the generated code as that
+    statement (codegen/emit.py).  acc is an accumulator the adjoint owns
+    (index_accumulator)."""
+    acc[index] += g
+
+
+def add_real_into_item(acc, index, g) -> None:
+    """`acc[index] += g.real`: add_into_item where g may be complex (a pullback's complex
+    seed makes it so): a real array's cotangent is the real part (docs/complex.md), as
+    accum_index takes it."""
+    acc[index] += g.real
+
+
+add_into_item._zp_writes = add_real_into_item._zp_writes = True  # pending expressions first
+add_into_item._zp_add_store = "plain"  # written as `acc[index] += g`
+add_real_into_item._zp_add_store = "real"  # written as `acc[index] += g.real`
 
 
 def _is_basic_index(index) -> bool:

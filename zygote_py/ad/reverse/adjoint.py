@@ -81,6 +81,11 @@ class AdjointBuilder:
         # attributes get ndarray rules (analysis/receivers.py)
         self.arrays = arrays
         self.maybe_complex: set[int] = set()  # ids of primal values that may be complex
+        # values proven exact real float ndarrays (kinds.array_kinds): id -> ndim
+        self.float_arrays: dict[int, int] = {}
+        self.shapes: dict[int, tuple] = {}  # value id -> shape key (analysis/shapes.py)
+        # the seed is a real number (a gradient's: check_scalar), not a pullback's dy
+        self.real_seed = False
         # ... and those, with builtin constants and containers of plain values: where every
         # operand is, an operator or a NumPy function means its registered rule
         self.plain = plain
@@ -104,6 +109,14 @@ class AdjointBuilder:
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
         self.restoring = restoring_ops(fn)
+        # loop values that are the very array the loop was entered with (written, never
+        # rebound): read through that value, so no tape keeps the array every iteration.
+        # Filled by the transform for gradients that run only (writes.same_object_slots):
+        # forward mode over gradient code gives each taped value the tangent it had
+        self.same_object: dict[int, Value] = {}
+        # item reads that repeat an earlier one (analysis/scalars.py: repeated_item_reads):
+        # value id -> the earlier read's value, read and differentiated in its place
+        self.merged_reads: dict[int, Value] = {}
         # ops whose adjoint runs with no cotangent on their results (objects.py)
         self.effectful: set[int] = set()
 
@@ -249,6 +262,9 @@ class AdjointBuilder:
         cached = self.fetched.get(value.id)
         if cached is not None:
             return cached
+        entering = self.same_object.get(value.id) or self.merged_reads.get(value.id)
+        if entering is not None:  # the array the loop was entered with (same_object_slots),
+            return self.fetch(entering)  # or the same item read before (merged_reads)
         region = value_block(value)
         if region is None or not _inside_loop(region):
             return value
@@ -293,6 +309,10 @@ class AdjointBuilder:
                     and id(op) not in self.effectful:
                 continue
             self.current_loc = op.loc
+            first = self.merged_reads.get(op.results[0].id) if op.results else None
+            if first is not None:  # a repeated item read: its cotangent is the first read's
+                self.accumulate(first, self.bar(op.results[0]))
+                continue
             handler = adjoint_write if is_write(op) else ADJOINT_HANDLERS.get(op.opcode)
             if handler is None:  # a silent zero would be a wrong gradient: refuse instead
                 raise InternalError(

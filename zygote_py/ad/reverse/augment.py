@@ -48,6 +48,9 @@ class ForwardPlan:
         self.fused_writes = False
         self.absorbed: set[int] = set()  # ids of the writes a save made (absorb_write)
         self.inline_writes: dict[int, Value] = {}  # id(write) -> its saved element (inline)
+        self.unsaved_writes: set[int] = set()  # inline writes whose element nothing restores
+        # id(item read) -> the earlier read of the same item it repeats (the forward skips it)
+        self.merged_reads: dict[int, Value] = {}
         self.logged: dict[int, list[Value]] = {}  # id(op) -> its results logged as written
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
@@ -65,13 +68,17 @@ class ForwardPlan:
         in the forward."""
         self.absorbed.add(id(op))
 
-    def inline_item_write(self, op: Op, hint: str) -> Value:
+    def inline_item_write(self, op: Op, hint: str, save: bool = True) -> Value:
         """op, `x2 = write_item(x, i, v)` into an array known to be a 1-D float64 one, becomes
-        `saved = x[i]; x[i] = v` in the forward (writes.py: _float_vector_sources); x2 is x."""
+        `saved = x[i]; x[i] = v` in the forward (writes.py: _float_vector_sources); x2 is x.
+        Without save, only `x[i] = v`: the backward never restores the element
+        (writes.py: _restore_unneeded), and the returned value must not be read."""
         if self.write_log is None:
             self.write_log = Value("_zp_written")
         saved = Value(hint, op)
         self.inline_writes[id(op)] = saved
+        if not save:
+            self.unsaved_writes.add(id(op))
         return saved
 
     def log_after(self, value: Value) -> None:
@@ -181,6 +188,10 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        first = self.plan.merged_reads.get(id(op))
+        if first is not None:  # `x[i]` again: the number read before (repeated_item_reads)
+            self.vmap[op.result.id] = self.get(first)
+            return
         for fn, operands, saved in self.plan.saves.get(id(op), ()):
             save = Op("call", [self.get(v) for v in operands] + [self.plan.write_log], 0,
                       {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)
@@ -226,11 +237,12 @@ class _ForwardBuilder:
     def _inline_write(self, op: Op, saved: Value, out: Block) -> None:
         """`saved = x[i]; x[i] = v`: the element the write destroys, then the write."""
         x, index, value = (self.get(v) for v in op.operands[:3])
-        read = Op("call", [x, index], 0, {"fn": operator.getitem, "expr": "getitem", "kw": (),
-                                          "star": ()}, (), op.loc)
-        saved.owner = read
-        read.results.append(saved)
-        out.append(read)
+        if id(op) not in self.plan.unsaved_writes:
+            read = Op("call", [x, index], 0, {"fn": operator.getitem, "expr": "getitem",
+                                              "kw": (), "star": ()}, (), op.loc)
+            saved.owner = read
+            read.results.append(saved)
+            out.append(read)
         out.append(_store(x, index, value, op.loc))
         self.vmap[op.result.id] = x
         self._after(op, out)

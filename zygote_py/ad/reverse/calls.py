@@ -27,6 +27,7 @@ from ...analysis.activity import attribute_is_nondifferentiable, object_operator
 from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
+from ...analysis.scalars import int_indices
 from ...ir.core import Op, Value, is_inside, value_block
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
                         RULE, UNKNOWN, no_rule, resolve)
@@ -185,10 +186,23 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
             is_inside(value_block(container), scope.fwd_region):
         return False
     g = builder.bar(op.result)
+    inline = _adds_inline(builder, op)
 
     def add_in():
         key = builder.index_key(container, scope.fwd_region.parent)
+        if inline and builder.bar(key) is None:
+            _allocate_before(builder, scope, key, container)
         acc = builder.bar_for_update(key)
+        if inline and acc is not None and acc.id not in builder.maybe_none:
+            # `x_bar[i] += g` into the array allocated before the loop, which only these
+            # statements and accum_index touch until the loop ends
+            # a gradient's seed is a real number, so its cotangents are real here; a
+            # pullback's seed may be complex: the statement takes the real part
+            add = runtime.add_into_item if builder.real_seed else runtime.add_real_into_item
+            builder.call(add, acc, builder.fetch(index), g, expr="_zp_" + add.__name__)
+            if (key, container) not in scope.index_keys:
+                scope.index_keys.append((key, container))
+            return
         if acc is None:
             acc = builder.const(None)
         new = builder.call(runtime.accum_index, acc, builder.fetch(container), builder.fetch(index),
@@ -203,6 +217,35 @@ def index_into_outer(builder: AdjointBuilder, op: Op) -> bool:
     else:
         add_in()
     return True
+
+
+def _adds_inline(builder: AdjointBuilder, op: Op) -> bool:
+    """Whether the cotangent of `x[i]` (x from outside the loop) is added into x's loop
+    accumulator inline, `x_bar[i] += g`, instead of by accum_index: x is a parameter
+    (read directly where the accumulator is allocated) proven an exact real float ndarray (the array kind in the cache key), the index is
+    one certain int per dimension (so `x[i]` is a number: analysis/scalars.py), nothing
+    in the function may be complex (its rules' cotangents then stay real; a pullback's
+    complex seed is met by `.real` in the statement, as accum_index takes np.real), and
+    the gradient is not compiled to be differentiated again (the statement has no rule
+    of its own)."""
+    container, index = op.operands
+    ndim = builder.float_arrays.get(container.id)
+    return ndim is not None and any(container is p for p in builder.fn.params) \
+        and builder.plan.fused_writes and not builder.maybe_complex \
+        and op.result.id in builder.scalars and int_indices(index, ndim)
+
+
+def _allocate_before(builder: AdjointBuilder, scope, key: Value, container: Value) -> None:
+    """The accumulator of key, zeros allocated just before the backward loop of scope (in
+    the block holding it), as key's cotangent there: the loop carries it from the start."""
+    loop_op = scope.loop_op
+    parent_block = loop_op.block
+    with builder.ir.at(parent_block, parent_block.ops.index(loop_op)), builder.ir.at_loc(None):
+        zeros = builder.call(runtime.index_accumulator, container, expr="_zp_index_accumulator",
+                             hint=(container.hint or "v") + "_bar")
+    builder.numeric.add(zeros.id)
+    scope.parent.bars[key.id] = zeros
+    scope.parent.primals[key.id] = key
 
 
 def apply_rule(builder: AdjointBuilder, rule, op: Op, bound: dict, result: Value,
@@ -289,7 +332,8 @@ def _apply_rule(builder: AdjointBuilder, rule, bound, result, needed, g) -> None
     twins = _twin_arguments(rule, bound, needed)
     if twins:  # x * x: the cotangent through b equals the one through a; one of them, twice
         needed = [n for n in needed if n != twins[1]]
-    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars)
+    splice = Splice(rule, bound, needed, builder.scalars, result.id in builder.scalars,
+                    builder.shapes.get(result.id), builder.shapes)
     values = {COTANGENT: g}
     for name in splice.used_params:
         if name == COTANGENT or name not in splice.unbound:

@@ -19,7 +19,8 @@ from __future__ import annotations
 from ...analysis.activity import varied_values
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
-from ...analysis.scalars import scalar_values
+from ...analysis.scalars import repeated_item_reads, scalar_values
+from ...analysis.shapes import shape_keys
 from ...ir.core import Block, Function
 from ...kinds import is_complex_kind
 from ...runtime import writes as runtime_writes
@@ -29,6 +30,7 @@ from .adjoint import AdjointBuilder
 from .augment import augment
 from .objects import check_underived_calls, effectful_ops, object_reads, written_objects
 from .reads import ConstantReads
+from .writes import same_object_slots
 
 
 def _varying_on_complex(fn: Function, varied: set[int], maybe_complex: set[int]) -> list[int]:
@@ -68,7 +70,8 @@ class ReverseTransform:
 
     def __init__(self, fn: Function, active: list[bool], active_cells=(), scalar_params=(),
                  reads: ConstantReads | None = None, returns=None, callee: bool = False,
-                 threads: tuple = (), fused_writes: bool = False):
+                 threads: tuple = (), fused_writes: bool = False, array_params: tuple = (),
+                 real_seed: bool = False):
         self.fn = fn
         # the threaded variant of a function that writes into these parameters' arrays: its
         # back always runs (given None too), undoes the writes and leaves those arrays as
@@ -109,16 +112,34 @@ class ReverseTransform:
             varied = varied_values(fn, active, extra_roots=roots, implicit=reads.implicit,
                                    arrays=arrays)
             written = written_objects(fn, varied, set(levels))
-        scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params))
+        # array_params: the ndim of each argument that is a real float ndarray (kinds.py:
+        # array_kinds, part of the cache key): its items read at int indices are numbers
+        float_arrays: dict[int, int] = {}
+        scalars = scalar_values(fn, list(scalar_params) or [False] * len(fn.params),
+                                array_params, float_arrays)
         self.builder = AdjointBuilder(fn, varied, scalars, reads, arrays, set(levels),
                                       {i for i, level in levels.items() if level == SEQUENCE})
         self.builder.maybe_complex = maybe_complex
+        # values certainly exact real float ndarrays: id -> ndim (kinds.array_kinds)
+        self.builder.float_arrays = float_arrays
+        # which arrays certainly share a shape (unbroadcast between them is dropped)
+        self.builder.shapes = shape_keys(fn, array_params, scalars)
+        self.builder.real_seed = real_seed  # the grad form (its seed is check_scalar's)
         # varied only because an object may have been written in the call (a read of cfg.k
         # of a global cfg): rules without a derivative for them check while running
         self.builder.weakly_varied = varied - strongly
         # called from differentiated code: `y op= v` into an argument's array is refused there
         self.builder.plan.callee = callee
         self.builder.plan.fused_writes = fused_writes  # (augment.py: absorb_write)
+        if fused_writes:  # an array a loop only writes into is read as the one it entered with
+            self.builder.same_object = same_object_slots(fn)
+            # `np.sin(x[i]) * x[i]`: the second read is the first's number (forward, tape
+            # and adjoint alike: augment.py skips it, the adjoint adds its cotangent to the
+            # first's)
+            repeats = repeated_item_reads(fn, float_arrays, scalars)
+            self.builder.plan.merged_reads = repeats
+            self.builder.merged_reads = {op.result.id: first for op in fn.walk()
+                                         if id(op) in repeats for first in (repeats[id(op)],)}
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)

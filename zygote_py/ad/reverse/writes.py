@@ -28,6 +28,7 @@ import numpy as np
 from ...errors import MutationError
 from ...ir.core import Function, Op, Value
 from ...ir.ops import loop_layout
+from ...runtime import helpers as runtime_helpers
 from ...runtime import outside_containers, writes
 from .callees import CalleeRef, bind_parameters, callee_kind
 
@@ -68,6 +69,35 @@ def restoring_ops(fn: Function) -> set[int]:
         return found
 
     visit(fn.body)
+    return out
+
+
+def same_object_slots(fn: Function) -> dict[int, Value]:
+    """value id -> the loop's initial value, for the values of a loop slot that only
+    item writes touch: `out[i] = v` in the body (any number of writes, one after the
+    other), the slot neither rebound nor merged.  A write returns the object it wrote
+    into, so the carried value, each write's result and the loop's result are that one
+    object every iteration: the array the loop was entered with."""
+    out: dict[int, Value] = {}
+    for op in fn.walk():
+        if op.opcode not in ("for", "while"):
+            continue
+        layout = loop_layout(op)
+        for k in range(len(op.results)):
+            carried, chain = layout.carried[k], []
+            value = layout.yields[k]
+            while value is not carried:
+                source = value.defining_op
+                if source is None or source.opcode != "call" or \
+                        not any(source.attrs.get("fn") is w for w in ITEM_WRITES):
+                    break
+                chain.append(value)
+                value = source.operands[0]
+            if value is not carried or not chain:
+                continue
+            for v in (carried, *chain, op.results[k],
+                      *([layout.cond_args[k]] if layout.cond_args else ())):
+                out[v.id] = layout.inits[k]
     return out
 
 
@@ -123,10 +153,15 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
     cotangent is not needed).  Code compiled for forward mode to read again (zp.hessian)
     keeps the separate calls, whose tangents forward mode knows."""
     array, index, value = op.operands[:3]
-    hint = (array.hint or "x") + "_saved"
     created = _float_vector_sources(builder, op)
+    g = builder.bar(op.result)
+    entering = None
+    if created is not None and g is not None and builder.varied_operand(array):
+        entering = _owns_loop_cotangent(builder, op, g)
+    restores = entering is None or not _restore_unneeded(builder, op)
+    hint = (array.hint or "x") + "_saved"
     if created is not None:  # `x_saved = x[i]; x[i] = v`, inline (see _float_vector_sources)
-        saved = builder.plan.inline_item_write(op, hint)
+        saved = builder.plan.inline_item_write(op, hint, save=restores)
         for made in created:
             builder.plan.log_after(made)
     else:
@@ -134,10 +169,23 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
             else writes.save_and_write_augmented
         saved = builder.plan.save_before(op, fuse, op.operands[:4], hint)
         builder.plan.absorb_write(op)
-    g = builder.bar(op.result)
     wanted = g is not None and builder.varied_operand(value)
-    i, x = builder.fetch(index), builder.fetch(op.result)
     hint = (value.hint + "_bar") if value.hint else ""
+    if entering is not None:
+        # `v_bar = x_bar[i]; x[i] = x_saved; x_bar[i] = 0.0`, inline (_owns_loop_cotangent);
+        # x is the array the loop was entered with: the body only writes into it, so it
+        # is the same object every iteration, and the tape need not keep it
+        i, x = builder.fetch(index), builder.fetch(entering)
+        if wanted:
+            part = builder.call(operator.getitem, g, i, expr="getitem", hint=hint)
+        if restores:
+            builder.call(writes.store_item, x, i, builder.fetch(saved), expr="_zp_store_item")
+        builder.call(writes.store_item, g, i, builder.const(0.0), expr="_zp_store_item")
+        builder.accumulate(array, g)
+        if wanted:
+            builder.accumulate(value, part)
+        return
+    i, x = builder.fetch(index), builder.fetch(op.result)
     if g is not None and builder.varied_operand(array):
         # `v_bar, x_bar = undo_write_split(x_bar, ...)`: one call, unpacked where it is made
         pair = builder.call(writes.undo_write_split, g, i, x, builder.fetch(saved),
@@ -151,8 +199,88 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         part = builder.call(writes.undo_write, g if wanted else builder.const(None), i, x,
                             builder.fetch(saved), expr="_zp_undo_write", hint=hint)
     if wanted:
-        builder.maybe_none.add(part.id)
+        # a cotangent g that is not None gives the value written into a float array one
+        # (undo_write: g[i], or its sum to the value's shape); only an int array's is None
+        if g.id in builder.maybe_none or array.id not in builder.float_arrays:
+            builder.maybe_none.add(part.id)
         builder.accumulate(value, part)
+
+
+def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | None:
+    """For an inline write `x[i] = v` (_float_vector_sources), whether its backward may be
+    inline too, `v_bar = x_bar[i]; x[i] = x_saved; x_bar[i] = 0.0`: g, the cotangent of
+    the written array, must be an ndarray no other variable holds, zeroed in place.  Shown
+    here from the code being generated, not from reference counts while running:
+      - the write is directly in a loop's body, its array is a slot of that loop that
+        the body touches only through this write (the carried value's one use is the
+        write, the write's result's one use is the loop's yield: no read, no view, no
+        other write of it in the body);
+      - g is the backward loop's own slot for it (nothing else added into it), not
+        possibly None, and nothing in the function may be complex;
+    then the slot's initial value is copied once before the backward loop
+    (`runtime.helpers.owned_copy`), and inside the loop only this backward reads or
+    writes the copy: zeroing its element in place disturbs nothing else.  Returns the
+    array the forward loop was entered with (the slot's initial value: every iteration
+    writes into that same object), None where the backward keeps the call."""
+    scope = builder.scope
+    if scope.kind != "loop" or op.block is not scope.fwd_region or builder.maybe_complex \
+            or g.id in builder.maybe_none or not any(g is arg for arg in scope.block.args):
+        return None
+    body = scope.fwd_region
+    layout = loop_layout(body.parent)
+    carried, result = op.operands[0], op.results[0]
+    slots = [k for k, (c, y) in enumerate(zip(layout.carried, layout.yields))
+             if c is carried and y is result]
+    if len(slots) != 1 or _uses(body, carried.id) != 1 or _uses(body, result.id) != 1:
+        return None
+    # the backward loop's operand for this slot (its block's arguments: the target, slots)
+    position = next(k for k, arg in enumerate(scope.block.args) if arg is g)
+    loop_op = scope.loop_op
+    init = loop_op.operands[position]
+    if init.id in builder.maybe_none:
+        return None
+    parent_block = loop_op.block
+    with builder.ir.at(parent_block, parent_block.ops.index(loop_op)), builder.ir.at_loc(None):
+        owned = builder.call(runtime_helpers.owned_copy, init, expr="_zp_owned_copy",
+                             hint=init.hint)
+    builder.numeric.add(owned.id)
+    loop_op.operands[position] = owned
+    return layout.inits[slots[0]]
+
+
+def _restore_unneeded(builder: AdjointBuilder, op: Op) -> bool:
+    """For an inline write whose backward is inline too (_owns_loop_cotangent), whether no
+    adjoint that runs after its backward reads the array, so the element the write
+    destroyed need not be saved or put back (the final state is put back at the end
+    anyway: writes.restore_final).  The adjoints that run later are those of the ops
+    before the write: the loop's body touches the array only through this write (shown
+    by _owns_loop_cotangent), so what remains is the code before the loop.  Shown from
+    the array's may-alias class (every value that may be that array): each of its uses is
+    the write, the loop taking it in or yielding it, or an op after the loop, at the
+    function's top level (a loop inside another would run again after such reads)."""
+    loop = op.block.parent
+    top = builder.fn.body
+    if loop is None or loop.block is not top:
+        return False
+    members = set((builder.fn.meta.get("closed_classes") or {}).get(op.operands[0].id) or ())
+    if not members:
+        return False
+    order = {id(o): k for k, o in enumerate(top.ops)}
+    after = order[id(loop)]
+    for user in top.ops:
+        for inner in (user, *(o for region in user.regions for o in region.walk())):
+            if not any(v.id in members for v in inner.operands):
+                continue
+            if inner is op or inner is loop or (inner.opcode == "yield" and inner.block is op.block):
+                continue
+            if order[id(user)] <= after:
+                return False
+    return True
+
+
+def _uses(block, value_id: int) -> int:
+    """How many operands in block (its nested regions included) are the value."""
+    return sum(1 for op in block.walk() for v in op.operands if v.id == value_id)
 
 
 # -- the write the forward makes inline ------------------------------------------------------
