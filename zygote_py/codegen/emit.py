@@ -31,6 +31,9 @@ class Emitter:
     def __init__(self, names: Names, binder: Binder, uses: dict[int, int], *, annotate: bool):
         self.names = names
         self.binder = binder
+        # one namespace: a local never takes a bound object's name, nor a bound object a local's
+        names.bound = binder.bound
+        binder.local_names = names.taken
         self.uses = uses
         self.annotate = annotate
         self.spill_tapes = False  # long tapes spill into typed blocks (see op_tape_new)
