@@ -100,3 +100,25 @@ def test_a_bound_name_is_never_a_global_or_a_local():
     binder = Binder({"_zp_back": 1.0}, {})
     binder.local_names = {"_zp_back_2"}
     assert binder.bind(thing) == "_zp_back_3"
+
+
+def test_a_global_read_by_its_name_is_not_hidden_by_a_local():
+    import numpy
+
+    binder = Binder({"np": numpy}, {})
+    binder.local_names = {"np"}  # a local took the name first: bind the module instead
+    expr = binder.expr_for(numpy.sin, "np.sin")
+    assert expr.id != "np" and binder.bound[expr.id] is numpy.sin
+    binder.local_names = set()
+    assert binder.expr_for(numpy.cos, "np.cos").value.id == "np"
+    assert "np" in binder.roots
+
+
+def test_a_local_never_takes_a_bound_or_read_name():
+    from zygote_py.codegen.naming import Liveness, Names
+
+    names = Names(Liveness([], []), set())
+    names.bound = {"_zp_back": object()}
+    names.roots = {"scipy"}
+    assert names.fresh("_zp_back") == "_zp_back_1"
+    assert names.fresh("scipy") == "scipy_1"

@@ -63,18 +63,21 @@ def test_hessian_vector_product_agrees():
 
 
 def test_the_copy_unbinds_its_target_when_the_variable_is_unassigned():
-    # the copy's own semantics, on the code generated for the first case above
+    # the copy's own form, in the forward code zp.hessian ran for the first case above
+    import re
+
     from zygote_py.forward_compiler import FORWARD
 
     zp.hessian(returns_in_the_first_trip, np.array([0.3, -0.2, 0.5]))
-    sources = [entry.source for per_fn in list(FORWARD.forward_cache.values())
-               for entry in per_fn.values() if "locals().get(" in entry.source]
-    assert sources, "the case no longer makes the copy: find another one"
-    text = sources[0]
-    line = next(ln for ln in text.splitlines() if "locals().get(" in ln)
-    target = line.split("=")[0].split(",")
-    source = line.split("=", 1)[1].split(",")
-    k = next(i for i, s in enumerate(source) if "locals().get(" in s)
-    name = target[k].strip()
-    assert f"if {name} is _zp_unbound:" in text
-    assert f"del {name}" in text
+    texts = [entry.source for fn, per_fn in list(FORWARD.forward_cache.items())
+             if fn.__name__ == "returns_in_the_first_trip_grad" for entry in per_fn.values()]
+    assert texts
+    copies = [m for text in texts
+              for m in re.finditer(r"\n( *)(\w+(?:, \w+)*) = (.*locals\(\)\.get\('(\w+)'.*)\n"
+                                   r"\1if (\w+) is _zp_unbound:\n\1    del \5\n", text)]
+    assert copies, "the case no longer makes the copy: find another one"
+    for m in copies:
+        targets = m.group(2).split(", ")
+        values = [v.strip() for v in re.split(r",(?![^(]*\))", m.group(3))]
+        k = targets.index(m.group(5))
+        assert values[k] == f"locals().get('{m.group(4)}', _zp_unbound)"

@@ -32,7 +32,7 @@ class Emitter:
         self.names = names
         self.binder = binder
         # one namespace: a local never takes a bound object's name, nor a bound object a local's
-        names.bound = binder.bound
+        names.bound, names.roots = binder.bound, binder.roots
         binder.local_names = names.taken
         self.uses = uses
         self.annotate = annotate

@@ -65,7 +65,8 @@ class Binder:
         return obj
 
     def expr_for(self, obj, preferred: str | None) -> ast.expr:
-        if preferred and _is_dotted(preferred) and self._resolve(preferred) is obj:
+        if preferred and _is_dotted(preferred) and preferred.split(".")[0] not in self.local_names \
+                and self._resolve(preferred) is obj:  # (a local of that name would hide it)
             self.roots.add(preferred.split(".")[0])
             return ast.parse(preferred, mode="eval").body
         return ast.Name(self.bind(obj, preferred), ast.Load())
