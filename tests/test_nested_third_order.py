@@ -232,3 +232,36 @@ def test_third_derivatives_of_a_function_of_a_complex_number(fun):
     for dz in (1.0, 1j):  # a real output's gradient g: d paired = Re(g dz)
         numeric = (paired(z + EPS * dz) - paired(z - EPS * dz)) / (2 * EPS)
         assert np.isclose(np.real(bar * dz), numeric, rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [3, 2, 4.0])
+def test_a_captured_exponent_in_the_innermost_function(p):
+    # w * z ** p with w and p captured: the innermost gradient code resolves np.power while
+    # running; reverse over its back met a zero cotangent of the power (its exponent's, an
+    # int's) with a tangent, and ran the rule's body on None (an internal TypeError)
+    def d2(x, w):
+        return zp.gradient(lambda y: zp.gradient(lambda z: w * np.power(z, p), y)[0], x)[0]
+
+    exact = 2.0 * p * (p - 1) * (p - 2) * 0.5 ** (p - 3)
+    numeric = (d2(0.5 + EPS, 2.0) - d2(0.5 - EPS, 2.0)) / (2 * EPS)
+    assert np.isclose(numeric, exact, rtol=1e-6)
+    assert np.isclose(zp.gradient(lambda x: d2(x, 2.0), 0.5)[0], exact, rtol=1e-9)
+    assert np.isclose(zp.jvp(lambda x: d2(x, 2.0), (0.5,), (1.0,))[1], exact, rtol=1e-9)
+
+
+def test_wrappers_of_a_call_tell_equal_constants_apart():
+    # nested.py's wrapper of a call resolved while running is cached by its constants:
+    # 1 == True == 1.0 as keys, but x[True] is not x[1]
+    import operator
+
+    from zygote_py.nested import _call_wrapper
+
+    x = np.array([0.5, 0.7])
+    by_int = _call_wrapper(operator.getitem, (x, 1), (0,), (None, None))
+    by_bool = _call_wrapper(operator.getitem, (x, True), (0,), (None, None))
+    assert by_int(x) == x[1]
+    assert np.shape(by_bool(x)) == np.shape(x[True])
+    zero = _call_wrapper(np.copysign, (x, (0.0, 1)), (0,), (None, None))
+    negative_zero = _call_wrapper(np.copysign, (x, (-0.0, 1)), (0,), (None, None))
+    assert zero is not negative_zero
+    assert _call_wrapper(operator.getitem, (x, 1), (0,), (None, None)) is by_int  # still cached

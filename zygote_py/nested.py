@@ -1183,8 +1183,21 @@ def _resolves_while_running(fn) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple):
+def _cached_wrapper(f, n: int, params: tuple, constants: tuple, keywords: tuple, exact: tuple):
+    # exact (_exact_key of constants) only keys the cache: constants that are equal but
+    # not the same (1, 1.0 and True; 0.0 and -0.0) each get their own wrapper
     return _make_call_wrapper(f, n, params, constants, keywords)
+
+
+def _exact_key(value):
+    """What tells value apart from every other constant equal to it: a literal's type and
+    text (x[True] is not x[1]), recursively; any other object's identity (the cache holds
+    the object, so the identity is not reused while the entry lives)."""
+    if type(value) in (tuple, list):
+        return (type(value), tuple(map(_exact_key, value)))
+    if _is_literal(value):
+        return (type(value), repr(value))
+    return ("object", id(value))
 
 
 def _call_wrapper(f, operands: tuple, params: tuple, keywords: tuple):
@@ -1194,7 +1207,8 @@ def _call_wrapper(f, operands: tuple, params: tuple, keywords: tuple):
     that never changes a result."""
     constants = tuple(None if i in params else o for i, o in enumerate(operands))
     try:
-        return _cached_wrapper(f, len(operands), params, constants, keywords)
+        return _cached_wrapper(f, len(operands), params, constants, keywords,
+                               _exact_key(constants))
     except TypeError:  # an unhashable constant or callee
         return _make_call_wrapper(f, len(operands), params, constants, keywords)
 

@@ -31,6 +31,9 @@ class Emitter:
     def __init__(self, names: Names, binder: Binder, uses: dict[int, int], *, annotate: bool):
         self.names = names
         self.binder = binder
+        # one namespace: a local never takes a bound object's name, nor a bound object a local's
+        names.bound, names.roots = binder.bound, binder.roots
+        binder.local_names = names.taken
         self.uses = uses
         self.annotate = annotate
         self.spill_tapes = False  # long tapes spill into typed blocks (see op_tape_new)
@@ -223,17 +226,50 @@ class Emitter:
             target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
         self.stmt(ast.Assign([target], value_expr, lineno=0), op)
 
-    def copies(self, pairs: list[tuple[str, ast.expr]]) -> None:
-        pairs = [(n, e) for n, e in pairs if not (isinstance(e, ast.Name) and e.id == n)]
-        if not pairs:
+    def copies(self, pairs: list[tuple[str, ast.expr]], sources: list[Value] | None = None) -> None:
+        """`a, b = x, y`: the values meeting at a loop or branch moved to their names.
+        sources: the value each pair copies, where a variable some path leaves unassigned
+        may be among them (see unbound_copies)."""
+        sources = sources if sources is not None else [None] * len(pairs)
+        kept = [(n, e, v) for (n, e), v in zip(pairs, sources)
+                if not (isinstance(e, ast.Name) and e.id == n)]
+        if not kept:
             return
-        self.flush_reading({n for n, _ in pairs})
+        self.flush_reading({n for n, _, _ in kept})
+        pairs, unbound = self.unbound_copies(kept)
         if len(pairs) == 1:
             self.line(f"{pairs[0][0]} = {unparse(pairs[0][1])}")
         else:
             targets = ", ".join(n for n, _ in pairs)
             values = ", ".join(unparse(e) for _, e in pairs)
             self.line(f"{targets} = {values}")
+        for name in unbound:  # unassigned there: unassigned here too, as Python has it
+            marker = self._unbound_marker()
+            self.line(f"if {name} is {marker}:")
+            self.line(f"    del {name}")
+
+    def unbound_copies(self, kept: list) -> tuple[list[tuple[str, ast.expr]], list[str]]:
+        """The pairs to assign, and the targets to unbind again.  A variable some path leaves
+        unassigned (an `undef` reaches it: a loop's temporary, carried into a nested loop
+        under another name) is read as `locals().get(name, UNBOUND)` and its copy deleted
+        when it was unassigned: a plain read would raise UnboundLocalError where the program
+        does not read it.  (As for a tape's save of such a variable, saved_expr: a gradient
+        holding one is refused, not misread, where forward mode differentiates it again.)"""
+        pairs, unbound = [], []
+        for name, expr, value in kept:
+            if value is not None and isinstance(expr, ast.Name) and may_be_unbound(value):
+                marker = ast.Name(self._unbound_marker(), ast.Load())
+                expr = ast.Call(ast.Attribute(ast.Call(ast.Name("locals", ast.Load()), [], []),
+                                              "get", ast.Load()),
+                                [ast.Constant(expr.id), marker], [])
+                unbound.append(name)
+            pairs.append((name, expr))
+        return pairs, unbound
+
+    def _unbound_marker(self) -> str:
+        from ..runtime import helpers as runtime
+
+        return self.binder.bind(runtime.UNBOUND, "_zp_unbound")
 
     # -- expressions --------------------------------------------------------------
     def build_expr(self, op: Op) -> ast.expr:
@@ -359,13 +395,14 @@ class Emitter:
 
     def yield_copies(self, targets: list[Value]):
         def terminator(op: Op) -> None:
-            pairs = []
+            pairs, sources = [], []
             for target, value in zip(targets, op.operands):
                 src = value.defining_op
                 if src is not None and src.opcode == "undef":
                     continue
                 pairs.append((self.name(target), self.expr(value)))
-            self.copies(pairs)
+                sources.append(value)
+            self.copies(pairs, sources)
 
         return terminator
 
@@ -385,13 +422,14 @@ class Emitter:
             self.lines += else_lines
 
     def carried_entry(self, op: Op, args: list[Value]) -> None:
-        pairs = []
+        pairs, sources = [], []
         for arg, init in zip(args, loop_layout(op).inits):
             src = init.defining_op
             if src is not None and src.opcode == "undef":
                 continue
             pairs.append((self.name(arg), self.expr(init)))
-        self.copies(pairs)
+            sources.append(init)
+        self.copies(pairs, sources)
 
     def loop_exit(self, op: Op, args: list[Value]) -> list[str]:
         return [f"if {self.name(args[k])}:" for k in op.attrs.get("exit", ())]
@@ -450,8 +488,9 @@ class Emitter:
         self.lines += lines or ["    " * (self.indent + 1) + "pass"]
 
     def after_loop(self, op: Op, args: list[Value]) -> None:
-        self.copies([(self.name(r), ast.Name(self.name(a), ast.Load())) for r, a in zip(op.results, args)
-                     if self.uses.get(r.id, 0) or r.id in self.grouped])
+        moved = [(r, a) for r, a in zip(op.results, args) if self.uses.get(r.id, 0) or r.id in self.grouped]
+        self.copies([(self.name(r), ast.Name(self.name(a), ast.Load())) for r, a in moved],
+                    [a for _, a in moved])
 
     def op_while(self, op: Op) -> None:
         cond_block, body = op.regions

@@ -40,6 +40,9 @@ class Binder:
         self.bound: dict[str, object] = {}
         self.by_id: dict[int, str] = {}
         self.roots: set[str] = set()
+        # the generated function's own local names (the Emitter shares its Names' set):
+        # a closure variable of the same name would be hidden by the local
+        self.local_names: set[str] = set()
 
     def _resolve(self, expr: str):
         parts = expr.split(".")
@@ -62,7 +65,8 @@ class Binder:
         return obj
 
     def expr_for(self, obj, preferred: str | None) -> ast.expr:
-        if preferred and _is_dotted(preferred) and self._resolve(preferred) is obj:
+        if preferred and _is_dotted(preferred) and preferred.split(".")[0] not in self.local_names \
+                and self._resolve(preferred) is obj:  # (a local of that name would hide it)
             self.roots.add(preferred.split(".")[0])
             return ast.parse(preferred, mode="eval").body
         return ast.Name(self.bind(obj, preferred), ast.Load())
@@ -75,12 +79,23 @@ class Binder:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base).strip("_") or "obj"
         base = "_zp_" + base.removeprefix("zp_")
         name, n = base, 1
-        while name in self.bound:
+        while self._taken(name):
             n += 1
             name = f"{base}_{n}"
         self.bound[name] = obj
         self.by_id[id(obj)] = name
         return name
+
+
+    def _taken(self, name: str) -> bool:
+        """Whether name already means something in the generated code: an object bound
+        here, or a closure cell or global of the user's function (read by its own name).
+        Binding such a name would shadow the user's object for every read of it -- as
+        when the function differentiated is itself generated code, whose cells are named
+        `_zp_h0_pullback`, `_zp_h0_pullback_2`, ... like the objects bound here -- or a
+        local of the generated function (`_zp_back`), which would hide it."""
+        return name in self.bound or name in self.user_cells or name in self.user_globals \
+            or name in self.roots or name in self.local_names
 
 
 def _is_dotted(text: str) -> bool:

@@ -133,6 +133,10 @@ class Names:
         self.members: dict[int, list[Value]] = {}
         self.reserved = set(reserved)
         self.taken: set[str] = set()
+        # names of objects the generated code reads from its closure (the Binder's; shared
+        # by the Emitter): a local of the same name would hide them
+        self.bound: dict[str, object] = {}
+        self.roots: set[str] = set()  # ... and the user's globals it reads by name (np)
         self.assigned: dict[int, str] = {}
         self.user_hints = {v.hint for v in liveness.values.values() if v.hint}
         self.temporary = _temporary_base(self.user_hints)
@@ -202,7 +206,8 @@ class Names:
         if keyword.iskeyword(base):
             base += "_"
         candidate, n = base, 0
-        while candidate in self.taken or candidate in self.reserved or candidate in avoid:
+        while candidate in self.taken or candidate in self.reserved or candidate in avoid \
+                or candidate in self.bound or candidate in self.roots:
             n += 1
             candidate = f"{base}_{n}"
         self.taken.add(candidate)

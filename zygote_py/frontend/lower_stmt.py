@@ -29,6 +29,8 @@ from .scope import bound_names
 # code being lowered (generated code has its own `_zp_return`) can be taken for one.
 BREAK, CONTINUE, RETURN, RETVAL = "<break>", "<continue>", "<return>", "<retval>"
 _FLAG_HINTS = {BREAK: "_zp_break", CONTINUE: "_zp_continue", RETURN: "_zp_return", RETVAL: "_zp_retval"}
+VALUE = "<value>"  # the value of a conditional expression, merged with the names it binds
+_FLAG_HINTS[VALUE] = ""
 FLAGS = (BREAK, CONTINUE, RETURN)
 
 _UNSUPPORTED_STATEMENTS = {
@@ -322,6 +324,11 @@ class StmtLowering:
                 fn()
                 branches.append((block, self.env))
             stales.append(self.stale)
+        self.merge_branches(cond, before, branches, stales, node)
+
+    def merge_branches(self, cond, before: dict, branches: list, stales: list, node):
+        """The `if` op of two lowered branches (block, env at its end), yielding every name
+        either branch bound anew; the environment continues with its results."""
         names = []
         for _, env in branches:
             for name, value in env.items():
@@ -400,17 +407,31 @@ class StmtLowering:
             self.env[name] = marker
 
     def if_value(self, cond, then_fn, else_fn, node) -> Value:
-        """An expression-level conditional: the value of whichever side runs."""
-        blocks, values = [], []
+        """An expression-level conditional: the value of whichever side runs.  A side that
+        binds names anew (`(y := f(x)) if c else 0.0`, a call that writes into an argument's
+        array, which rebinds its names) is merged as an `if` statement is: those names leave
+        the op as its results, unbound where the other side did not bind them."""
+        before, stale_before = dict(self.env), self.stale
+        blocks, values, branches, stales = [], [], [], []
         for fn in (then_fn, else_fn):
             block = Block()
+            self.env, self.stale = dict(before), dict(stale_before)
             with self.at(block):
                 value = fn()
-                self.emit("yield", [value], nresults=0, node=node)
             blocks.append(block)
             values.append(value)
-        op = self.emit("if", [cond], 1, regions=blocks, node=node)
-        return op.result
+            branches.append((block, {**self.env, VALUE: value}))
+            stales.append(self.stale)
+        if all(all(env.get(n) is v for n, v in before.items()) and env.keys() - {VALUE} <= before.keys()
+               for _, env in branches) and all(st == stale_before for st in stales):
+            self.env, self.stale = before, stale_before
+            for block, value in zip(blocks, values):
+                with self.at(block):
+                    self.emit("yield", [value], nresults=0, node=node)
+            return self.emit("if", [cond], 1, regions=blocks, node=node).result
+        self.env = before
+        self.merge_branches(cond, before, branches, stales, node)
+        return self.env.pop(VALUE)
 
     # -- loops ------------------------------------------------------------
     def loop_carried(self, body_stmts) -> list[str]:

@@ -364,11 +364,13 @@ class RuleBack(_Arrangeable):
             return value, None
         rargs, rkwargs = self.arguments
         targs_, tkwargs_ = self.tangents
-        if getattr(self.rule.jvp, "linear", False) or not fd.has_tangent(self.y_dot) and \
-                not any(map(fd.has_tangent, targs_)) and \
+        if getattr(self.rule.jvp, "linear", False) or g is None or \
+                not fd.has_tangent(self.y_dot) and not any(map(fd.has_tangent, targs_)) and \
                 not any(map(fd.has_tangent, tkwargs_.values())):
             # only g moves (a linear rule's vjp does not depend on the arguments' values), and
-            # the vjp is linear in g: its tangent is the vjp of g's tangent
+            # the vjp is linear in g: its tangent is the vjp of g's tangent.  So too where g
+            # is zero (None; a rule's body is not written for it): what the arguments' motion
+            # adds is linear in g as well, and vanishes there
             outs_dot = self.vjp(g_dot, self.y, *rargs, **rkwargs) if g_dot is not None else None
         else:
             _, outs_dot = fd._python(self.vjp, None, (g, self.y, *rargs), rkwargs,
