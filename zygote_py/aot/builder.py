@@ -42,7 +42,7 @@ import types
 
 import numpy as np
 
-from ..runtime import built_objects, dispatch
+from ..runtime import built_objects, dispatch, outside_containers
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -73,7 +73,8 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               built_objects.take_attribute: sr.take_attribute,
               built_objects.released_cotangent: sr.released_cotangent,
               built_objects.check_underived_result: sr.check_underived_result,
-              built_objects.check_underived_argument: sr.check_underived_argument}
+              built_objects.check_underived_argument: sr.check_underived_argument,
+              outside_containers.check_outside_read: sr.check_outside_read}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",

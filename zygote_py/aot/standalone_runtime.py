@@ -406,6 +406,10 @@ def set_attribute(obj, name, value, loc):
                      "in a standalone module; compute the gradient with zygote_py")
 
 
+def check_outside_read(value, name, loc=None) -> None:
+    """No list or dict is claimed in a standalone module (outside_containers.check_outside_read)."""
+
+
 def take_attribute(obj, name, old, new):
     """Never reached: no attribute is written here (built_objects.take_attribute)."""
     raise ValueError("attribute writes are not supported in a standalone module")

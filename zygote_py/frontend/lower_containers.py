@@ -543,3 +543,98 @@ class ContainerLowering:
                 continue
             raise self.unsupported(node, "del is only supported for items of a list or dict the "
                                    "function created", "let the variable go out of scope instead")
+
+
+# -- module-level and captured lists and dicts updated by name ------------------------------
+_UPDATING_METHODS = frozenset(OUTSIDE_METHODS["list"] | OUTSIDE_METHODS["dict"])
+
+
+def updated_free_names(body, local_names) -> dict:
+    """name -> the first statement node that updates it in place by that name (a method of
+    list or dict that updates, item assignment, augmented item assignment, del of an item),
+    for the names free in a function body (its nested functions and lambdas left out)."""
+    found: dict = {}
+
+    def note(name_node, node) -> None:
+        if isinstance(name_node, gast.Name) and name_node.id not in local_names:
+            found.setdefault(name_node.id, node)
+
+    def visit(node) -> None:
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            return
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _UPDATING_METHODS:
+            note(node.func.value, node)
+        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.Delete)):
+            targets = node.targets if isinstance(node, (gast.Assign, gast.Delete)) else [node.target]
+            for target in targets:
+                for part in (target.elts if isinstance(target, (gast.Tuple, gast.List)) else [target]):
+                    if isinstance(part, gast.Subscript):
+                        note(part.value, node)
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in body:
+        visit(statement)
+    return found
+
+
+class ClaimLowering:
+    """Mixin of the Lowerer: a module-level or captured list or dict that the function updates
+    by its name (`LOG.append(v)`, `CACHE[k] = v`) is *claimed* at the function's entry
+    (runtime/outside_containers.py: claim_outside) and from then on is a name of the
+    function, like a list passed in: its updates and every read of it in the function (and
+    in nested functions inlined here) are followed by the machinery of lists from outside."""
+
+    def claim_outside_names(self, node, params) -> None:
+        if self.parent is not None or not isinstance(node.body, list):
+            return
+        for name, first in sorted(updated_free_names(node.body, self.local_names).items()):
+            kind, where = resolve_free(name, self.pyfn)
+            if kind == "global":
+                obj = where.get(name, _ABSENT)
+            elif kind == "cell":
+                try:
+                    obj = where.cell_contents
+                except ValueError:
+                    continue
+            else:
+                continue
+            if type(obj) is not list and type(obj) is not dict:
+                continue  # (an array global: refused as before; another object: its method)
+            # compiled for a list or dict there: rebuilt when the name holds something else
+            self.guards.append(("container", where, name if kind == "global" else None, type(obj)))
+            # the claim is passed its own read of the name (written where it is passed, so
+            # no variable of the generated code holds the object when it counts references)
+            if kind == "cell":  # (read where it is used: no variable of the function holds it)
+                value = self.read_cell(name, first)
+                passed = value
+            else:
+                passed = self.emit("global", (), attrs={"name": name}, node=first, hint=name).result
+            self.emit("call", [passed, self.const(name, first), self.loc_const(first)], node=first,
+                      attrs={"fn": outside.claim_outside, "expr": "_zp_claim_outside", "kw": (),
+                             "star": ()})
+            if kind == "global":
+                value = self.emit("global", (), attrs={"name": name}, node=first, hint=name).result
+            info = self.alias_class(value)
+            info.external = None  # (claimed: one of the function's names from here on)
+            info.shared = True
+            self.claims[name] = value
+            self.local_names = self.local_names | {name}
+            self.env[name] = value
+
+    def claimed_values(self) -> dict:
+        """name -> the ids of every version of each claimed container (its may-alias class:
+        each update joins it), for analysis/claims.py."""
+        out = {}
+        for name, first in self.claims.items():
+            root = self.alias_root(first)
+            out[name] = frozenset(vid for vid in list(self.alias_parent)
+                                  if self.alias_root_of_id(vid) == root)
+        return out
+
+    def alias_root_of_id(self, vid: int) -> int:
+        parent = self.alias_parent
+        while vid != parent[vid]:
+            vid = parent[vid]
+        return vid

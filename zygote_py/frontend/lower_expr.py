@@ -22,6 +22,8 @@ import numpy as np
 from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
+from ..runtime import outside_containers as _outside
+from ..runtime.outside_containers import plain_value
 from . import runtime_forms
 from .scope import resolve_free, signature_of
 from .source import share_inside
@@ -201,7 +203,7 @@ class ExprLowering:
             if is_static(obj) and not captures_values(obj):
                 self.guards.append(("cell", where, None, obj))
                 return self.static(obj, name, node)
-            return self.read_cell(name, node)
+            return self.checked_outside_read(self.read_cell(name, node), obj, where, None, node)
         if kind == "builtin":
             self.guards.append(("global", self.pyfn.__globals__, name, _MISSING))
             return self.static(where, name, node)
@@ -209,7 +211,22 @@ class ExprLowering:
         if is_static(obj):
             self.guards.append(("global", where, name, obj))
             return self.static(obj, name, node)
-        return self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
+        value = self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
+        return self.checked_outside_read(value, obj, where, name, node)
+
+    def checked_outside_read(self, value, obj, where, name, node):
+        """A read of a global or cell value that may be (or hold) a list or dict is checked,
+        where it is read, against those a function of the gradient call claimed
+        (runtime/outside_containers.py: check_outside_read); one that is an array or a number
+        now is not, and the code is rebuilt if that changes (the guard "plain")."""
+        if plain_value(obj):
+            self.guards.append(("plain", where, name, None))
+            return value
+        self.emit("call", [value, self.const(name or value.hint or "the closure value", node),
+                           self.loc_const(node)], node=node,
+                  attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",
+                         "kw": (), "star": ()})
+        return value
 
     def read_from_child(self, name, node, child):
         """A nested (inlined) function reads a name free in it: ours, as of the call."""

@@ -73,7 +73,8 @@ class ObjectLedger:
                  that transformed code wrote into: tracked from its first write on, and
                  released when the backward undoes that write (adopt, released_cotangent)."""
 
-    __slots__ = ("adopted", "built", "cotangents", "forward", "log", "tracked", "versions")
+    __slots__ = ("adopted", "built", "claims", "cotangents", "forward", "log", "tracked",
+                 "versions")
 
     def __init__(self):
         self.tracked: dict[int, object] = {}
@@ -83,6 +84,9 @@ class ObjectLedger:
         self.built: dict[int, int] = {}
         self.adopted: dict[int, int] = {}
         self.forward: ObjectLedger | None = None
+        # id -> the Claim of a module-level or captured list or dict that a function of this
+        # call updates in place (runtime/outside_containers.py: claim_outside)
+        self.claims: dict = {}
 
     def for_backward(self) -> ObjectLedger:
         """A ledger for one run of a pullback's backward: the forward's objects, cotangent
@@ -92,6 +96,7 @@ class ObjectLedger:
         view.tracked, view.versions, view.built, view.adopted = \
             dict(self.tracked), dict(self.versions), dict(self.built), dict(self.adopted)
         view.forward = self
+        view.claims = self.claims  # (read-only there: a backward claims nothing)
         self.check_unchanged()
         return view
 
@@ -311,6 +316,12 @@ def check_underived_result(y, what, loc):
     gradient call and the result could carry one -- the call may have read such an object
     (`def readout(): return model.state`), and its derivative would be lost."""
     ledger = context.current().objects
+    if ledger is not None and ledger.claims:
+        raise MutationError(
+            f"{what} ran without derivatives (none of its arguments carries one), after a "
+            "module-level or captured list or dict was updated with derivatives in this "
+            "gradient call: it may read that container, and would miss their derivatives", loc,
+            "pass the list or dict (or the values) to it as an argument")
     if ledger is None or not ledger.adopted or not _could_carry(y):
         return y
     raise MutationError(

@@ -35,6 +35,7 @@ import inspect
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable, varied_values
+from ...analysis.claims import unneeded_claims
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
@@ -96,6 +97,7 @@ class ForwardTransform:
         self.inline = Inliner(self)  # rules spliced as expressions (inline.py)
         self.varied = varied_values(fn, self.active, extra_roots=cell_roots + self.object_roots(),
                                     arrays=self.arrays)
+        self.unneeded_claims = unneeded_claims(fn, self.varied)  # (analysis/claims.py)
         # values that may be complex (analysis/complexity.py): a rule there runs its forward
         # rule for complex values (rules/jvp_complex.py), right for real ones too
         complex_params = [is_complex_kind(k) for k in kinds][:len(fn.params)]

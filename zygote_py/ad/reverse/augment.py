@@ -49,6 +49,9 @@ class ForwardPlan:
         self.absorbed: set[int] = set()  # ids of the writes a save made (absorb_write)
         self.inline_writes: dict[int, Value] = {}  # id(write) -> its saved element (inline)
         self.logged: dict[int, list[Value]] = {}  # id(op) -> its results logged as written
+        # ids of primal ops left out of the forward: claims of containers no derivative
+        # reaches (analysis/claims.py)
+        self.dropped: set[int] = set()
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -181,6 +184,8 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        if id(op) in self.plan.dropped:
+            return
         for fn, operands, saved in self.plan.saves.get(id(op), ()):
             save = Op("call", [self.get(v) for v in operands] + [self.plan.write_log], 0,
                       {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()}, (), op.loc)

@@ -17,6 +17,7 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
+from ...analysis.claims import unneeded_claims
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
 from ...analysis.scalars import scalar_values
@@ -120,6 +121,7 @@ class ReverseTransform:
         self.builder.plan.callee = callee
         self.builder.plan.fused_writes = fused_writes  # (augment.py: absorb_write)
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
+        self.builder.plan.dropped = unneeded_claims(fn, varied)  # (analysis/claims.py)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)
 
