@@ -65,6 +65,8 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.cells: dict[str, Value] = parent.cells if parent else {}
         # global or captured lists and dicts the function claimed (lower_containers.py)
         self.claims: dict[str, Value] = parent.claims if parent else {}
+        self.claim_kinds: dict[str, str] = parent.claim_kinds if parent else {}
+        self.claimed_globals: set[str] = parent.claimed_globals if parent else set()
         # inside `with zp.no_grad():` (lower_stmt.py: stmt_With): computed values are untracked
         self.untracked_depth: int = parent.untracked_depth if parent else 0
 

@@ -413,6 +413,12 @@ class ContainerLowering:
         def otherwise():
             self.env[slot] = plain()
 
+        claimed = self.claimed_kind(receiver)
+        if claimed is not None:  # a global or captured list or dict claimed at the entry: its
+            # type is the one it had when the function was compiled (a guard), no test needed
+            (updated(claimed) if claimed in kinds else otherwise)()
+            return self.env.pop(slot)
+
         def chain(remaining):
             if not remaining:
                 return otherwise
@@ -546,31 +552,49 @@ class ContainerLowering:
 
 
 # -- module-level and captured lists and dicts updated by name ------------------------------
-_UPDATING_METHODS = frozenset(OUTSIDE_METHODS["list"] | OUTSIDE_METHODS["dict"])
+# the updating methods that put values into the container (the others only move or drop
+# what it holds, which the old path runs as it always did)
+_ADDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault"})
+
+
+def _constant(node) -> bool:
+    """A literal (a string, a number, None, or a tuple or list of them): no derivative."""
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(_constant(e) for e in node.elts)
+    return False
 
 
 def updated_free_names(body, local_names) -> dict:
-    """name -> the first statement node that updates it in place by that name (a method of
-    list or dict that updates, item assignment, augmented item assignment, del of an item),
-    for the names free in a function body (its nested functions and lambdas left out)."""
+    """name -> the first node that puts a value other than a literal into it, in place and by
+    that name (list.append, extend, insert, dict.update, setdefault, item assignment and its
+    augmented form), for the names free in a function body (its nested functions and
+    lambdas left out).  Updates that only put literals in (`RAN.append("f")`, a log of
+    strings) cannot carry a derivative: such a name runs as before."""
     found: dict = {}
 
-    def note(name_node, node) -> None:
-        if isinstance(name_node, gast.Name) and name_node.id not in local_names:
+    def note(name_node, node, values) -> None:
+        if isinstance(name_node, gast.Name) and name_node.id not in local_names and \
+                not all(_constant(v) for v in values):
             found.setdefault(name_node.id, node)
 
     def visit(node) -> None:
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
             return
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in _UPDATING_METHODS:
-            note(node.func.value, node)
-        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.Delete)):
-            targets = node.targets if isinstance(node, (gast.Assign, gast.Delete)) else [node.target]
+                and node.func.attr in _ADDING_METHODS:
+            values = list(node.args) + [k.value for k in node.keywords]
+            if node.func.attr in ("insert", "setdefault"):
+                values = values[1:]
+            note(node.func.value, node, values)
+        elif isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             for target in targets:
-                for part in (target.elts if isinstance(target, (gast.Tuple, gast.List)) else [target]):
-                    if isinstance(part, gast.Subscript):
-                        note(part.value, node)
+                if isinstance(target, gast.Subscript):
+                    note(target.value, node, [node.value])
         for child in gast.iter_child_nodes(node):
             visit(child)
 
@@ -620,8 +644,28 @@ class ClaimLowering:
             info.external = None  # (claimed: one of the function's names from here on)
             info.shared = True
             self.claims[name] = value
+            self.claim_kinds[name] = "list" if type(obj) is list else "dict"
+            if kind == "global":
+                self.claimed_globals.add(name)
             self.local_names = self.local_names | {name}
             self.env[name] = value
+
+    def claimed_kind(self, receiver) -> str | None:
+        """'list' or 'dict' when receiver is the name of a claimed container."""
+        if not isinstance(receiver, gast.Name) or receiver.id not in self.claims:
+            return None
+        return self.claim_kinds.get(receiver.id)
+
+    def check_binding(self, name: str, value, node) -> None:
+        """A read of a claimed module global: the name still holds the object claimed at the
+        entry (code run without derivatives could have rebound it; then Python would read
+        the new object)."""
+        # (emitted past the may-alias bookkeeping: the check joins no class, holds nothing)
+        loc = self.loc(node)
+        again = self.builder.emit("global", (), attrs={"name": name}, hints=[name], loc=loc).result
+        self.builder.emit("call", [again, value, self.const(name, node), self.loc_const(node)],
+                          attrs={"fn": outside.check_binding, "expr": "_zp_check_binding",
+                                 "kw": (), "star": ()}, loc=loc)
 
     def claimed_values(self) -> dict:
         """name -> the ids of every version of each claimed container (its may-alias class:

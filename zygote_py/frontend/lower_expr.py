@@ -188,6 +188,8 @@ class ExprLowering:
                     "copy the container (list(x)) before modifying it under a second name")
             if isinstance(value, Value) and value.id in self.stale:
                 self.check_stale(name, value, node)  # may share memory with a written array
+            if name in self.claimed_globals and self.parent is None:
+                self.check_binding(name, value, node)  # lower_containers.py
             return value
         return self.free_name(name, node)
 
@@ -222,7 +224,12 @@ class ExprLowering:
         if plain_value(obj):
             self.guards.append(("plain", where, name, None))
             return value
-        self.emit("call", [value, self.const(name or value.hint or "the closure value", node),
+        # the check reads the name again (the same object: nothing runs in between), so
+        # that the value read stays an expression where it is used, as before
+        read = self.emit(value.defining_op.opcode, (), attrs=dict(value.defining_op.attrs),
+                         node=node, hint=value.hint).result if value.defining_op.opcode == "global" \
+            else value
+        self.emit("call", [read, self.const(name or value.hint or "the closure value", node),
                            self.loc_const(node)], node=node,
                   attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",
                          "kw": (), "star": ()})
@@ -236,6 +243,8 @@ class ExprLowering:
                 raise value.refusal
             if isinstance(value, Value) and value.id in self.stale:
                 child.check_stale(name, value, node)  # (emitted where the child reads it)
+            if name in self.claimed_globals:
+                child.check_binding(name, value, node)
             return value
         return self.free_name(name, node)
 

@@ -170,6 +170,16 @@ def claim_outside(value, name: str, loc=None) -> None:
     ledger.claims[id(value)] = Claim(value, name, loc)
 
 
+def check_binding(now, value, name: str, loc=None) -> None:
+    """A read of a claimed module global by the function that claimed it (value: what the
+    function holds under that name): now, what the global name holds, must be that object."""
+    if now is not value:
+        raise MutationError(
+            f"the module global {name!r} was rebound while a function that updates it in place "
+            "ran (by code run without derivatives); that function follows the object it "
+            "held at its entry", loc, f"pass {name} to the function as an argument")
+
+
 def check_outside_read(value, name: str, loc=None) -> None:
     """A read of a global or cell (one not known to be an array or a number) by a function
     of the gradient call: refused when it is, or holds, a list or dict that a function of
@@ -198,7 +208,3 @@ def _line(loc) -> str:
     if loc is None or getattr(loc, "line", None) is None:
         return "an earlier line"
     return f"{os.path.basename(loc.filename)}:{loc.line}"
-
-
-for _fn in (check_outside_read,):
-    _fn._zp_writes = True

@@ -47,7 +47,7 @@ from ...kinds import is_complex_kind
 from ...resolve import CALLABLE, CONSTRUCT, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, resolve
 from ...rules import registry
 from ...rules.jvp_complex import forward_rule
-from ...runtime import built_objects, forward_writes, writes
+from ...runtime import built_objects, forward_writes, outside_containers, writes
 from ...runtime import forward_dispatch as fwd
 from ...runtime import forward_objects as fob
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
@@ -212,8 +212,8 @@ class ForwardTransform:
         if _is_object_op(fn):
             object_op(self, op)  # objects.py
             return
-        if fn is writes.restore_final:  # whatever its tangents (writes.py)
-            follow_write(self, op)
+        if fn is writes.restore_final or fn is outside_containers.claim_outside:
+            follow_write(self, op)  # whatever its tangents (writes.py)
             return
         if not any(self.t(x) is not None for x in op.operands):
             if len(op.results) == 1 and _user_code(fn):  # it may read written attributes

@@ -40,7 +40,7 @@ _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
                writes.putmask_positions, writes.position_count, built_objects.must_run_back,
                outside_containers.restore_contents, outside_containers.is_container,
                outside_containers.refuse_item_update, outside_containers.claim_outside,
-               outside_containers.check_outside_read)
+               outside_containers.check_outside_read, outside_containers.check_binding)
 # cotangent helpers linear in their first argument
 _LINEAR = (writes.written_value_cotangent, writes.overwritten_cotangent,
            writes.writeback_value_cotangent, writes.writeback_rest_cotangent)
