@@ -7,8 +7,10 @@ and loops like `Lowerer.fresh`.  Its methods that modify it (`p.insert(0, v)`,
 `d.update(o)`), item assignment and `del p[i]` become calls of the
 functional forms in runtime/containers.py that return a new container, and
 the name is rebound to it: the adjoint then sees each version as its own
-value, with its own rule.  The same updates of a container whose kind is not
-known here (an argument, a global) are refused, as before.
+value, with its own rule.  The same updates of a container from outside (an argument,
+an attribute's) are written back in place (`outside_update`), and a module-level or
+captured list or dict updated by its name is claimed at the function's entry and
+then treated as such an argument (`ClaimLowering`, docs/mutation.md).
 """
 
 from __future__ import annotations

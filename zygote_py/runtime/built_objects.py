@@ -71,7 +71,9 @@ class ObjectLedger:
     adopted      id -> number of writes not yet undone, for every object from outside the
                  call (an argument, a global, a closure value, one reached through them)
                  that transformed code wrote into: tracked from its first write on, and
-                 released when the backward undoes that write (adopt, released_cotangent)."""
+                 released when the backward undoes that write (adopt, released_cotangent);
+    claims       id -> Claim, for every module-level or captured list or dict a function
+                 of the call claimed (runtime/outside_containers.py: claim_outside)."""
 
     __slots__ = ("adopted", "built", "claims", "cotangents", "forward", "log", "tracked",
                  "versions")
