@@ -226,9 +226,9 @@ class ExprLowering:
             return value
         # the check reads the name again (the same object: nothing runs in between), so
         # that the value read stays an expression where it is used, as before
-        read = self.emit(value.defining_op.opcode, (), attrs=dict(value.defining_op.attrs),
-                         node=node, hint=value.hint).result if value.defining_op.opcode == "global" \
-            else value
+        read = value
+        if name is not None:  # (a cell is read where it is used: its value is that read)
+            read = self.emit("global", (), attrs={"name": name}, node=node, hint=value.hint).result
         self.emit("call", [read, self.const(name or value.hint or "the closure value", node),
                            self.loc_const(node)], node=node,
                   attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",

@@ -87,8 +87,11 @@ class ObjectLedger:
         self.adopted: dict[int, int] = {}
         self.forward: ObjectLedger | None = None
         # id -> the Claim of a module-level or captured list or dict that a function of this
-        # call updates in place (runtime/outside_containers.py: claim_outside)
-        self.claims: dict = {}
+        # call updates in place (runtime/outside_containers.py: claim_outside); a gradient
+        # call made inside another (a nested zp.gradient) shares the outer call's claims:
+        # its reads of a claimed container are refused as the outer call's are
+        outer = context.current().objects
+        self.claims: dict = outer.claims if outer is not None else {}
 
     def for_backward(self) -> ObjectLedger:
         """A ledger for one run of a pullback's backward: the forward's objects, cotangent
