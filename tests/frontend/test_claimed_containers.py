@@ -233,23 +233,28 @@ def test_implicit_parameters_held_before_the_call_get_their_gradient():
     np.testing.assert_allclose(grads[W], 2 * 0.7 * W)  # d/dW sum(W * 0.7 W)
 
 
-# -- what is not followed: refused ---------------------------------------------------------
+# -- functions called by name that read the claimed global: inlined ----------------------
 def total():
     return sum(LOG)
 
 
 def appends_then_calls_a_reader(x):
+    before = total()
     LOG.append(x * 2.0)
-    return total() * x  # total reads LOG by its global name: refused
+    return total() * x + before  # total, inlined here, reads the new item and its derivative
 
 
-def scaled_total(scale):
-    return sum(LOG) * scale
+def last_plus_total():
+    return LOG[-1] + total()
 
 
-def appends_then_passes_a_number_to_a_reader(x):
-    LOG.append(x * 2.0)
-    return scaled_total(x)
+def scaled_reader(s, k=2.0):
+    return last_plus_total() * s * k  # reads LOG through another function
+
+
+def appends_then_calls_readers_of_readers(x):
+    LOG.append(x * x)
+    return scaled_reader(x) + scaled_reader(x, 0.5)
 
 
 def appends_then_passes_the_list(x):
@@ -261,14 +266,85 @@ def sum_of(items):
     return sum(items)
 
 
-def record(v):
+def record(v, log):
+    log.append(v * v)
+
+
+def passes_the_list_to_an_updating_function(x):
+    LOG.append(x * 2.0)
+    record(x, LOG)
+    return sum(LOG) * x
+
+
+def appends_in_a_called_function(x):
+    return 2.0 * appends(x) + x  # appends claims LOG in its own call
+
+
+@pytest.mark.parametrize("f", [appends_then_calls_a_reader, appends_then_calls_readers_of_readers,
+                               appends_then_passes_the_list,
+                               passes_the_list_to_an_updating_function,
+                               appends_in_a_called_function], ids=lambda f: f.__name__)
+def test_functions_called_by_name(f):
+    check(f, 0.7, reset_log, log_state)
+
+
+def test_a_reader_called_by_name_in_forward_mode():
+    reset_log()
+    y, t = zp.jvp(appends_then_calls_readers_of_readers, (0.7,), (1.0,))
+    g = check(appends_then_calls_readers_of_readers, 0.7, reset_log, log_state)
+    assert t == pytest.approx(g)
+
+
+# -- what is not followed: refused ---------------------------------------------------------
+READERS = [total]
+
+
+def appends_then_calls_a_reader_held_in_a_list(x):
+    LOG.append(x * 2.0)
+    return READERS[0]() * x  # resolved while running: compiled on its own
+
+
+def scaled_total(scale):
+    return sum(LOG) * scale
+
+
+SCALED_READERS = [scaled_total]
+
+
+def appends_then_calls_a_scaled_reader_held_in_a_list(x):
+    LOG.append(x * 2.0)
+    return SCALED_READERS[0](x)
+
+
+def counts_down(n):
+    return LOG[0] if n == 0 else counts_down(n - 1) * 2.0
+
+
+def appends_then_calls_a_recursive_reader(x):
+    LOG.insert(0, x)
+    return counts_down(2)  # inlined once; its call of itself is compiled on its own
+
+
+def record_global(v):
     LOG.append(v)
 
 
 def records_twice(x):
-    record(x)  # record claims LOG in its first call ...
-    record(x * x)  # ... and cannot claim it again in this gradient call
+    record_global(x)  # record_global claims LOG in its first call ...
+    record_global(x * x)  # ... and cannot claim it again in this gradient call
     return x
+
+
+@pytest.mark.parametrize("f, match", [
+    (appends_then_calls_a_reader_held_in_a_list, "ran without derivatives"),
+    (appends_then_calls_a_scaled_reader_held_in_a_list, "updated with derivatives at"),
+    (appends_then_calls_a_recursive_reader, "ran without derivatives"),
+    (records_twice, "already updated with derivatives earlier"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_other_reads_in_the_call_are_refused(f, match):
+    reset_log()
+    with pytest.raises(zp.MutationError, match=match):
+        zp.gradient(f, 0.7)
 
 
 LOG_ALIAS = []
@@ -291,26 +367,14 @@ REGISTRY = Registry(None)
 def appends_then_stores_it_in_a_global_object(x):
     LOG.append(x * 2.0)
     REGISTRY.items = LOG  # a global object holds the list from now on ...
-    return registry_total(x)
+    return REGISTRY_READERS[0](x)
 
 
 def registry_total(scale):
     return sum(REGISTRY.items) * scale  # ... and a read through it is refused
 
 
-def test_a_list_passed_on_as_an_argument_is_followed():
-    check(appends_then_passes_the_list, 0.7, reset_log, log_state)
-
-
-@pytest.mark.parametrize("f, match", [
-    (appends_then_calls_a_reader, "ran without derivatives"),
-    (appends_then_passes_a_number_to_a_reader, "updated with derivatives at"),
-    (records_twice, "already updated with derivatives earlier"),
-], ids=lambda v: getattr(v, "__name__", ""))
-def test_other_reads_in_the_call_are_refused(f, match):
-    reset_log()
-    with pytest.raises(zp.MutationError, match=match):
-        zp.gradient(f, 0.7)
+REGISTRY_READERS = [registry_total]
 
 
 def test_a_container_held_elsewhere_is_refused_at_the_claim():

@@ -16,17 +16,20 @@ then treated as such an argument (`ClaimLowering`, docs/mutation.md).
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
+import types
 
 import gast
 
+from ..errors import ZygoteError
 from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as outside
 from ..runtime.built_objects import set_attribute
 from ..runtime.iterators import for_pass, list_of_items
-from .scope import resolve_free
+from .scope import function_locals, resolve_free
 
 # method name -> (functional form, whether it returns (new container, result))
 LIST_METHODS = {
@@ -605,6 +608,52 @@ def updated_free_names(body, local_names) -> dict:
     return found
 
 
+def _free_names(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)} - function_locals(node)
+
+
+def _reads_claimed(fn, free, claimed, filename, seen) -> bool:
+    """Whether fn (whose free names are free) reads one of the claimed module globals by
+    name, itself or through the module-level functions of the same file it calls by name."""
+    from .source import find_function_node
+
+    if free & claimed:
+        return True
+    for name in free:
+        callee = fn.__globals__.get(name)
+        if not isinstance(callee, types.FunctionType) or callee in seen or len(seen) > 16 \
+                or callee.__globals__ is not fn.__globals__:
+            continue
+        seen.add(callee)
+        try:
+            node, where = find_function_node(callee)
+        except ZygoteError:
+            continue
+        if where == filename and _reads_claimed(callee, _free_names(node), claimed, filename, seen):
+            return True
+    return False
+
+
+class _InlinedReader:
+    """A module-level function inlined where it is called (ClaimLowering.claim_reader):
+    the LocalFunction protocol of lower.py's inline_call, and equal to the function itself,
+    so that a function calling itself is not inlined again."""
+
+    def __init__(self, node, defaults, kw_defaults, name, fn):
+        self.node = node
+        self.defaults = defaults
+        self.kw_defaults = kw_defaults
+        self.name = name
+        self.fn = fn
+
+    def __eq__(self, other):
+        return other is self or other is self.fn or getattr(other, "fn", None) is self.fn
+
+    def __hash__(self):
+        return hash(self.fn)
+
+
 class ClaimLowering:
     """Mixin of the Lowerer: a module-level or captured list or dict that the function updates
     by its name (`LOG.append(v)`, `CACHE[k] = v`) is *claimed* at the function's entry
@@ -668,6 +717,45 @@ class ClaimLowering:
         self.builder.emit("call", [again, value, self.const(name, node), self.loc_const(node)],
                           attrs={"fn": outside.check_binding, "expr": "_zp_check_binding",
                                  "kw": (), "star": ()}, loc=loc)
+
+    def claim_reader(self, fn):
+        """A module-level function called by name that reads a claimed module global by
+        that name (`def total(): return sum(LOG)`), to be inlined here: lowered as part of
+        this function, its reads of the name read this function's current version, with
+        its derivatives.  None for anything else (a call compiled on its own, whose reads
+        of the claimed container are refused while running).  Only where inlining means
+        what the call means: a plain Python function of this module and file, no closure,
+        no rule of its own, not already being inlined, reading no name that this function
+        (or one it is inlined into) binds, other than the claimed ones."""
+        from ..resolve import FUNCTION, resolve
+        from ..rules import registry
+        from .source import find_function_node
+
+        root = self.root_lowerer()
+        if not isinstance(fn, types.FunctionType) or fn.__globals__ is not root.pyfn.__globals__ \
+                or fn.__code__.co_freevars or fn in self.inlining or fn.__kwdefaults__ \
+                or fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE):
+            return None
+        if resolve(fn, registry).kind != FUNCTION:
+            return None
+        try:
+            node, filename = find_function_node(fn)
+        except ZygoteError:
+            return None
+        if filename != root.filename or not isinstance(node, gast.FunctionDef):
+            return None
+        free = _free_names(node)
+        if not _reads_claimed(fn, free, self.claimed_globals, root.filename, {fn}):
+            return None
+        lowerer = self
+        while lowerer is not None:  # the inlined body reads our names where it reads its own
+            if (free & lowerer.local_names) - self.claimed_globals:
+                return None
+            lowerer = lowerer.parent
+        if free & set(root.pyfn.__code__.co_freevars):
+            return None
+        defaults = [self.const(d) for d in fn.__defaults__ or ()]
+        return _InlinedReader(node, defaults, {}, fn.__name__, fn)
 
     def claimed_values(self) -> dict:
         """name -> the ids of every version of each claimed container (its may-alias class:

@@ -434,6 +434,9 @@ class ExprLowering:
         if isinstance(callee, LocalFunction):
             return self.inline_call(callee, node)
         obj = self.constant_of(callee, _MISSING)
+        reader = self.claim_reader(obj) if self.claimed_globals else None  # lower_containers.py
+        if reader is not None:
+            return self.inline_call(reader, node)
         if obj is not _MISSING and not callable(obj):
             # `np(3)` in a branch that may never run: Python raises its TypeError only when
             # the call runs, so the call is left to run time as a call of a value
