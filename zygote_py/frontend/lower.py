@@ -495,7 +495,7 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     for index in threads:  # a name no code can bind: follows the argument's array through
         # every write (record_write rebinds it as it rebinds the user's names)
         lowerer.env[written_slot(sig.names[index])] = params[index]
-    lowerer.claim_outside_names(node, params)  # LOG.append(v) on a global list (lower_containers.py)
+    lowerer.claim_outside_names(node)  # LOG.append(v) on a global list (lower_containers.py)
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)
     else:

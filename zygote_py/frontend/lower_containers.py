@@ -661,7 +661,7 @@ class ClaimLowering:
     function, like a list passed in: its updates and every read of it in the function (and
     in nested functions inlined here) are followed by the machinery of lists from outside."""
 
-    def claim_outside_names(self, node, params) -> None:
+    def claim_outside_names(self, node) -> None:
         if self.parent is not None or not isinstance(node.body, list):
             return
         for name, first in sorted(updated_free_names(node.body, self.local_names).items()):

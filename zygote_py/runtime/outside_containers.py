@@ -160,7 +160,10 @@ def claim_outside(value, name: str, loc=None) -> None:
             "within one call of one function", loc,
             f"pass {name} to the functions as an argument (or hold it in an object's "
             "attribute) instead of reaching it by its global name")
-    if refs > _ONLY_THE_HOLDER or (type(value) is not list and type(value) is not dict):
+    if type(value) is not list and type(value) is not dict:  # (rebound since compiled)
+        raise MutationError(f"{name!r} holds a {kind} now, not the list or dict the function "
+                            "was compiled for", loc, "call the function again")
+    if refs > _ONLY_THE_HOLDER:
         raise MutationError(
             f"the {kind} {name!r}, which this function updates in place, is also held by "
             "something else (another name, a container, an object, a variable of a running "
