@@ -491,6 +491,9 @@ def _guards_hold(guards, cells: dict | None = None) -> bool:
                 return False
             if not plain_value(held):
                 return False
+        elif kind == "plain_attribute":  # module or class data read unchecked (the same)
+            if not plain_value(getattr(where, name, None)):
+                return False
         elif kind == "array":  # a global the code takes to be an array or a number
             if not is_array_or_number(where.get(name)):
                 return False

@@ -316,6 +316,21 @@ def appends_then_calls_a_scaled_reader_held_in_a_list(x):
     return SCALED_READERS[0](x)
 
 
+THIS_MODULE = sys.modules[__name__]
+
+
+def reads_through_the_module(scale):
+    return sum(THIS_MODULE.LOG) * scale  # the same global, read as the module's attribute
+
+
+MODULE_READERS = [reads_through_the_module]
+
+
+def appends_then_reads_through_the_module(x):
+    LOG.append(x * 2.0)
+    return MODULE_READERS[0](x)
+
+
 def counts_down(n):
     return LOG[0] if n == 0 else counts_down(n - 1) * 2.0
 
@@ -339,6 +354,7 @@ def records_twice(x):
     (appends_then_calls_a_reader_held_in_a_list, "ran without derivatives"),
     (appends_then_calls_a_scaled_reader_held_in_a_list, "updated with derivatives at"),
     (appends_then_calls_a_recursive_reader, "ran without derivatives"),
+    (appends_then_reads_through_the_module, "is \\(or holds\\) the list 'LOG'"),
     (records_twice, "already updated with derivatives earlier"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_other_reads_in_the_call_are_refused(f, match):

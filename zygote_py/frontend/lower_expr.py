@@ -390,7 +390,20 @@ class ExprLowering:
             if is_static(attr) or type(attr) in _PLAIN_CONSTANTS:
                 expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
                 return self.static(attr, expr, node)
-            # data (an array, a list, a model): read when the code runs, never frozen in
+            # data (an array, a list, a model): read when the code runs, never frozen in;
+            # checked like a global's read (`mod.LOG` is the global LOG of mod)
+            value = self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
+                              hint=node.attr).result
+            if plain_value(attr):
+                self.guards.append(("plain_attribute", obj, node.attr, None))
+                return value
+            read = self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
+                             hint=node.attr).result
+            self.emit("call", [read, self.const(f"{obj.__name__}.{node.attr}", node),
+                               self.loc_const(node)], node=node,
+                      attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",
+                             "kw": (), "star": ()})
+            return value
         return self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
                          hint=node.attr).result
 
