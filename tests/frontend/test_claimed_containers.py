@@ -189,7 +189,7 @@ def test_a_mutable_default_argument():
 # -- pullbacks, forward mode, implicit parameters ------------------------------------------
 def test_a_pullback_runs_twice():
     reset_log()
-    y, back = zp.pullback(every_list_update, 0.7)
+    _, back = zp.pullback(every_list_update, 0.7)
     after = list(LOG)
     first, second = back(1.0), back(1.0)
     assert first == second
@@ -290,7 +290,7 @@ def test_functions_called_by_name(f):
 
 def test_a_reader_called_by_name_in_forward_mode():
     reset_log()
-    y, t = zp.jvp(appends_then_calls_readers_of_readers, (0.7,), (1.0,))
+    _, t = zp.jvp(appends_then_calls_readers_of_readers, (0.7,), (1.0,))
     g = check(appends_then_calls_readers_of_readers, 0.7, reset_log, log_state)
     assert t == pytest.approx(g)
 

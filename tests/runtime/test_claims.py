@@ -36,15 +36,15 @@ def test_a_list_only_its_holder_refers_to_is_claimed_once_per_call():
 def test_any_other_reference_refuses_the_claim():
     HOLDER["log"] = []
     second = HOLDER["log"]  # a variable of a running function: it could read the list later
-    with context.using(objects=ObjectLedger()):
-        with pytest.raises(MutationError, match="also held by something else"):
-            claim("log")
+    with context.using(objects=ObjectLedger()), \
+            pytest.raises(MutationError, match="also held by something else"):
+        claim("log")
     del second
     HOLDER["dict"] = {}
     holder = Box(HOLDER["dict"])  # an object holding it
-    with context.using(objects=ObjectLedger()):
-        with pytest.raises(MutationError, match="also held by something else"):
-            claim("dict")
+    with context.using(objects=ObjectLedger()), \
+            pytest.raises(MutationError, match="also held by something else"):
+        claim("dict")
     holder.items = None
     with context.using(objects=ObjectLedger()):
         claim("dict")
@@ -66,9 +66,9 @@ def test_a_nested_gradient_call_shares_the_claims():
     HOLDER["log"] = []
     with context.using(objects=ObjectLedger()):
         claim("log")
-        with context.using(objects=ObjectLedger()):  # made inside: the outer call's claims
-            with pytest.raises(MutationError, match="is \\(or holds\\)"):
-                check_outside_read(HOLDER["log"], "log")
+        with context.using(objects=ObjectLedger()), \
+                pytest.raises(MutationError, match="is \\(or holds\\)"):  # made inside: shared
+            check_outside_read(HOLDER["log"], "log")
 
 
 def test_the_binding_check():

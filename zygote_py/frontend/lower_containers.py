@@ -662,7 +662,8 @@ class ClaimLowering:
     in nested functions inlined here) are followed by the machinery of lists from outside."""
 
     def claim_outside_names(self, node) -> None:
-        if self.parent is not None or not isinstance(node.body, list):
+        if self.parent is not None or not isinstance(node.body, list) or \
+                not self._may_claim():
             return
         for name, first in sorted(updated_free_names(node.body, self.local_names).items()):
             kind, where = resolve_free(name, self.pyfn)
@@ -700,6 +701,24 @@ class ClaimLowering:
                 self.claimed_globals.add(name)
             self.local_names = self.local_names | {name}
             self.env[name] = value
+
+    def _may_claim(self) -> bool:
+        """Whether a name the function's code reads (its code object's global and free
+        names) holds a list or dict now: else there is nothing to claim and its body is not
+        searched (most functions)."""
+        code = self.pyfn.__code__
+        cells = dict(zip(code.co_freevars, self.pyfn.__closure__ or ()))
+        for name in (*code.co_names, *code.co_freevars):
+            if name in self.local_names:
+                continue
+            try:
+                held = cells[name].cell_contents if name in cells else \
+                    self.pyfn.__globals__.get(name)
+            except ValueError:
+                continue
+            if type(held) is list or type(held) is dict:
+                return True
+        return False
 
     def claimed_kind(self, receiver) -> str | None:
         """'list' or 'dict' when receiver is the name of a claimed container."""

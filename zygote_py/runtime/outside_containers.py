@@ -24,6 +24,7 @@ from __future__ import annotations
 import numbers
 import os
 import sys
+import types
 
 import numpy as np
 
@@ -192,7 +193,7 @@ def check_outside_read(value, name: str, loc=None) -> None:
     if ledger is None or not ledger.claims:
         return
     for claim in ledger.claims.values():
-        if value is claim.obj or holds(value, claim.obj):
+        if value is claim.obj or holds(value, claim.obj) or _attribute_holds(value, claim.obj):
             raise MutationError(
                 f"{name!r} is (or holds) the {type(claim.obj).__name__} {claim.name!r}, updated "
                 f"with derivatives at {_line(claim.loc)} earlier in this gradient call; this "
@@ -202,9 +203,30 @@ def check_outside_read(value, name: str, loc=None) -> None:
                 "function that updates it")
 
 
+_PLAIN = (np.ndarray, np.generic, numbers.Number, str, bytes, type(None), slice, range, np.dtype)
+_CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.CodeType)
+
+
+def _attribute_holds(value, target) -> bool:
+    """A callable object (a model with __call__, which `holds` passes over) holding target
+    in one of its attributes."""
+    if not callable(value) or isinstance(value, (type, *_CODE)):
+        return False
+    attributes = getattr(value, "__dict__", None)
+    return isinstance(attributes, dict) and any(
+        item is target or holds(item, target) for item in attributes.values())
+
+
 def plain_value(value) -> bool:
-    """An array, a number, a string or None: nothing that could hold a list or dict."""
-    return isinstance(value, (np.ndarray, np.generic, numbers.Number, str, bytes, type(None)))
+    """Nothing a read of which check_outside_read would refuse: an array, a number, a
+    string, None, a slice, a tuple of those, a function or a code object (a function that
+    captured a claimed list reads it in its own code, which is checked there), or one of
+    zygote_py's own objects (a source location in generated code, say)."""
+    if isinstance(value, _PLAIN) or isinstance(value, _CODE):
+        return True
+    if type(value) is tuple:
+        return all(isinstance(item, _PLAIN) for item in value)
+    return (getattr(type(value), "__module__", None) or "").startswith("zygote_py.")
 
 
 def _line(loc) -> str:
