@@ -219,9 +219,16 @@ class ExprLowering:
     def checked_outside_read(self, value, obj, where, name, node):
         """A read of a global or cell value that may be (or hold) a list or dict is checked,
         where it is read, against those a function of the gradient call claimed
-        (runtime/outside_containers.py: check_outside_read); one that is an array or a number
-        now is not, and the code is rebuilt if that changes (the guard "plain")."""
-        if plain_value(obj):
+        (runtime/outside_containers.py: check_outside_read).  A global that holds an array
+        or a number now is not, and the code is rebuilt if that changes (the guard "plain").
+        A closure cell is checked whatever it holds now -- another closure of the same code
+        may hold a list there, and a guard would rebuild the code for every such switch --
+        except the cells generated code binds its own helpers and constants to."""
+        if name is None:
+            if value.hint.startswith("_zp_") and \
+                    getattr(self.root_lowerer().pyfn, "_zp_generated", None) is not None:
+                return value
+        elif plain_value(obj):
             self.guards.append(("plain", where, name, None))
             return value
         # the check reads the name again (the same object: nothing runs in between), so
