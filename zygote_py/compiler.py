@@ -42,6 +42,7 @@ from .resolve import is_array_or_number
 from .rules.registry import qualified_name
 from .runtime.helpers import check_scalar
 from .runtime.library_code import restated_at_call
+from .runtime.outside_containers import plain_value
 from .transforms.simplify import simplify
 
 
@@ -84,7 +85,8 @@ class Entry:
 
     def guards_for(self, by_old: dict) -> list:
         """The guards, with cells of the old function replaced by the new one's."""
-        return [(kind, by_old.get(id(where), where) if kind == "cell" else where, name, obj)
+        return [(kind, by_old.get(id(where), where) if kind == "cell" or
+                 (kind in ("container", "plain") and name is None) else where, name, obj)
                 for kind, where, name, obj in self.guards]
 
 
@@ -477,6 +479,27 @@ def _guards_hold(guards, cells: dict | None = None) -> bool:
                 return False
         elif kind == "global":
             if where.get(name, _MISSING) is not obj:
+                return False
+        elif kind == "container":  # a global or cell list or dict the function claims
+            if cells and name is None:
+                where = cells.get(id(where), where)
+            try:
+                held = where.get(name, _MISSING) if name is not None else where.cell_contents
+            except ValueError:
+                return False
+            if type(held) is not obj:
+                return False
+        elif kind == "plain":  # a global or cell value read unchecked (outside_containers.py)
+            if cells and name is None:
+                where = cells.get(id(where), where)
+            try:
+                held = where.get(name) if name is not None else where.cell_contents
+            except ValueError:
+                return False
+            if not plain_value(held):
+                return False
+        elif kind == "plain_attribute":  # module or class data read unchecked (the same)
+            if not plain_value(getattr(where, name, None)):
                 return False
         elif kind == "array":  # a global the code takes to be an array or a number
             if not is_array_or_number(where.get(name)):

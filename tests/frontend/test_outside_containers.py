@@ -252,11 +252,6 @@ def test_a_pullback_runs_twice_and_the_caller_sees_the_update():
 LOG = []
 
 
-def appends_to_a_global_list(x):
-    LOG.append(x * 2.0)
-    return sum(LOG)
-
-
 def appends_through_a_second_name_of_a_global(x):
     log = LOG
     log.append(x)
@@ -294,7 +289,6 @@ def slice_assignment_into_argument(x, acc):
 
 
 @pytest.mark.parametrize("f, args, match", [
-    (appends_to_a_global_list, (0.5,), "did not create"),
     (appends_through_a_second_name_of_a_global, (0.5,), "did not create"),
     (reads_a_holder_after_the_update, (0.5, [1.0]), "updated in place"),
     (slice_assignment_into_argument, (0.5, [1.0, 2.0]), "integer index"),

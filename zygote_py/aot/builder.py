@@ -43,7 +43,7 @@ import types
 import numpy as np
 
 from .. import context, errors
-from ..runtime import built_objects, dispatch, writes
+from ..runtime import built_objects, dispatch, outside_containers, writes
 from ..runtime import helpers as runtime
 from ..errors import SourceLoc
 from . import standalone_runtime as sr
@@ -76,7 +76,8 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               errors.MutationError: sr.MutationError, errors.NoDerivativeRule: sr.NoDerivativeRule,
               errors.SourceUnavailable: sr.SourceUnavailable,
               errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of,
-              writes._object_ledger: sr.object_ledger}
+              writes._object_ledger: sr.object_ledger,
+              outside_containers.check_outside_read: sr.check_outside_read}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",

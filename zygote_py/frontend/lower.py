@@ -19,7 +19,7 @@ from ..errors import MutationError, SourceLoc, UnsupportedSyntax
 from ..ir.builder import IRBuilder
 from ..ir.core import Block, Function, Value
 from .late_binding import RebindingIndex
-from .lower_containers import ContainerLowering
+from .lower_containers import ClaimLowering, ContainerLowering
 from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_objects import ObjectLowering
@@ -40,7 +40,7 @@ _HOLDING_OPS = _LITERALS | {"append", "extend", "setitem", "insert"}
 
 
 class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, ContainerLowering,
-              IteratorLowering, ObjectLowering):
+              ClaimLowering, IteratorLowering, ObjectLowering):
     def __init__(self, pyfn, filename: str, node, parent: Lowerer | None = None):
         self.pyfn = pyfn
         self.filename = filename
@@ -67,6 +67,10 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.inlining: list = parent.inlining if parent else []
         self.root_block: Block | None = parent.root_block if parent else None
         self.cells: dict[str, Value] = parent.cells if parent else {}
+        # global or captured lists and dicts the function claimed (lower_containers.py)
+        self.claims: dict[str, Value] = parent.claims if parent else {}
+        self.claim_kinds: dict[str, str] = parent.claim_kinds if parent else {}
+        self.claimed_globals: set[str] = parent.claimed_globals if parent else set()
         # inside `with zp.no_grad():` (lower_stmt.py: stmt_With): computed values are untracked
         self.untracked_depth: int = parent.untracked_depth if parent else 0
 
@@ -503,6 +507,7 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     for index in threads:  # a name no code can bind: follows the argument's array through
         # every write (record_write rebinds it as it rebinds the user's names)
         lowerer.env[written_slot(sig.names[index])] = params[index]
+    lowerer.claim_outside_names(node)  # LOG.append(v) on a global list (lower_containers.py)
     if isinstance(node, gast.Lambda):
         result = lowerer.expr(node.body)
     else:
@@ -528,4 +533,5 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     fn.meta["threads"] = tuple(threads)
     fn.meta["result_aliases"] = summary
     fn.meta["closed_classes"] = lowerer.closed_classes()  # (lower_writes.py)
+    fn.meta["claimed_values"] = lowerer.claimed_values()  # (lower_containers.py)
     return fn

@@ -7,24 +7,29 @@ and loops like `Lowerer.fresh`.  Its methods that modify it (`p.insert(0, v)`,
 `d.update(o)`), item assignment and `del p[i]` become calls of the
 functional forms in runtime/containers.py that return a new container, and
 the name is rebound to it: the adjoint then sees each version as its own
-value, with its own rule.  The same updates of a container whose kind is not
-known here (an argument, a global) are refused, as before.
+value, with its own rule.  The same updates of a container from outside (an argument,
+an attribute's) are written back in place (`outside_update`), and a module-level or
+captured list or dict updated by its name is claimed at the function's entry and
+then treated as such an argument (`ClaimLowering`, docs/mutation.md).
 """
 
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
+import types
 
 import gast
 
+from ..errors import ZygoteError
 from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as outside
 from ..runtime.built_objects import set_attribute
 from ..runtime.iterators import for_pass, list_of_items
-from .scope import resolve_free
+from .scope import function_locals, resolve_free
 
 # method name -> (functional form, whether it returns (new container, result))
 LIST_METHODS = {
@@ -482,6 +487,12 @@ class ContainerLowering:
         def otherwise():
             self.env[slot] = plain()
 
+        claimed = self.claimed_kind(receiver)
+        if claimed is not None:  # a global or captured list or dict claimed at the entry: its
+            # type is the one it had when the function was compiled (a guard), no test needed
+            (updated(claimed) if claimed in kinds else otherwise)()
+            return self.env.pop(slot)
+
         def chain(remaining):
             if not remaining:
                 return otherwise
@@ -612,3 +623,240 @@ class ContainerLowering:
                 continue
             raise self.unsupported(node, "del is only supported for items of a list or dict the "
                                    "function created", "let the variable go out of scope instead")
+
+
+# -- module-level and captured lists and dicts updated by name ------------------------------
+# the updating methods that put values into the container (the others only move or drop
+# what it holds, which the old path runs as it always did)
+_ADDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault"})
+
+
+def _constant(node) -> bool:
+    """A literal (a string, a number, None, or a tuple or list of them): no derivative."""
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.UnaryOp):
+        return _constant(node.operand)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(_constant(e) for e in node.elts)
+    return False
+
+
+def updated_free_names(body, local_names) -> dict:
+    """name -> the first node that puts a value other than a literal into it, in place and by
+    that name (list.append, extend, insert, dict.update, setdefault, item assignment and its
+    augmented form), for the names free in a function body (its nested functions and
+    lambdas left out).  Updates that only put literals in (`RAN.append("f")`, a log of
+    strings) cannot carry a derivative: such a name runs as before."""
+    found: dict = {}
+
+    def note(name_node, node, values) -> None:
+        if isinstance(name_node, gast.Name) and name_node.id not in local_names and \
+                not all(_constant(v) for v in values):
+            found.setdefault(name_node.id, node)
+
+    def visit(node) -> None:
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            return
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in _ADDING_METHODS:
+            values = list(node.args) + [k.value for k in node.keywords]
+            if node.func.attr in ("insert", "setdefault"):
+                values = values[1:]
+            note(node.func.value, node, values)
+        elif isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, gast.Subscript):
+                    note(target.value, node, [node.value])
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in body:
+        visit(statement)
+    return found
+
+
+def _free_names(node) -> set[str]:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)} - function_locals(node)
+
+
+def _reads_claimed(fn, free, claimed, filename, seen) -> bool:
+    """Whether fn (whose free names are free) reads one of the claimed module globals by
+    name, itself or through the module-level functions of the same file it calls by name."""
+    from .source import find_function_node
+
+    if free & claimed:
+        return True
+    for name in free:
+        callee = fn.__globals__.get(name)
+        if not isinstance(callee, types.FunctionType) or callee in seen or len(seen) > 16 \
+                or callee.__globals__ is not fn.__globals__:
+            continue
+        seen.add(callee)
+        try:
+            node, where = find_function_node(callee)
+        except ZygoteError:
+            continue
+        if where == filename and _reads_claimed(callee, _free_names(node), claimed, filename, seen):
+            return True
+    return False
+
+
+class _InlinedReader:
+    """A module-level function inlined where it is called (ClaimLowering.claim_reader):
+    the LocalFunction protocol of lower.py's inline_call, and equal to the function itself,
+    so that a function calling itself is not inlined again."""
+
+    def __init__(self, node, defaults, kw_defaults, name, fn):
+        self.node = node
+        self.defaults = defaults
+        self.kw_defaults = kw_defaults
+        self.name = name
+        self.fn = fn
+
+    def __eq__(self, other):
+        return other is self or other is self.fn or getattr(other, "fn", None) is self.fn
+
+    def __hash__(self):
+        return hash(self.fn)
+
+
+class ClaimLowering:
+    """Mixin of the Lowerer: a module-level or captured list or dict that the function updates
+    by its name (`LOG.append(v)`, `CACHE[k] = v`) is *claimed* at the function's entry
+    (runtime/outside_containers.py: claim_outside) and from then on is a name of the
+    function, like a list passed in: its updates and every read of it in the function (and
+    in nested functions inlined here) are followed by the machinery of lists from outside."""
+
+    def claim_outside_names(self, node) -> None:
+        if self.parent is not None or not isinstance(node.body, list) or \
+                not self._may_claim():
+            return
+        for name, first in sorted(updated_free_names(node.body, self.local_names).items()):
+            kind, where = resolve_free(name, self.pyfn)
+            if kind == "global":
+                obj = where.get(name, _ABSENT)
+            elif kind == "cell":
+                try:
+                    obj = where.cell_contents
+                except ValueError:
+                    continue
+            else:
+                continue
+            if type(obj) is not list and type(obj) is not dict:
+                continue  # (an array global: refused as before; another object: its method)
+            # compiled for a list or dict there: rebuilt when the name holds something else
+            self.guards.append(("container", where, name if kind == "global" else None, type(obj)))
+            # the claim is passed its own read of the name (written where it is passed, so
+            # no variable of the generated code holds the object when it counts references)
+            if kind == "cell":  # (read where it is used: no variable of the function holds it)
+                value = self.read_cell(name, first)
+                passed = value
+            else:
+                passed = self.emit("global", (), attrs={"name": name}, node=first, hint=name).result
+            self.emit("call", [passed, self.const(name, first), self.loc_const(first)], node=first,
+                      attrs={"fn": outside.claim_outside, "expr": "_zp_claim_outside", "kw": (),
+                             "star": ()})
+            if kind == "global":
+                value = self.emit("global", (), attrs={"name": name}, node=first, hint=name).result
+            info = self.alias_class(value)
+            info.external = None  # (claimed: one of the function's names from here on)
+            info.shared = True
+            self.claims[name] = value
+            self.claim_kinds[name] = "list" if type(obj) is list else "dict"
+            if kind == "global":
+                self.claimed_globals.add(name)
+            self.local_names = self.local_names | {name}
+            self.env[name] = value
+
+    def _may_claim(self) -> bool:
+        """Whether a name the function's code reads (its code object's global and free
+        names) holds a list or dict now: else there is nothing to claim and its body is not
+        searched (most functions)."""
+        code = self.pyfn.__code__
+        cells = dict(zip(code.co_freevars, self.pyfn.__closure__ or ()))
+        for name in (*code.co_names, *code.co_freevars):
+            if name in self.local_names:
+                continue
+            try:
+                held = cells[name].cell_contents if name in cells else \
+                    self.pyfn.__globals__.get(name)
+            except ValueError:
+                continue
+            if type(held) is list or type(held) is dict:
+                return True
+        return False
+
+    def claimed_kind(self, receiver) -> str | None:
+        """'list' or 'dict' when receiver is the name of a claimed container."""
+        if not isinstance(receiver, gast.Name) or receiver.id not in self.claims:
+            return None
+        return self.claim_kinds.get(receiver.id)
+
+    def check_binding(self, name: str, value, node) -> None:
+        """A read of a claimed module global: the name still holds the object claimed at the
+        entry (code run without derivatives could have rebound it; then Python would read
+        the new object)."""
+        # (emitted past the may-alias bookkeeping: the check joins no class, holds nothing)
+        loc = self.loc(node)
+        again = self.builder.emit("global", (), attrs={"name": name}, hints=[name], loc=loc).result
+        self.builder.emit("call", [again, value, self.const(name, node), self.loc_const(node)],
+                          attrs={"fn": outside.check_binding, "expr": "_zp_check_binding",
+                                 "kw": (), "star": ()}, loc=loc)
+
+    def claim_reader(self, fn):
+        """A module-level function called by name that reads a claimed module global by
+        that name (`def total(): return sum(LOG)`), to be inlined here: lowered as part of
+        this function, its reads of the name read this function's current version, with
+        its derivatives.  None for anything else (a call compiled on its own, whose reads
+        of the claimed container are refused while running).  Only where inlining means
+        what the call means: a plain Python function of this module and file, no closure,
+        no rule of its own, not already being inlined, reading no name that this function
+        (or one it is inlined into) binds, other than the claimed ones."""
+        from ..resolve import FUNCTION, resolve
+        from ..rules import registry
+        from .source import find_function_node
+
+        root = self.root_lowerer()
+        if not isinstance(fn, types.FunctionType) or fn.__globals__ is not root.pyfn.__globals__ \
+                or fn.__code__.co_freevars or fn in self.inlining or fn.__kwdefaults__ \
+                or fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE):
+            return None
+        if resolve(fn, registry).kind != FUNCTION:
+            return None
+        try:
+            node, filename = find_function_node(fn)
+        except ZygoteError:
+            return None
+        if filename != root.filename or not isinstance(node, gast.FunctionDef):
+            return None
+        free = _free_names(node)
+        if not _reads_claimed(fn, free, self.claimed_globals, root.filename, {fn}):
+            return None
+        lowerer = self
+        while lowerer is not None:  # the inlined body reads our names where it reads its own
+            if (free & lowerer.local_names) - self.claimed_globals:
+                return None
+            lowerer = lowerer.parent
+        if free & set(root.pyfn.__code__.co_freevars):
+            return None
+        defaults = [self.const(d) for d in fn.__defaults__ or ()]
+        return _InlinedReader(node, defaults, {}, fn.__name__, fn)
+
+    def claimed_values(self) -> dict:
+        """name -> the ids of every version of each claimed container (its may-alias class:
+        each update joins it), for analysis/claims.py."""
+        out = {}
+        for name, first in self.claims.items():
+            root = self.alias_root(first)
+            out[name] = frozenset(vid for vid in list(self.alias_parent)
+                                  if self.alias_root_of_id(vid) == root)
+        return out
+
+    def alias_root_of_id(self, vid: int) -> int:
+        parent = self.alias_parent
+        while vid != parent[vid]:
+            vid = parent[vid]
+        return vid

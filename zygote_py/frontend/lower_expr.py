@@ -24,6 +24,8 @@ import numpy as np
 from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
+from ..runtime import outside_containers as _outside
+from ..runtime.outside_containers import plain_value
 from . import runtime_forms
 from .scope import resolve_free, signature_of
 from .source import share_inside
@@ -188,6 +190,8 @@ class ExprLowering:
                     "copy the container (list(x)) before modifying it under a second name")
             if isinstance(value, Value) and value.id in self.stale:
                 self.check_stale(name, value, node)  # may share memory with a written array
+            if name in self.claimed_globals and self.parent is None:
+                self.check_binding(name, value, node)  # lower_containers.py
             return value
         return self.free_name(name, node)
 
@@ -203,7 +207,7 @@ class ExprLowering:
             if is_static(obj) and not captures_values(obj):
                 self.guards.append(("cell", where, None, obj))
                 return self.static(obj, name, node)
-            return self.read_cell(name, node)
+            return self.checked_outside_read(self.read_cell(name, node), obj, where, None, node)
         if kind == "builtin":
             self.guards.append(("global", self.pyfn.__globals__, name, _MISSING))
             return self.static(where, name, node)
@@ -211,7 +215,34 @@ class ExprLowering:
         if is_static(obj):
             self.guards.append(("global", where, name, obj))
             return self.static(obj, name, node)
-        return self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
+        value = self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
+        return self.checked_outside_read(value, obj, where, name, node)
+
+    def checked_outside_read(self, value, obj, where, name, node):
+        """A read of a global or cell value that may be (or hold) a list or dict is checked,
+        where it is read, against those a function of the gradient call claimed
+        (runtime/outside_containers.py: check_outside_read).  A global that holds an array
+        or a number now is not, and the code is rebuilt if that changes (the guard "plain").
+        A closure cell is checked whatever it holds now -- another closure of the same code
+        may hold a list there, and a guard would rebuild the code for every such switch --
+        except the cells generated code binds its own helpers and constants to."""
+        if name is None:
+            if value.hint.startswith("_zp_") and \
+                    getattr(self.root_lowerer().pyfn, "_zp_generated", None) is not None:
+                return value
+        elif plain_value(obj):
+            self.guards.append(("plain", where, name, None))
+            return value
+        # the check reads the name again (the same object: nothing runs in between), so
+        # that the value read stays an expression where it is used, as before
+        read = value
+        if name is not None:  # (a cell is read where it is used: its value is that read)
+            read = self.emit("global", (), attrs={"name": name}, node=node, hint=value.hint).result
+        self.emit("call", [read, self.const(name or value.hint or "the closure value", node),
+                           self.loc_const(node)], node=node,
+                  attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",
+                         "kw": (), "star": ()})
+        return value
 
     def read_from_child(self, name, node, child):
         """A nested (inlined) function reads a name free in it: ours, as of the call."""
@@ -221,6 +252,8 @@ class ExprLowering:
                 raise value.refusal
             if isinstance(value, Value) and value.id in self.stale:
                 child.check_stale(name, value, node)  # (emitted where the child reads it)
+            if name in self.claimed_globals:
+                child.check_binding(name, value, node)
             return value
         return self.free_name(name, node)
 
@@ -365,7 +398,20 @@ class ExprLowering:
             if attr is not _MISSING and (is_static(attr) or type(attr) in _PLAIN_CONSTANTS):
                 expr = f"{base.owner.attrs.get('expr') or obj.__name__}.{node.attr}"
                 return self.static(attr, expr, node)
-            # data (an array, a list, a model): read when the code runs, never frozen in
+            # data (an array, a list, a model): read when the code runs, never frozen in;
+            # checked like a global's read (`mod.LOG` is the global LOG of mod)
+            value = self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
+                              hint=node.attr).result
+            if plain_value(attr):
+                self.guards.append(("plain_attribute", obj, node.attr, None))
+                return value
+            read = self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
+                             hint=node.attr).result
+            self.emit("call", [read, self.const(f"{obj.__name__}.{node.attr}", node),
+                               self.loc_const(node)], node=node,
+                      attrs={"fn": _outside.check_outside_read, "expr": "_zp_check_outside_read",
+                             "kw": (), "star": ()})
+            return value
         return self.emit("getattr", (base,), attrs={"name": node.attr}, node=node,
                          hint=node.attr).result
 
@@ -409,6 +455,9 @@ class ExprLowering:
         if isinstance(callee, LocalFunction):
             return self.inline_call(callee, node)
         obj = self.constant_of(callee, _MISSING)
+        reader = self.claim_reader(obj) if self.claimed_globals else None  # lower_containers.py
+        if reader is not None:
+            return self.inline_call(reader, node)
         if obj is not _MISSING and not callable(obj):
             # `np(3)` in a branch that may never run: Python raises its TypeError only when
             # the call runs, so the call is left to run time as a call of a value

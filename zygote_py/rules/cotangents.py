@@ -43,6 +43,10 @@ nondifferentiable(alias_checks.check_array_method, alias_checks.check_method_is)
 # the type test and the refusal around an update of a list or dict from outside
 # (frontend/lower_containers.py: outside_chain)
 nondifferentiable(outside_containers.is_container, outside_containers.refuse_item_update)
+# a global or captured list or dict claimed by the function updating it, and the checks of
+# other reads of it (frontend/lower_containers.py: ClaimLowering)
+nondifferentiable(outside_containers.claim_outside, outside_containers.check_outside_read,
+                  outside_containers.check_binding)
 
 
 # ---------------------------------------------------------------------------

@@ -71,9 +71,12 @@ class ObjectLedger:
     adopted      id -> number of writes not yet undone, for every object from outside the
                  call (an argument, a global, a closure value, one reached through them)
                  that transformed code wrote into: tracked from its first write on, and
-                 released when the backward undoes that write (adopt, released_cotangent)."""
+                 released when the backward undoes that write (adopt, released_cotangent);
+    claims       id -> Claim, for every module-level or captured list or dict a function
+                 of the call claimed (runtime/outside_containers.py: claim_outside)."""
 
-    __slots__ = ("adopted", "built", "cotangents", "forward", "log", "tracked", "versions")
+    __slots__ = ("adopted", "built", "claims", "cotangents", "forward", "log", "tracked",
+                 "versions")
 
     def __init__(self):
         self.tracked: dict[int, object] = {}
@@ -83,6 +86,12 @@ class ObjectLedger:
         self.built: dict[int, int] = {}
         self.adopted: dict[int, int] = {}
         self.forward: ObjectLedger | None = None
+        # id -> the Claim of a module-level or captured list or dict that a function of this
+        # call updates in place (runtime/outside_containers.py: claim_outside); a gradient
+        # call made inside another (a nested zp.gradient) shares the outer call's claims:
+        # its reads of a claimed container are refused as the outer call's are
+        outer = context.current().objects
+        self.claims: dict = outer.claims if outer is not None else {}
 
     def for_backward(self) -> ObjectLedger:
         """A ledger for one run of a pullback's backward: the forward's objects, cotangent
@@ -92,6 +101,7 @@ class ObjectLedger:
         view.tracked, view.versions, view.built, view.adopted = \
             dict(self.tracked), dict(self.versions), dict(self.built), dict(self.adopted)
         view.forward = self
+        view.claims = self.claims  # (read-only there: a backward claims nothing)
         self.check_unchanged()
         return view
 
@@ -311,6 +321,12 @@ def check_underived_result(y, what, loc):
     gradient call and the result could carry one -- the call may have read such an object
     (`def readout(): return model.state`), and its derivative would be lost."""
     ledger = context.current().objects
+    if ledger is not None and ledger.claims:
+        raise MutationError(
+            f"{what} ran without derivatives (none of its arguments carries one), after a "
+            "module-level or captured list or dict was updated with derivatives in this "
+            "gradient call: it may read that container, and would miss their derivatives", loc,
+            "pass the list or dict (or the values) to it as an argument")
     if ledger is None or not ledger.adopted or not _could_carry(y):
         return y
     raise MutationError(

@@ -21,6 +21,14 @@ run-time helpers (runtime/writes.py) also take a list or a dict.
 
 from __future__ import annotations
 
+import numbers
+import os
+import sys
+import types
+
+import numpy as np
+
+from .. import context
 from ..errors import MutationError
 
 _KINDS = {"list": list, "dict": dict}
@@ -94,3 +102,134 @@ def refuse_item_update(obj, what: str, loc=None) -> None:
                         "name the array first (a = obj.a; a[i] = v) when obj was built in "
                         "this call, or write into a copy and store it back (a = "
                         "obj.a.copy(); a[i] = v; obj.a = a)")
+
+
+# -- module-level and captured lists and dicts, updated in place -----------------------------
+# A function that updates a global (or captured) list or dict by its name, `LOG.append(v)`,
+# *claims* it at its entry (frontend/lower_containers.py: claim_outside_names): from then
+# on, for the rest of the gradient call, the function holds it as one of its own names and
+# its updates and reads are followed exactly as for a list passed in (above).  What would
+# break that -- another reference to the object, from which a read would see the new items
+# without their derivatives -- is refused, decided from the objects:
+#   - at the claim: nothing but its global name (or cell) may refer to the object (its
+#     reference count), and no other function of this call may have claimed it;
+#   - after it: a read of the global or cell by any other function of the call
+#     (check_outside_read), and a call of user code run without derivatives, which could
+#     read it (built_objects.check_underived_result), are refused.
+class Claim:
+    """A global or captured list or dict claimed by one running function."""
+
+    __slots__ = ("loc", "name", "obj")
+
+    def __init__(self, obj, name, loc):
+        self.obj = obj  # (holds it: the id stays this object's while the call runs)
+        self.name = name
+        self.loc = loc
+
+
+def _references_at_entry(value, name=None, loc=None) -> int:
+    return sys.getrefcount(value)  # (as claim_outside's first line counts them)
+
+
+def _only_the_holder() -> int:
+    holder = [[]]
+    return _references_at_entry(holder[0], "probe", None)
+
+
+# what claim_outside counts when nothing but the global name (or the cell) holds the object,
+# the value passed as generated code passes it (read where it is passed: `claim(L, ...)`),
+# measured once on a list one container holds (the count differs between Python versions)
+_ONLY_THE_HOLDER = _only_the_holder()
+
+
+def claim_outside(value, name: str, loc=None) -> None:
+    """At the entry of a function that updates the module-level or captured list or dict
+    `name` by that name, value (read from the global or cell where it is passed): claim it
+    for this gradient call."""
+    refs = sys.getrefcount(value)
+    kind = type(value).__name__
+    ledger = context.current().objects
+    if ledger is None:
+        raise MutationError(f"{name!r} is updated by differentiated code outside a gradient "
+                            "call", loc)
+    held = ledger.claims.get(id(value))
+    if held is not None:
+        raise MutationError(
+            f"the {kind} {name!r} is updated here and was already updated with derivatives "
+            f"earlier in this gradient call (at {_line(held.loc)}), by another call of a "
+            "function; zygote_py follows a global or captured list or dict updated and read "
+            "within one call of one function", loc,
+            f"pass {name} to the functions as an argument (or hold it in an object's "
+            "attribute) instead of reaching it by its global name")
+    if type(value) is not list and type(value) is not dict:  # (rebound since compiled)
+        raise MutationError(f"{name!r} holds a {kind} now, not the list or dict the function "
+                            "was compiled for", loc, "call the function again")
+    if refs > _ONLY_THE_HOLDER:
+        raise MutationError(
+            f"the {kind} {name!r}, which this function updates in place, is also held by "
+            "something else (another name, a container, an object, a variable of a running "
+            "function, a pullback kept for later), which would see the update without its "
+            "derivative", loc,
+            f"pass {name} to the function as an argument, or update a copy")
+    ledger.claims[id(value)] = Claim(value, name, loc)
+
+
+def check_binding(now, value, name: str, loc=None) -> None:
+    """A read of a claimed module global by the function that claimed it (value: what the
+    function holds under that name): now, what the global name holds, must be that object."""
+    if now is not value:
+        raise MutationError(
+            f"the module global {name!r} was rebound while a function that updates it in place "
+            "ran (by code run without derivatives); that function follows the object it "
+            "held at its entry", loc, f"pass {name} to the function as an argument")
+
+
+def check_outside_read(value, name: str, loc=None) -> None:
+    """A read of a global or cell (one not known to be an array or a number) by a function
+    of the gradient call: refused when it is, or holds, a list or dict that a function of
+    this call claimed (its derivatives are followed under the claiming function's name only)."""
+    ctx = context.current()
+    ledger = ctx.objects
+    if ledger is None or not ledger.claims:
+        return
+    for claim in ledger.claims.values():
+        if value is claim.obj or holds(value, claim.obj) or _attribute_holds(value, claim.obj):
+            raise MutationError(
+                f"{name!r} is (or holds) the {type(claim.obj).__name__} {claim.name!r}, updated "
+                f"with derivatives at {_line(claim.loc)} earlier in this gradient call; this "
+                "read would miss their derivatives (zygote_py follows such a list or dict "
+                "under the name of the function that updates it)", loc,
+                f"pass {claim.name} to this function as an argument, or read it in the "
+                "function that updates it")
+
+
+_PLAIN = (np.ndarray, np.generic, numbers.Number, str, bytes, type(None), slice, range, np.dtype)
+_CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.CodeType)
+
+
+def _attribute_holds(value, target) -> bool:
+    """A callable object (a model with __call__, which `holds` passes over) holding target
+    in one of its attributes."""
+    if not callable(value) or isinstance(value, (type, *_CODE)):
+        return False
+    attributes = getattr(value, "__dict__", None)
+    return isinstance(attributes, dict) and any(
+        item is target or holds(item, target) for item in attributes.values())
+
+
+def plain_value(value) -> bool:
+    """Nothing a read of which check_outside_read would refuse: an array, a number, a
+    string, None, a slice, a tuple of those, a function or a code object (a function that
+    captured a claimed list reads it in its own code, which is checked there), or one of
+    zygote_py's own objects (a source location in generated code, say)."""
+    if isinstance(value, _PLAIN) or isinstance(value, _CODE):
+        return True
+    if type(value) is tuple:
+        return all(isinstance(item, _PLAIN) for item in value)
+    return (getattr(type(value), "__module__", None) or "").startswith("zygote_py.")
+
+
+def _line(loc) -> str:
+    if loc is None or getattr(loc, "line", None) is None:
+        return "an earlier line"
+    return f"{os.path.basename(loc.filename)}:{loc.line}"

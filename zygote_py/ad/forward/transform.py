@@ -35,6 +35,7 @@ import inspect
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable, varied_values
+from ...analysis.claims import unneeded_claims
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
@@ -46,7 +47,7 @@ from ...kinds import is_complex_kind
 from ...resolve import CALLABLE, CONSTRUCT, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, resolve
 from ...rules import registry
 from ...rules.jvp_complex import forward_rule
-from ...runtime import built_objects, forward_writes, writes
+from ...runtime import built_objects, forward_writes, outside_containers, writes
 from ...runtime import forward_dispatch as fwd
 from ...runtime import forward_objects as fob
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
@@ -96,6 +97,7 @@ class ForwardTransform:
         self.inline = Inliner(self)  # rules spliced as expressions (inline.py)
         self.varied = varied_values(fn, self.active, extra_roots=cell_roots + self.object_roots(),
                                     arrays=self.arrays)
+        self.unneeded_claims = unneeded_claims(fn, self.varied)  # (analysis/claims.py)
         # values that may be complex (analysis/complexity.py): a rule there runs its forward
         # rule for complex values (rules/jvp_complex.py), right for real ones too
         complex_params = [is_complex_kind(k) for k in kinds][:len(fn.params)]
@@ -210,8 +212,8 @@ class ForwardTransform:
         if _is_object_op(fn):
             object_op(self, op)  # objects.py
             return
-        if fn is writes.restore_final:  # whatever its tangents (writes.py)
-            follow_write(self, op)
+        if fn is writes.restore_final or fn is outside_containers.claim_outside:
+            follow_write(self, op)  # whatever its tangents (writes.py)
             return
         if not any(self.t(x) is not None for x in op.operands):
             if len(op.results) == 1 and _user_code(fn):  # it may read written attributes

@@ -27,6 +27,7 @@ from __future__ import annotations
 from ...ir.core import Function, Op, Value, value_block
 from ...runtime import built_objects, outside_containers, writes
 from ...runtime import forward_containers as fc
+from ...errors import MutationError
 from ...runtime import forward_objects as fob
 from ...runtime import forward_writes as fw
 
@@ -38,7 +39,8 @@ _NO_TANGENT = (writes.written_like, writes.restore_region, writes.restore_whole,
                writes.place_positions, writes.diagonal_positions, writes.along_axis_positions,
                writes.putmask_positions, writes.position_count, built_objects.must_run_back,
                outside_containers.restore_contents, outside_containers.is_container,
-               outside_containers.refuse_item_update)
+               outside_containers.refuse_item_update, outside_containers.claim_outside,
+               outside_containers.check_outside_read, outside_containers.check_binding)
 # cotangent helpers linear in their first argument
 _LINEAR = (writes.written_value_cotangent, writes.overwritten_cotangent,
            writes.writeback_value_cotangent, writes.writeback_rest_cotangent)
@@ -55,6 +57,16 @@ def follow_write(tr, op: Op) -> bool:
     one forward mode follows (the caller refuses it)."""
     fn = op.attrs["fn"]
     v, t_or_none = tr.v, tr.t_or_none
+    if fn is outside_containers.claim_outside and id(op) in tr.unneeded_claims:
+        return True  # (no tangent reaches the container: nothing to claim, analysis/claims.py)
+    if fn is outside_containers.claim_outside and \
+            getattr(tr.fn.meta.get("pyfn"), "_zp_generated", None) is not None:
+        # gradient code whose primal updates a global or captured list or dict: each column
+        # of a Hessian would run it (and claim the container) again in one call
+        raise MutationError(
+            "forward mode over the gradient (zp.hessian, zp.hvp, a forward zp.jacobian of a "
+            "gradient) does not follow a module-level or captured list or dict updated in "
+            "place", op.loc, "pass the list or dict to the function as an argument")
     if _is(fn, _NO_TANGENT):
         tr.copy(op)
         return True

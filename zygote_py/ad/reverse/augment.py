@@ -52,6 +52,9 @@ class ForwardPlan:
         # id(item read) -> the earlier read of the same item it repeats (the forward skips it)
         self.merged_reads: dict[int, Value] = {}
         self.logged: dict[int, list[Value]] = {}  # id(op) -> its results logged as written
+        # ids of primal ops left out of the forward: claims of containers no derivative
+        # reaches (analysis/claims.py)
+        self.dropped: set[int] = set()
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -188,6 +191,8 @@ class _ForwardBuilder:
         return Op("tape_push", [tape, *(self.get(v) for v in values)], 0, attrs, (), None)
 
     def op(self, op: Op, out: Block) -> None:
+        if id(op) in self.plan.dropped:  # a claim no derivative reaches
+            return
         first = self.plan.merged_reads.get(id(op))
         if first is not None:  # `x[i]` again: the number read before (repeated_item_reads)
             self.vmap[op.result.id] = self.get(first)

@@ -17,6 +17,7 @@ The primal is only read.  Callee pullbacks are left as references
 from __future__ import annotations
 
 from ...analysis.activity import varied_values
+from ...analysis.claims import unneeded_claims
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, SEQUENCE, guards_on_globals, value_levels
 from ...analysis.scalars import repeated_item_reads, scalar_values
@@ -141,6 +142,7 @@ class ReverseTransform:
             self.builder.merged_reads = {op.result.id: first for op in fn.walk()
                                          if id(op) in repeats for first in (repeats[id(op)],)}
         self.builder.effectful = effectful_ops(fn, varied, set(levels), arrays)
+        self.builder.plan.dropped = unneeded_claims(fn, varied)  # (analysis/claims.py)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)
 
