@@ -15,6 +15,7 @@ registered it.
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import re
@@ -58,7 +59,10 @@ def _user_line(tb) -> tuple[str, int, str] | None:
     if not isinstance(user_file, str):
         return None
     lines = linecache.getlines(code.co_filename)
-    for text in reversed(lines[:tb.tb_lineno]):
+    # a value the first statement reads may be bound before that statement's comment (a
+    # module attribute it reads twice): with no comment above, the next one names the line
+    below = itertools.islice(lines[tb.tb_lineno:], 3)
+    for text in itertools.chain(reversed(lines[:tb.tb_lineno]), below):
         match = _FORWARD.match(text) or _ADJOINT.match(text)
         if match is not None:
             if match.group(1) != os.path.basename(user_file):
