@@ -77,8 +77,15 @@ class Pass:
 
 
 def for_pass(iterable):
-    """What a for loop iterates: a Pass over an Items iterator, anything else unchanged."""
-    return Pass(iterable) if type(iterable) is Items else iterable
+    """What a for loop iterates: a Pass over an Items iterator; a list's items as they are
+    when the loop starts (a list the function made may be updated in place after the
+    loop, while the loop's adjoint still reads the items it iterated: a generator
+    expression over `xs` consumed before `xs.extend(...)`; an update during the loop is
+    refused by the compiler, so the loop sees what Python's would); anything else
+    unchanged (an array's rows are views, which `row *= c` writes through)."""
+    if type(iterable) is Items:
+        return Pass(iterable)
+    return iterable[:] if type(iterable) is list else iterable
 
 
 def take_all(iterable) -> list:
