@@ -76,3 +76,12 @@ def test_the_binding_check():
     check_binding(a, a, "LOG")
     with pytest.raises(MutationError, match="was rebound"):
         check_binding(b, a, "LOG")
+
+
+def test_plain_value_of_a_type_whose_module_is_not_a_string():
+    # Cython functions' type (numpy.random's default_rng on Python 3.10) has a descriptor
+    # as __module__: plain_value raised AttributeError while a gradient ran
+    from zygote_py.runtime.outside_containers import plain_value
+
+    odd = type("OddModule", (), {"__module__": property(lambda self: "elsewhere")})
+    assert plain_value(odd()) is False

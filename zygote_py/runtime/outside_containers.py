@@ -226,7 +226,8 @@ def plain_value(value) -> bool:
         return True
     if type(value) is tuple:
         return all(isinstance(item, _PLAIN) for item in value)
-    return (getattr(type(value), "__module__", None) or "").startswith("zygote_py.")
+    module = getattr(type(value), "__module__", None)  # a descriptor on some C types
+    return isinstance(module, str) and module.startswith("zygote_py.")
 
 
 def _line(loc) -> str:
