@@ -79,7 +79,7 @@ def scalar_values(fn: Function, scalar_params: list[bool], array_params=(),
                         int_indices(op.operands[1], arrays[op.operands[0].id]):
                     changed |= _mark(op.result, scalars)  # an item of a float array
                 elif any(fn is f for f in _FLOAT_VECTORS) and len(op.operands) == 1 and \
-                        (is_scalar(op.operands[0]) or _certainly_int(op.operands[0], 3)):
+                        (is_scalar(op.operands[0]) or certainly_int(op.operands[0], 3)):
                     if op.result.id not in arrays:  # np.zeros(n): a 1-D float64 array
                         arrays[op.result.id] = 1
                         changed = True
@@ -227,11 +227,11 @@ def int_indices(index, ndim: int) -> bool:
     """index is ndim certain Python ints (one, or a tuple of them)."""
     source = index.defining_op
     if source is not None and source.opcode == "tuple":
-        return len(source.operands) == ndim and all(_certainly_int(v, 3) for v in source.operands)
-    return ndim == 1 and _certainly_int(index, 3)
+        return len(source.operands) == ndim and all(certainly_int(v, 3) for v in source.operands)
+    return ndim == 1 and certainly_int(index, 3)
 
 
-def _certainly_int(value, depth: int) -> bool:
+def certainly_int(value, depth: int) -> bool:
     """A Python int (never a bool, an np.integer or an array): a `range` loop's target,
     an int literal, `len(...)`, or int arithmetic of such values."""
     source = value.defining_op
@@ -248,7 +248,7 @@ def _certainly_int(value, depth: int) -> bool:
     if fn is len:
         return True
     return depth > 0 and any(fn is f for f in _INT_ARITHMETIC) and \
-        all(_certainly_int(v, depth - 1) for v in source.operands)
+        all(certainly_int(v, depth - 1) for v in source.operands)
 
 
 def _mark(value, scalars: set[int]) -> bool:

@@ -25,6 +25,7 @@ import operator
 
 import numpy as np
 
+from ...analysis.scalars import certainly_int
 from ...errors import MutationError
 from ...ir.core import Function, Op, Value
 from ...ir.ops import loop_layout
@@ -305,7 +306,7 @@ def _float_vector_sources(builder: AdjointBuilder, op: Op) -> list[Value] | None
     difference.  Anything else -- a copy, an argument's array, a view, an int or float32
     array, a 2-D array, an index that may be a bool, a slice or an array -- takes
     save_and_write, which decides from the objects while running."""
-    if op.attrs["fn"] is not writes.write_item or not _certainly_int(op.operands[1], 3):
+    if op.attrs["fn"] is not writes.write_item or not certainly_int(op.operands[1], 3):
         return None
     classes = builder.fn.meta.get("closed_classes") or {}
     members = classes.get(op.operands[0].id)
@@ -355,7 +356,7 @@ def _certainly_number(builder: AdjointBuilder, value: Value, depth: int = 3) -> 
     """A number (the length np.zeros is given: its result is then 1-D, or NumPy raises):
     a scalar, an int, `len(...)`, or the sum or difference of two such values."""
     source = value.defining_op
-    if value.id in builder.scalars or _certainly_int(value, depth):
+    if value.id in builder.scalars or certainly_int(value, depth):
         return True
     if source is None or source.opcode != "call" or source.attrs.get("kw") \
             or source.attrs.get("star"):
@@ -365,23 +366,6 @@ def _certainly_number(builder: AdjointBuilder, value: Value, depth: int = 3) -> 
     return depth > 0 and any(source.attrs["fn"] is f for f in _INT_ARITHMETIC) and \
         len(source.operands) == 2 and all(_certainly_number(builder, v, depth - 1)
                                           for v in source.operands)
-
-
-def _certainly_int(value: Value, depth: int) -> bool:
-    """A Python int (never a bool, a slice or an array): a `range` loop's target, an int
-    constant, or the sum or difference of two such values."""
-    source = value.defining_op
-    if source is None:
-        block = value.owner
-        loop = getattr(block, "parent", None)
-        return loop is not None and loop.opcode == "for" and loop.attrs.get("kind") == "range" \
-            and any(value is t for t in loop_layout(loop).targets)
-    if source.opcode == "const":
-        return type(source.attrs["value"]) is int
-    if depth and source.opcode == "call" and any(source.attrs["fn"] is f for f in _INT_ARITHMETIC) \
-            and len(source.operands) == 2 and not source.attrs.get("kw"):
-        return all(_certainly_int(v, depth - 1) for v in source.operands)
-    return False
 
 
 def _adjoint_whole_write(builder: AdjointBuilder, op: Op) -> None:
