@@ -20,7 +20,7 @@ import numpy as np
 
 from . import context
 from .callables import call_plan
-from .codegen.tracebacks import refused_by_rule, with_user_frames
+from .codegen.tracebacks import placed_at_user_line, refused_by_rule, with_user_frames
 from .compiler import COMPILER
 from .errors import ZygoteError
 from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import them from here)
@@ -192,8 +192,11 @@ def _run(compiled, *args, **kwargs):
     errors already name them."""
     try:
         return compiled(*args, **kwargs)
-    except ZygoteError:
-        raise
+    except ZygoteError as err:
+        placed = placed_at_user_line(err)
+        if placed is err:
+            raise
+        raise placed from None
     except Exception as err:
         refusal = refused_by_rule(err)  # a rule refusing the arguments it got
         if refusal is not None:

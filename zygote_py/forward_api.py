@@ -21,7 +21,7 @@ import numpy as np
 from . import context
 from .api import jacobian as _reverse_jacobian
 from .callables import call_plan
-from .codegen.tracebacks import refused_by_rule
+from .codegen.tracebacks import placed_at_user_line, refused_by_rule
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
@@ -60,6 +60,11 @@ def _jvp(f, primals, tangents, undo_writes=False):
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
+        except ZygoteError as err:
+            placed = placed_at_user_line(err)  # a helper's refusal, at the user's line
+            if placed is err:
+                raise
+            raise placed from None
         except NotImplementedError as err:
             refusal = refused_by_rule(err)  # a rule refusing the arguments it got
             if refusal is None:

@@ -106,18 +106,44 @@ def refused_by_rule(err: BaseException):
     through; None for any other error."""
     if not isinstance(err, NotImplementedError) or not str(err).startswith("zygote_py: "):
         return None
-    from ..errors import NoDerivativeRule, SourceLoc
+    from ..errors import NoDerivativeRule
+
+    return NoDerivativeRule(str(err).removeprefix("zygote_py: "), _innermost_user_loc(err),
+                            "compute it another way here, or give the call a rule of your own "
+                            "(@zp.adjoint, docs/rules.md)")
+
+
+def placed_at_user_line(err):
+    """A ZygoteError raised while compiled code runs, by a helper or a rule's backward that
+    has no place of its own to name (`items_cotangent` refusing a user object read item by
+    item), placed at the innermost user line its traceback passes through; err itself when
+    it has a place already or the traceback passes through none."""
+    if err.loc is not None:
+        return err
+    loc = _innermost_user_loc(err)
+    if loc is None:
+        return err
+    placed = type(err).__new__(type(err))
+    try:
+        type(err).__init__(placed, err.message, loc, err.hint)
+    except TypeError:  # a subclass with a constructor of its own: keep the error as it is
+        return err
+    placed.__traceback__ = err.__traceback__
+    return placed
+
+
+def _innermost_user_loc(err):
+    """The SourceLoc of the innermost user line err's traceback passes through (the whole
+    line, from its first non-blank column), or None."""
+    from ..errors import SourceLoc
 
     user = None
     tb = err.__traceback__
     while tb is not None:
         user = _user_line(tb) or user
         tb = tb.tb_next
-    loc = None
-    if user is not None:
-        text = linecache.getline(user[0], user[1]).rstrip("\n")
-        col = len(text) - len(text.lstrip())
-        loc = SourceLoc(user[0], user[1], col, len(text) if text else None)
-    return NoDerivativeRule(str(err).removeprefix("zygote_py: "), loc,
-                            "compute it another way here, or give the call a rule of your own "
-                            "(@zp.adjoint, docs/rules.md)")
+    if user is None:
+        return None
+    text = linecache.getline(user[0], user[1]).rstrip("\n")
+    col = len(text) - len(text.lstrip())
+    return SourceLoc(user[0], user[1], col, len(text) if text else None)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
+from ..runtime.forward_dispatch import refuse_object_iteration
 from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept
 from . import registry
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
@@ -52,6 +53,7 @@ def _sequence_tangents(dx, seq):
         return [None] * len(seq)
     if dx is None:
         return [None] * len(seq)
+    refuse_object_iteration(seq, dx)
     if isinstance(seq, np.ndarray) and np.shape(dx) != seq.shape:
         dx = np.broadcast_to(dx, seq.shape)
     return list(dx)

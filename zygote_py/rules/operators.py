@@ -187,8 +187,34 @@ def _sum_cotangent(g, items):
 
 @vjp(builtins.sum, math.fsum, diff=("iterable", "start"))
 def sum_(g, y, iterable, start=0):
-    """sum(xs) over a list/tuple gives a list/tuple cotangent; over an array, g per row."""
+    """sum(xs) over a list/tuple gives a list/tuple cotangent; over an array, g per row;
+    with a list or tuple start (`sum(rows, [])`), a concatenation: g split among them."""
+    if type(start) is list or type(start) is tuple:
+        return _concatenation_cotangents(g, iterable, start)
     return _sum_cotangent(g, iterable), None if isinstance(start, int) else unbroadcast(g, start)
+
+
+def _concatenation_cotangents(g, iterable, start):
+    """sum(items, start) that concatenated lists or tuples: start's cotangent is g's first
+    len(start) items, each item's the next len(item), in its own form."""
+    items = list(iterable) if type(iterable) in (list, tuple) else _items_read(iterable)
+    if g is None:
+        return None, None
+    parts = list(g)
+
+    def piece(seq, offset):
+        part = parts[offset:offset + len(seq)]
+        return part if type(seq) is list else tuple(part)
+
+    start_bar = piece(start, 0)
+    offset = len(start)
+    item_bars = []
+    for item in items:
+        item_bars.append(piece(item, offset))
+        offset += len(item)
+    if type(iterable) is list or type(iterable) is tuple:
+        return type(iterable)(item_bars), start_bar
+    return read_cotangent(item_bars, iterable), start_bar
 
 
 def _items_read(items):

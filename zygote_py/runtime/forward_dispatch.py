@@ -574,9 +574,25 @@ def tangent_items(iterable, t, reverse: bool = False):
         if isinstance(t, np.ndarray) and np.ndim(t) != np.ndim(iterable):
             t = np.broadcast_to(t, np.shape(iterable))
         return reversed(t) if reverse else iter(t)
+    refuse_object_iteration(iterable, t)
     raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
                       f"{type(iterable).__name__}",
                       hint="iterate over a list, tuple or array, or use reverse mode")
+
+
+_ITERATED_AS_SEQUENCES = (list, tuple, np.ndarray, np.generic, KeysView, ValuesView, ItemsView,
+                          Items, Pass)
+
+
+def refuse_object_iteration(source, t) -> None:
+    """Items read from source (a loop, an unpacking, zip(...), list(...)) take their tangents
+    from t only where source is a builtin sequence, an array or zygote_py's iterator; an
+    object of another type with a tangent is iterated by its own __iter__, untransformed,
+    so where each item came from inside it is not known: refused, never a zero."""
+    if has_tangent(t) and not isinstance(source, _ITERATED_AS_SEQUENCES):
+        raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
+                          f"{type(source).__name__} (its __iter__ runs untransformed)",
+                          hint="iterate over the list, tuple or array the object holds")
 
 
 def next_tangent(items):
@@ -587,6 +603,7 @@ def unpack_tangent(source, t, n: int, star):
     """The tangents of `a, *b, c = source`: a tuple of n (the starred one a list)."""
     if not has_tangent(t) or isinstance(source, (dict, str, bytes, set, frozenset, range)):
         return (None,) * n
+    refuse_object_iteration(source, t)
     items = list(t) if not isinstance(t, np.ndarray) else list(np.broadcast_to(t, np.shape(source)))
     if star is None:
         return tuple(items)

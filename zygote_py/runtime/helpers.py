@@ -421,6 +421,8 @@ def accum_index(acc, seq, i, g, reverse=False):
         acc[i] = accum(acc.get(i), g)
         return acc
     if acc is None:
+        if not hasattr(type(seq), "__len__"):
+            _refuse_iterated_object(seq)
         acc = [None] * len(seq)
     if type(i) is slice:
         for j, gj in zip(range(len(seq))[i], g):
@@ -428,6 +430,17 @@ def accum_index(acc, seq, i, g, reverse=False):
     else:
         acc[i] = accum(acc[i], g)
     return acc
+
+
+def _refuse_iterated_object(seq):
+    """A for loop iterated an object of a user class through its own __iter__, which runs
+    as plain Python: where its items went inside the object is not known."""
+    from ..errors import ZygoteError
+
+    raise ZygoteError(f"cannot send a derivative back through a {type(seq).__name__} that a "
+                      "for loop iterated (its __iter__ runs untransformed, so where each item "
+                      "came from inside it is not known)", None,
+                      "iterate over the list, tuple or array the object holds")
 
 
 def owned_copy(g):
