@@ -28,8 +28,8 @@ from zygote_py.runtime.iterators import Items, Pass, read_start
 def items_cotangent(source, parts, start=0):
     """The cotangent of source from parts, its items' cotangents from position start on."""
     parts = list(parts)
-    if all(p is None for p in parts):
-        return None
+    if all(p is None for p in parts) or isinstance(source, (range, str, bytes)):
+        return None  # (a range's integers and a string's characters carry no derivative)
     # (built without writing into a list: forward mode over gradient code reads this too)
     if type(source) is Items:
         return [None] * start + parts + [None] * (len(source.items) - start - len(parts))

@@ -10,7 +10,9 @@ rules are in zygote_py/rules/containers.py.
 
 from __future__ import annotations
 
-from ..errors import MutationError
+import numpy as np
+
+from ..errors import MutationError, NoDerivativeRule
 
 # the methods of list and dict that modify the receiver
 MUTATING_METHODS = {
@@ -147,3 +149,21 @@ def dict_delitem(mapping, key):
 
 def dict_clear(mapping):
     return {}
+
+
+def refuse_derivative_key(container, key, loc):
+    """After `container[key] = value` (or a dict literal) with a key that may carry a
+    derivative: refused when the container is a dict and the key a float or complex number
+    (or a tuple holding one), which a dict's derivative, its values' only, cannot keep."""
+    if isinstance(container, dict) and _inexact_key(key):
+        raise NoDerivativeRule("a dict key here carries a derivative, which a dict does not "
+                               "keep (its derivative holds its values' only)", loc,
+                               "key the dict by something without a derivative (an index, a "
+                               "string), or keep the values in a list")
+    return container
+
+
+def _inexact_key(key) -> bool:
+    if isinstance(key, tuple):
+        return any(map(_inexact_key, key))
+    return isinstance(key, (float, complex, np.inexact))

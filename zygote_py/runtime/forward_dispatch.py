@@ -249,6 +249,14 @@ def jvp_attr(obj, obj_dot, name: str, loc):
         return _python(res.function, None, (obj,), {}, (obj_dot,), {}, loc)
     if isinstance(y, types.MethodType) and y.__self__ is obj:
         return y, obj_dot  # a bound method's tangent is its receiver's
+    if type(obj) is Items or type(obj) is Pass:
+        # their tangent is the list of the items' tangents (of the iterator a Pass reads)
+        return y, (obj_dot if name in ("items", "source") else None)
+    fields = getattr(type(obj), "_fields", None)
+    if isinstance(obj, tuple) and isinstance(fields, tuple) and name in fields \
+            and type(obj_dot) in (tuple, list):
+        # a NamedTuple's tangent built as a plain tuple (a rule's, by position)
+        return y, obj_dot[fields.index(name)]
     return y, tangent_attr(obj_dot, name)
 
 
@@ -258,6 +266,11 @@ def tangent_attr(obj_dot, name: str):
         return None
     if isinstance(obj_dot, dict):
         return obj_dot.get(name)
+    if type(obj_dot) in (tuple, list) and has_tangent(obj_dot):
+        # a tangent without names: reading .name from it would be a silent zero
+        raise ZygoteError(f"forward mode cannot tell which entry of a {type(obj_dot).__name__} "
+                          f"tangent is the attribute .{name}",
+                          hint="use reverse mode here, or read the value by position")
     return getattr(obj_dot, name, None)
 
 

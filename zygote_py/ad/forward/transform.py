@@ -40,6 +40,7 @@ from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
 from ...errors import InternalError, NoDerivativeRule
+from ...runtime.containers import refuse_derivative_key
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
@@ -446,6 +447,10 @@ class ForwardTransform:
 
     def op_dict(self, op):
         self.copy(op)
+        for key in op.operands[::2]:  # refused when a key is a number with a tangent
+            if self.t(key) is not None:
+                self.helper(refuse_derivative_key, self.v(op.result), self.v(key),
+                            self.ir.const(op.loc))
         values = op.operands[1::2]
         if any(self.t(x) is not None for x in values):
             pairs = []
@@ -485,6 +490,8 @@ class ForwardTransform:
     def op_setitem(self, op):
         container, key, value = op.operands
         self.copy(op)
+        if self.t(key) is not None:  # refused when the container is a dict (see reverse mode)
+            self.helper(refuse_derivative_key, self.v(op.result), self.v(key), self.ir.const(op.loc))
         if self.t(container) is None and self.t(value) is None:
             return
         self.set_tangent(op.result,

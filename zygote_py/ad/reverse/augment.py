@@ -24,6 +24,16 @@ from ...runtime import writes
 from .tapes import Tapes
 
 
+class OperandOf:
+    """In a check's operands (ForwardPlan.check_after): the checked op's operand at index,
+    passed as the value it has in the forward, not as a constant."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
 class ForwardPlan:
     """The changes the adjoint needs in the forward, keyed by the primal op they extend.
 
@@ -94,7 +104,8 @@ class ForwardPlan:
 
     def check_after(self, op: Op, fn, operands) -> None:
         """Just after op, the forward calls fn(op's result, *operands) (a run-time check
-        whose result is not used; operands are constants)."""
+        whose result is not used; operands are constants, or OperandOf(k) for op's
+        operand k)."""
         self.checks.setdefault(id(op), []).append((fn, list(operands)))
 
     def shape_after(self, value: Value, fn) -> Value:
@@ -233,7 +244,8 @@ class _ForwardBuilder:
         self.results(new, op, count)
         out.append(new)
         for fn, constants in self.plan.checks.get(id(op), ()):
-            values = [out.append(Op("const", (), 1, {"value": c})).result for c in constants]
+            values = [self.get(op.operands[c.index]) if isinstance(c, OperandOf)
+                      else out.append(Op("const", (), 1, {"value": c})).result for c in constants]
             out.append(Op("call", [new.results[0], *values], 1,
                           {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()},
                           (), op.loc))

@@ -7,9 +7,11 @@ a list for a list, a dict for a dict, with None where an element got none.
 
 from __future__ import annotations
 
-from ...ir.core import Op, Value
+from ...ir.core import Function, Op, Value
 from ...runtime import helpers as runtime
+from ...runtime.containers import refuse_derivative_key
 from .adjoint import AdjointBuilder, adjoint_of
+from .augment import OperandOf
 
 
 @adjoint_of("closure")
@@ -115,3 +117,19 @@ def adjoint_setitem(builder: AdjointBuilder, op: Op) -> None:
         builder.accumulate(container, rest)
     if builder.varied_operand(value):
         builder.accumulate(value, item)
+
+
+def refuse_derivative_keys(fn: Function, varied: set[int], plan) -> None:
+    """A dict key that carries a derivative (`{v: i for i, v in enumerate(x)}`, then the
+    keys read back) would lose it: a dict's cotangent holds its values' cotangents only.
+    Refused while running, where the key is a number that can carry one (float or
+    complex: a key read from an object, `d[self.name]`, is "varied" as every attribute read
+    of an object is, yet a string) and the container a dict (a list's index may be an int
+    that carries a derivative, which is only ever an index)."""
+    for op in fn.walk():
+        if op.opcode == "dict":
+            for k, key in enumerate(op.operands[::2]):
+                if key.id in varied:
+                    plan.check_after(op, refuse_derivative_key, [OperandOf(2 * k), op.loc])
+        if op.opcode == "setitem" and op.operands[1].id in varied:
+            plan.check_after(op, refuse_derivative_key, [OperandOf(1), op.loc])
