@@ -326,9 +326,15 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
             raise self.unsupported(call, f"the nested function {fn.name!r} calls itself",
                                    "define recursive functions at module level")
         operands, star, kw = self.call_arguments(call)
-        if star or None in kw:
-            raise self.unsupported(call, f"*args/**kwargs in a call of the nested function {fn.name!r}",
-                                   "pass the arguments one by one")
+        params = signature_of(fn.node)
+        if star or None in kw or params.vararg or params.kwarg:
+            # `f(*xs)`, `f(a, **opts)`, `def f(*args, **kw)`: how the arguments bind is only
+            # known while running (or binds into a tuple or dict the function makes), so the
+            # nested function is made a value and called as one (runtime/dispatch.py)
+            callee = self.closure_value(fn, call)
+            self.escape_to_call(None, operands)
+            return self.emit("callv", [callee, *operands], attrs={"kw": kw, "star": star},
+                             node=call).result
         sig = signature_of(fn.node)
         bound = _bind(sig, fn, operands[:len(operands) - len(kw)], dict(zip(kw, operands[len(operands) - len(kw):])))
         if bound is None:

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..errors import ZygoteError
 from ..tree import accumulate, zeros_like
 from .iterators import Items, read_start
 
@@ -435,8 +436,6 @@ def accum_index(acc, seq, i, g, reverse=False):
 def _refuse_iterated_object(seq):
     """A for loop iterated an object of a user class through its own __iter__, which runs
     as plain Python: where its items went inside the object is not known."""
-    from ..errors import ZygoteError
-
     raise ZygoteError(f"cannot send a derivative back through a {type(seq).__name__} that a "
                       "for loop iterated (its __iter__ runs untransformed, so where each item "
                       "came from inside it is not known)", None,
