@@ -21,6 +21,8 @@ import os
 import re
 import types
 
+from ..runtime.library_code import is_library_file
+
 _FORWARD = re.compile(r"^\s*# (\S+):(\d+)  ")
 _ADJOINT = re.compile(r"^\s*# grad of: .*  (\S+):(\d+)$")
 _SUFFIXES = ("_grad", "_pullback", "_back")
@@ -114,18 +116,23 @@ def refused_by_rule(err: BaseException):
 
 
 def placed_at_user_line(err):
-    """A ZygoteError raised while compiled code runs, by a helper or a rule's backward that
-    has no place of its own to name (`items_cotangent` refusing a user object read item by
-    item), placed at the innermost user line its traceback passes through; err itself when
-    it has a place already or the traceback passes through none."""
-    if err.loc is not None:
+    """A ZygoteError raised while compiled code runs, placed at the innermost line of the
+    user's own code its traceback passes through: where it has no place of its own (a helper
+    or a rule's backward refusing, `cannot send a derivative back through a Seq that was read
+    item by item`), or where its place is inside a library the compiler descended into (a
+    SciPy function's source: the user cannot change it, their call is what to look at; the
+    library's line is kept in the message).  err itself when neither applies or no user
+    line is found."""
+    library_loc = err.loc is not None and is_library_file(err.loc.filename)
+    if err.loc is not None and not library_loc:
         return err
     loc = _innermost_user_loc(err)
     if loc is None:
         return err
+    message = f"{err.message} (in {err.loc})" if library_loc else err.message
     placed = type(err).__new__(type(err))
     try:
-        type(err).__init__(placed, err.message, loc, err.hint)
+        type(err).__init__(placed, message, loc, err.hint)
     except TypeError:  # a subclass with a constructor of its own: keep the error as it is
         return err
     placed.__traceback__ = err.__traceback__
@@ -133,14 +140,17 @@ def placed_at_user_line(err):
 
 
 def _innermost_user_loc(err):
-    """The SourceLoc of the innermost user line err's traceback passes through (the whole
-    line, from its first non-blank column), or None."""
+    """The SourceLoc of the innermost line of the user's own code (not a library's) that
+    err's traceback passes through (the whole line, from its first non-blank column), or
+    None."""
     from ..errors import SourceLoc
 
     user = None
     tb = err.__traceback__
     while tb is not None:
-        user = _user_line(tb) or user
+        found = _user_line(tb)
+        if found is not None and not is_library_file(found[0]):
+            user = found
         tb = tb.tb_next
     if user is None:
         return None

@@ -45,9 +45,9 @@ import numpy as np
 from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..runtime import alias_checks
+from ..runtime.alias_checks import EXTERNAL, bind_parameters, summary_positions
 from ..runtime.library_code import is_library_function
 
-EXTERNAL = "external"  # the summary's mark for "may be a module global or closure value"
 
 # builtins whose result is new or reached from their arguments (never another object)
 _PLAIN_BUILTINS = frozenset(getattr(builtins, n) for n in (
@@ -120,18 +120,6 @@ def summarised_function(fn) -> bool:
     except (TypeError, ValueError):
         return False
     return not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
-
-
-def bind_parameters(fn, npos: int, kw: tuple) -> list | None:
-    """For a call of fn with npos positional operands then keywords kw: per parameter (in
-    fn's order), the operand index passed for it, or None where its default is used.  None
-    when the call does not fit."""
-    try:
-        sig = inspect.signature(fn, follow_wrapped=False)
-        bound = sig.bind(*range(npos), **{k: npos + i for i, k in enumerate(kw)}).arguments
-    except (TypeError, ValueError):
-        return None
-    return [bound.get(name) for name in sig.parameters]
 
 
 def _current_value(pyfn, opcode: str, name: str):
@@ -250,9 +238,13 @@ class ResultAliasLowering:
             return False
         self.join_summarised(op.result, fn, summary, op.operands, op.attrs["kw"],
                              f"{cls.__name__}.{name}")
+        kw = tuple(op.attrs["kw"])
+        call = (len(op.operands) - len(kw), kw)
         self.builder.call(alias_checks.check_method_is, receiver, self.builder.const(name),
                           self.builder.const(fn),
                           self.builder.emit("const", (), attrs={"value": op.loc, "expr": "loc"}).result,
+                          self.builder.const(summary_positions(fn, summary, *call)),
+                          self.builder.const(call),
                           expr="_zp_check_method_is")
         return True
 

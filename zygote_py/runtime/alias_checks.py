@@ -9,8 +9,12 @@ through them (rules/cotangents.py declares them non-differentiable).
 
 from __future__ import annotations
 
+import inspect
+import types
+
 import numpy as np
 
+from .. import context
 from ..errors import MutationError
 
 _ndarray = np.ndarray
@@ -31,15 +35,19 @@ def check_array_method(receiver, name: str, loc=None) -> None:
         "method outside the function")
 
 
-def check_method_is(receiver, name: str, fn, loc=None) -> None:
+def check_method_is(receiver, name: str, fn, loc=None, assumed=None, call=None) -> None:
     """After `receiver.name(...)`, whose result the caller's alias tracking took to be what
     fn, the method found when it was compiled, returns (frontend/result_aliases.py): the
-    method called must have been fn."""
+    method called must have been fn, or a method whose result may share memory with no
+    more of the call's operands than fn's may (`assumed`, by `summary_positions`; `call`
+    is (positional count, keywords)): a subclass overriding a method its base calls on
+    `self` (`Module.__call__` calling `self.forward`) usually returns a new value."""
     cls = type(receiver)
-    if _same_function(getattr(cls, name, None), fn) and \
-            name not in getattr(receiver, "__dict__", {}) and \
-            cls.__getattribute__ is object.__getattribute__:
-        return
+    if cls.__getattribute__ is object.__getattribute__ and \
+            name not in getattr(receiver, "__dict__", {}):
+        found = getattr(cls, name, None)
+        if _same_function(found, fn) or _summary_within(found, assumed, call):
+            return
     raise MutationError(
         f"{cls.__name__}.{name} is not the method {getattr(fn, '__qualname__', name)} that "
         "was there when this function was compiled, whose result it took to share memory "
@@ -58,3 +66,50 @@ def _same_function(found, fn) -> bool:
         getattr(found, "__qualname__", None) == getattr(fn, "__qualname__", None) and \
         a.co_code == b.co_code and a.co_names == b.co_names and \
         a.co_varnames == b.co_varnames
+
+
+EXTERNAL = "external"  # a summary's mark for "may be a module global or closure value"
+
+
+def bind_parameters(fn, npos: int, kw: tuple) -> list | None:
+    """For a call of fn with npos positional operands then keywords kw: per parameter (in
+    fn's order), the operand index passed for it, or None where its default is used.  None
+    when the call does not fit."""
+    try:
+        sig = inspect.signature(fn, follow_wrapped=False)
+        bound = sig.bind(*range(npos), **{k: npos + i for i, k in enumerate(kw)}).arguments
+    except (TypeError, ValueError):
+        return None
+    return [bound.get(name) for name in sig.parameters]
+
+
+def summary_positions(fn, summary, npos: int, kw: tuple):
+    """What the result of a call of fn may share memory with, by fn's summary (a set of
+    parameter indices and EXTERNAL): the call's operand indices, with EXTERNAL for a module
+    global, a closure value or a parameter's default.  None when the call does not fit."""
+    binding = bind_parameters(fn, npos, kw)
+    if binding is None or summary is None:
+        return None
+    out = set()
+    for item in summary:
+        if item == EXTERNAL or binding[item] is None:
+            out.add(EXTERNAL)
+        else:
+            out.add(binding[item])
+    return frozenset(out)
+
+
+def _summary_within(found, assumed, call) -> bool:
+    """Whether found, a Python function, returns what may share memory with no more than
+    assumed (operand positions) for this call: read from its own summary, which the
+    compiler of the gradient call running now lowers it for (never in a standalone
+    module, which has no compiler: there the check stays strict)."""
+    if assumed is None or call is None or not isinstance(found, types.FunctionType):
+        return False
+    # (a standalone module's stand-in context has no compiler: getattr, not the attribute,
+    # so that this check can be copied into one, where it stays strict)
+    compiler = getattr(context.current(), "compiler", None)
+    if compiler is None:
+        return False
+    positions = summary_positions(found, compiler.result_aliases_of(found), *call)
+    return positions is not None and positions <= assumed

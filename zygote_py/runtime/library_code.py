@@ -36,7 +36,12 @@ def is_library_function(fn) -> bool:
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
-    path = os.path.realpath(code.co_filename)
+    return is_library_file(code.co_filename)
+
+
+def is_library_file(filename: str) -> bool:
+    """Whether filename is in the standard library, site-packages or zygote_py."""
+    path = os.path.realpath(filename)
     return any(path == root or path.startswith(root + os.sep) for root in _ROOTS)
 
 
