@@ -193,10 +193,11 @@ def _run(compiled, *args, **kwargs):
     try:
         return compiled(*args, **kwargs)
     except ZygoteError as err:
-        placed = placed_at_user_line(err)
-        if placed is err:
+        # (no local may hold the error: its traceback holds the generated code's frames and
+        # their values, and such a cycle would keep a claimed global list alive after the call)
+        if placed_at_user_line(err) is err:
             raise
-        raise placed from None
+        raise placed_at_user_line(err) from None
     except Exception as err:
         refusal = refused_by_rule(err)  # a rule refusing the arguments it got
         if refusal is not None:

@@ -60,11 +60,10 @@ def _jvp(f, primals, tangents, undo_writes=False):
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
-        except ZygoteError as err:
-            placed = placed_at_user_line(err)  # a helper's refusal, at the user's line
-            if placed is err:
+        except ZygoteError as err:  # a helper's refusal, at the user's line (api._run)
+            if placed_at_user_line(err) is err:
                 raise
-            raise placed from None
+            raise placed_at_user_line(err) from None
         except NotImplementedError as err:
             refusal = refused_by_rule(err)  # a rule refusing the arguments it got
             if refusal is None:

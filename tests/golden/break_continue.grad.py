@@ -71,5 +71,5 @@ def break_continue_grad(xs):
                 v_bar = t_6 * 2
                 s_bar = t_3
         # grad of: for v in xs:  cases.py:53
-        xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
+        xs_bar = _zp_accum_item(xs_bar, xs, _zp_i, v_bar, False)
     return s, (xs_bar,)

@@ -15,7 +15,7 @@ def comprehension_grad(xs):
     _zp_y = sum(_zp_acc)
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return sum([v * v for v in xs if v > 0.0])  cases.py:90
-    _zp_acc_bar = _zp_sum_cotangent(dy_1, _zp_acc)
+    _zp_acc_bar = _zp_sum_cotangent(dy_1, _zp_acc, 0)
     xs_bar = None
     _zp_refills = len(_zp_tape[0]) > 0
     for _zp_i in reversed(range(_zp_trips)):
@@ -35,5 +35,5 @@ def comprehension_grad(xs):
             _zp_acc_bar = t_3
         else:
             v_bar = None
-        xs_bar = _zp_accum_index(xs_bar, xs, _zp_i, v_bar, False)
+        xs_bar = _zp_accum_item(xs_bar, xs, _zp_i, v_bar, False)
     return _zp_y, (xs_bar,)

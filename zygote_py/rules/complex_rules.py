@@ -291,6 +291,7 @@ GRADIENT_HELPERS = (
     "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
     "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
     "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.accum_item",
     "zygote_py.runtime.helpers.accum_owned", "zygote_py.runtime.helpers.zeros_if_none",
     "zygote_py.runtime.helpers.item_cotangent", "zygote_py.runtime.helpers.strong_zero",
     "zygote_py.runtime.helpers.strong_zero_kept", "zygote_py.runtime.helpers.unpack_cotangent",

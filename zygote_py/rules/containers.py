@@ -291,7 +291,7 @@ def dict_update(g, y, mapping, other=()):
     return _update_cotangents(g, mapping, other)
 
 
-@vjp(forms.dict_setdefault, diff=("mapping", "default"))
+@vjp(forms.dict_setdefault, diff=("mapping", "default"), underived=("key",))
 def dict_setdefault(g, y, mapping, key, default=None):
     """A key already there keeps its value (default gets nothing); else default is the value."""
     return _setdefault_cotangents(g, mapping, key)

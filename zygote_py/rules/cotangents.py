@@ -29,6 +29,7 @@ from zygote_py.runtime.transposes import (
     addend_part,
     broadcast_like,
     indexed_item,
+    indexed_loop_item,
     joined_key,
     joined_last,
     joined_tail,
@@ -102,6 +103,13 @@ def accum_index_(g, y, acc, seq, i, ct, reverse=False):
     nor ct's values (only ct's shape), so the write cannot disturb it.
     """
     return addend_part(g, acc), indexed_item(g, seq, i, ct, reverse)
+
+
+@vjp(helpers.accum_item, diff=("acc", "ct"))
+def accum_item_(g, y, acc, seq, i, ct, reverse=False):
+    """Functionally acc + (ct placed at item i of seq; nothing for a dict's key), as
+    accum_index."""
+    return addend_part(g, acc), indexed_loop_item(g, seq, i, ct, reverse)
 
 
 @vjp(helpers.zeros_if_none, diff=("ct",))

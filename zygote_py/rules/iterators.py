@@ -13,6 +13,7 @@ is an error rather than a silent zero.
 from __future__ import annotations
 
 import builtins
+import itertools
 from collections.abc import ItemsView, KeysView, ValuesView
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from zygote_py.errors import ZygoteError
 from zygote_py.rules.registry import vjp
 from zygote_py.runtime import iterators as it
-from zygote_py.runtime.containers import sort_order
+from zygote_py.runtime.containers import refuse_key_cotangent, sort_order
 from zygote_py.runtime.helpers import accum
 from zygote_py.runtime.iterators import Items, Pass, read_start
 
@@ -30,6 +31,10 @@ def items_cotangent(source, parts, start=0):
     parts = list(parts)
     if all(p is None for p in parts) or isinstance(source, (range, str, bytes)):
         return None  # (a range's integers and a string's characters carry no derivative)
+    if isinstance(source, (dict, KeysView)):  # its keys: dropped, a float one refused
+        for key, part in zip(itertools.islice(source, start, None), parts):
+            refuse_key_cotangent(key, part)
+        return None
     # (built without writing into a list: forward mode over gradient code reads this too)
     if type(source) is Items:
         return [None] * start + parts + [None] * (len(source.items) - start - len(parts))

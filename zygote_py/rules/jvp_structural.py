@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
-from ..runtime.forward_dispatch import refuse_object_iteration
+from ..runtime.tangent_checks import refuse_key_tangents, refuse_object_iteration
 from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept
 from . import registry
+from .jvp_derived import derived_jvp
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
 from .registry import jvp
 
@@ -231,6 +232,7 @@ _JOINTLY_LINEAR_HELPERS = (
     "zygote_py.runtime.helpers.unbroadcast", "zygote_py.runtime.transposes.broadcast_like",
     "zygote_py.runtime.helpers.expand_reduced", "zygote_py.runtime.transposes.sum_reduced",
     "zygote_py.runtime.helpers.accum", "zygote_py.runtime.helpers.accum_index",
+    "zygote_py.runtime.helpers.accum_item",
     "zygote_py.runtime.helpers.accum_owned",
     "zygote_py.runtime.helpers.zeros_if_none", "zygote_py.runtime.helpers.item_cotangent",
     "zygote_py.runtime.helpers.strong_zero_kept",
@@ -353,3 +355,23 @@ for _primal in (list, tuple):
     _rule = registry.function_rule(_primal)
     if _rule is not None and _rule.jvp is None and _rule.diff == ("iterable",):
         _rule.jvp = _sequence_of_sequence(_primal, _rule)
+
+
+# -- dicts built from pairs: a key with a tangent is refused (a dict's tangent is keyed by its
+# keys, and holds its values' tangents only; reverse mode: ad/reverse/containers.py)
+
+
+def _jvp_dict(d_iterable, y, iterable=()):
+    refuse_key_tangents(iterable, d_iterable)
+    return _DERIVED_DICT(d_iterable, y, iterable)
+
+
+def _jvp_dict_update(d_mapping, d_other, y, mapping, other=()):
+    refuse_key_tangents(other, d_other)
+    return _DERIVED_UPDATE(d_mapping, d_other, y, mapping, other)
+
+
+_DERIVED_DICT = derived_jvp(registry.function_rule(builtins.dict))
+_DERIVED_UPDATE = derived_jvp(registry.function_rule(containers.dict_update))
+registry.function_rule(builtins.dict).jvp = _jvp_dict
+registry.function_rule(containers.dict_update).jvp = _jvp_dict_update

@@ -18,6 +18,7 @@ import numpy as np
 from zygote_py.rules.iterators import read_cotangent
 from zygote_py.rules.registry import vjp, vjp_method
 from zygote_py.runtime import accum, strong_zero, unbroadcast
+from zygote_py.runtime.containers import refuse_key_cotangent
 from zygote_py.runtime.helpers import pure
 from zygote_py.runtime.iterators import Items, read_start
 
@@ -173,8 +174,11 @@ def absolute(g, y, a, out=None, **kwargs):
 # builtins over sequences
 
 
-def _sum_cotangent(g, items):
-    """Cotangent of builtins.sum's iterable: each item gets g (unbroadcast to its shape)."""
+def _sum_cotangent(g, items, start=0):
+    """Cotangent of builtins.sum's iterable: each item gets g (unbroadcast to its shape);
+    its piece of g where a list or tuple start made the sum a concatenation."""
+    if type(start) is list or type(start) is tuple:
+        return _concatenation_cotangent(g, items, start)
     kind = type(items)
     if kind is list:
         return [unbroadcast(g, x) for x in items]
@@ -189,32 +193,37 @@ def _sum_cotangent(g, items):
 def sum_(g, y, iterable, start=0):
     """sum(xs) over a list/tuple gives a list/tuple cotangent; over an array, g per row;
     with a list or tuple start (`sum(rows, [])`), a concatenation: g split among them."""
+    return _sum_cotangent(g, iterable, start), \
+        None if isinstance(start, int) else _start_cotangent(g, start)
+
+
+def _start_cotangent(g, start):
+    """sum's start: g's first len(start) items for a concatenation, else g summed to it."""
     if type(start) is list or type(start) is tuple:
-        return _concatenation_cotangents(g, iterable, start)
-    return _sum_cotangent(g, iterable), None if isinstance(start, int) else unbroadcast(g, start)
+        return None if g is None else _piece(list(g), start, 0)
+    return unbroadcast(g, start)
 
 
-def _concatenation_cotangents(g, iterable, start):
-    """sum(items, start) that concatenated lists or tuples: start's cotangent is g's first
-    len(start) items, each item's the next len(item), in its own form."""
-    items = list(iterable) if type(iterable) in (list, tuple) else _items_read(iterable)
+def _piece(parts, seq, offset):
+    part = parts[offset:offset + len(seq)]
+    return part if type(seq) is list else tuple(part)
+
+
+def _concatenation_cotangent(g, iterable, start):
+    """The items' cotangent of sum(items, start) that concatenated lists or tuples: each
+    item's is g's next len(item) items after start's, in its own form."""
     if g is None:
-        return None, None
+        return None
+    items = list(iterable) if type(iterable) in (list, tuple) else _items_read(iterable)
     parts = list(g)
-
-    def piece(seq, offset):
-        part = parts[offset:offset + len(seq)]
-        return part if type(seq) is list else tuple(part)
-
-    start_bar = piece(start, 0)
-    offset = len(start)
     item_bars = []
+    offset = len(start)
     for item in items:
-        item_bars.append(piece(item, offset))
+        item_bars.append(_piece(parts, item, offset))
         offset += len(item)
     if type(iterable) is list or type(iterable) is tuple:
-        return type(iterable)(item_bars), start_bar
-    return read_cotangent(item_bars, iterable), start_bar
+        return type(iterable)(item_bars)
+    return read_cotangent(item_bars, iterable)
 
 
 def _items_read(items):
@@ -318,6 +327,7 @@ def _dict_from_items(g, d, position):
     out = {}
     for key, gi in zip(d, g):
         if gi is not None and position is not None:
+            refuse_key_cotangent(key, gi[0])  # the key's own: dropped, or refused
             gi = gi[position]
         if gi is not None:
             out[key] = gi

@@ -12,6 +12,7 @@ both ask.
 from .helpers import (  # noqa: F401
     accum,
     accum_index,
+    accum_item,
     accum_owned,
     add_into_item,
     add_real_into_item,

@@ -73,10 +73,12 @@ class ObjectLedger:
                  that transformed code wrote into: tracked from its first write on, and
                  released when the backward undoes that write (adopt, released_cotangent);
     claims       id -> Claim, for every module-level or captured list or dict a function
-                 of the call claimed (runtime/outside_containers.py: claim_outside)."""
+                 of the call claimed (runtime/outside_containers.py: claim_outside);
+    derived_keys id -> a float dict key put in from a value that may carry a derivative
+                 (runtime/containers.py: note_derived_key)."""
 
-    __slots__ = ("adopted", "built", "claims", "cotangents", "forward", "log", "tracked",
-                 "versions")
+    __slots__ = ("adopted", "built", "claims", "cotangents", "derived_keys", "forward", "log",
+                 "tracked", "versions")
 
     def __init__(self):
         self.tracked: dict[int, object] = {}
@@ -92,12 +94,17 @@ class ObjectLedger:
         # its reads of a claimed container are refused as the outer call's are
         outer = context.current().objects
         self.claims: dict = outer.claims if outer is not None else {}
+        # id -> a float dict key that differentiated code put in a dict from a value that may
+        # carry a derivative (runtime/containers.py: note_derived_key); the backward refuses
+        # a derivative reaching such a key when it is read back (refuse_key_cotangent)
+        self.derived_keys: dict[int, object] = {}
 
     def for_backward(self) -> ObjectLedger:
         """A ledger for one run of a pullback's backward: the forward's objects, cotangent
         slots of its own (a pullback may be run more than once); objects a property's
         getter builds while it runs are its own."""
         view = ObjectLedger()
+        view.derived_keys = self.derived_keys
         view.tracked, view.versions, view.built, view.adopted = \
             dict(self.tracked), dict(self.versions), dict(self.built), dict(self.adopted)
         view.forward = self

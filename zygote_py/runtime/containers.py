@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import context
 from ..errors import MutationError, NoDerivativeRule
 
 # the methods of list and dict that modify the receiver
@@ -151,16 +152,52 @@ def dict_clear(mapping):
     return {}
 
 
-def refuse_derivative_key(container, key, loc):
-    """After `container[key] = value` (or a dict literal) with a key that may carry a
-    derivative: refused when the container is a dict and the key a float or complex number
-    (or a tuple holding one), which a dict's derivative, its values' only, cannot keep."""
+def note_derived_key(container, key, loc=None):
+    """After `container[key] = value` or a dict literal, in a gradient's forward, with a key
+    that may carry a derivative (the compiler cannot tell): a float or complex key of a dict
+    is noted in the call's ledger, so that a derivative reaching it when it is read back is
+    refused rather than dropped (refuse_key_cotangent)."""
     if isinstance(container, dict) and _inexact_key(key):
-        raise NoDerivativeRule("a dict key here carries a derivative, which a dict does not "
-                               "keep (its derivative holds its values' only)", loc,
-                               "key the dict by something without a derivative (an index, a "
-                               "string), or keep the values in a list")
+        ledger = context.current().objects
+        if ledger is not None:
+            ledger.derived_keys[id(key)] = key
     return container
+
+
+def note_derived_keys_of(mapping, loc=None):
+    """After `dict(pairs)`, `dict.fromkeys(xs)` or `d.update(...)` with an operand that may
+    carry a derivative: its float keys noted (see note_derived_key)."""
+    if isinstance(mapping, dict):
+        for key in mapping:
+            note_derived_key(mapping, key)
+    return mapping
+
+
+def refuse_key_cotangent(key, g) -> None:
+    """A dict's key read back (iterating the dict, `d.items()`, `sum(d)`, `max(d)`) got the
+    cotangent g: dropped, since a dict's derivative holds its values' only and a key
+    differentiated code did not put in from a value with a derivative has none to lose;
+    refused for a key noted by note_derived_key with a nonzero g
+    (`{v: i for i, v in enumerate(x)}`, then the keys used)."""
+    if g is None:
+        return
+    ledger = context.current().objects
+    if ledger is None or ledger.derived_keys.get(id(key)) is not key or not _nonzero(g):
+        return
+    raise NoDerivativeRule(
+        "a dict key that carries a derivative is read back here and used where a derivative "
+        "reaches it; a dict keeps its values' derivatives only, so the key's would be lost",
+        None, "key the dict by something without a derivative (an index, a string), or keep "
+              "the numbers in a list")
+
+
+def _nonzero(g) -> bool:
+    if isinstance(g, (tuple, list)):
+        return any(x is not None and _nonzero(x) for x in g)
+    try:
+        return bool(np.any(np.asarray(g) != 0))
+    except (TypeError, ValueError):
+        return True
 
 
 def _inexact_key(key) -> bool:

@@ -62,6 +62,7 @@ from ..rules.registry import forward_rule
 from . import dispatch
 from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass
+from .tangent_checks import refuse_object_iteration
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
 # API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,
@@ -591,21 +592,6 @@ def tangent_items(iterable, t, reverse: bool = False):
     raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
                       f"{type(iterable).__name__}",
                       hint="iterate over a list, tuple or array, or use reverse mode")
-
-
-_ITERATED_AS_SEQUENCES = (list, tuple, np.ndarray, np.generic, KeysView, ValuesView, ItemsView,
-                          Items, Pass)
-
-
-def refuse_object_iteration(source, t) -> None:
-    """Items read from source (a loop, an unpacking, zip(...), list(...)) take their tangents
-    from t only where source is a builtin sequence, an array or zygote_py's iterator; an
-    object of another type with a tangent is iterated by its own __iter__, untransformed,
-    so where each item came from inside it is not known: refused, never a zero."""
-    if has_tangent(t) and not isinstance(source, _ITERATED_AS_SEQUENCES):
-        raise ZygoteError(f"forward mode cannot follow a tangent through iteration over a "
-                          f"{type(source).__name__} (its __iter__ runs untransformed)",
-                          hint="iterate over the list, tuple or array the object holds")
 
 
 def next_tangent(items):

@@ -7,12 +7,15 @@ cheap branch first (same shape, `None`) and allocates only when it must.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import KeysView
 
 import numpy as np
 
 from ..errors import ZygoteError
 from ..tree import accumulate, zeros_like
+from .containers import refuse_key_cotangent
 from .iterators import Items, read_start
 
 _ndarray = np.ndarray
@@ -431,6 +434,20 @@ def accum_index(acc, seq, i, g, reverse=False):
     else:
         acc[i] = accum(acc[i], g)
     return acc
+
+
+def accum_item(acc, seq, i, g, reverse=False):
+    """A loop's accumulation of the cotangent g of its item i into its iterable's (as
+    accum_index, whose accumulator it shares with the loop's index reads `seq[k]`): the items
+    of a dict, or of its keys view, are its keys, whose cotangents are not the values' (added
+    to the value at that position they were a wrong gradient: `for k in d: s += k * d[k]`);
+    they are dropped, or refused for a float key (containers.refuse_key_cotangent)."""
+    if isinstance(seq, (dict, KeysView)):
+        if g is not None:
+            keys = reversed(seq) if reverse else iter(seq)
+            refuse_key_cotangent(next(itertools.islice(keys, i, None)), g)
+        return acc
+    return accum_index(acc, seq, i, g, reverse)
 
 
 def _refuse_iterated_object(seq):

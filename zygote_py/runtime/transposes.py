@@ -13,6 +13,8 @@ differentiation (`broadcast_like` <-> `unbroadcast`, `sum_reduced` <->
 
 from __future__ import annotations
 
+from collections.abc import KeysView
+
 import numpy as np
 
 from .helpers import normalize_axis, shape_of, unbroadcast, zeros_if_none
@@ -122,6 +124,13 @@ def indexed_item(h, seq, i, ct, reverse=False):
     if reverse:
         i = len(seq) - 1 - i
     return item_of(h, i, ct)
+
+
+def indexed_loop_item(h, seq, i, ct, reverse=False):
+    """The cotangent of g in accum_item(acc, seq, i, g, reverse): nothing for a dict's key."""
+    if h is None or isinstance(seq, (dict, KeysView)):
+        return None
+    return indexed_item(h, seq, i, ct, reverse)
 
 
 def dense_like(h, ga, a):

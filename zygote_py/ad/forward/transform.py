@@ -40,7 +40,7 @@ from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
 from ...errors import InternalError, NoDerivativeRule
-from ...runtime.containers import refuse_derivative_key
+from ...runtime.tangent_checks import refuse_key_tangent
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
@@ -447,9 +447,9 @@ class ForwardTransform:
 
     def op_dict(self, op):
         self.copy(op)
-        for key in op.operands[::2]:  # refused when a key is a number with a tangent
+        for key in op.operands[::2]:  # refused when a key has a tangent
             if self.t(key) is not None:
-                self.helper(refuse_derivative_key, self.v(op.result), self.v(key),
+                self.helper(refuse_key_tangent, self.v(op.result), self.t(key),
                             self.ir.const(op.loc))
         values = op.operands[1::2]
         if any(self.t(x) is not None for x in values):
@@ -491,7 +491,7 @@ class ForwardTransform:
         container, key, value = op.operands
         self.copy(op)
         if self.t(key) is not None:  # refused when the container is a dict (see reverse mode)
-            self.helper(refuse_derivative_key, self.v(op.result), self.v(key), self.ir.const(op.loc))
+            self.helper(refuse_key_tangent, self.v(op.result), self.t(key), self.ir.const(op.loc))
         if self.t(container) is None and self.t(value) is None:
             return
         self.set_tangent(op.result,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...ir.core import Function, Op, Value
 from ...runtime import helpers as runtime
-from ...runtime.containers import refuse_derivative_key
+from ...runtime.containers import dict_update, note_derived_key, note_derived_keys_of
 from .adjoint import AdjointBuilder, adjoint_of
 from .augment import OperandOf
 
@@ -119,17 +119,29 @@ def adjoint_setitem(builder: AdjointBuilder, op: Op) -> None:
         builder.accumulate(value, item)
 
 
-def refuse_derivative_keys(fn: Function, varied: set[int], plan) -> None:
-    """A dict key that carries a derivative (`{v: i for i, v in enumerate(x)}`, then the
-    keys read back) would lose it: a dict's cotangent holds its values' cotangents only.
-    Refused while running, where the key is a number that can carry one (float or
-    complex: a key read from an object, `d[self.name]`, is "varied" as every attribute read
-    of an object is, yet a string) and the container a dict (a list's index may be an int
-    that carries a derivative, which is only ever an index)."""
+def note_derived_keys(fn: Function, varied: set[int], plan) -> None:
+    """A dict key that may carry a derivative (`{v: i for i, v in enumerate(x)}`,
+    `dict(zip(x, ys))`) would lose it: a dict's cotangent holds its values' only, and the
+    keys' are dropped where they are read back (rules/iterators.py, runtime.accum_item).
+    The forward notes such float keys while running (runtime/containers.note_derived_key),
+    and the backward refuses a derivative that reaches one of them.  Varied is wider than
+    "carries a derivative" (every attribute read of an object is varied), so the decision
+    waits for the key being read back and its derivative being nonzero."""
     for op in fn.walk():
         if op.opcode == "dict":
             for k, key in enumerate(op.operands[::2]):
                 if key.id in varied:
-                    plan.check_after(op, refuse_derivative_key, [OperandOf(2 * k), op.loc])
-        if op.opcode == "setitem" and op.operands[1].id in varied:
-            plan.check_after(op, refuse_derivative_key, [OperandOf(1), op.loc])
+                    plan.check_after(op, note_derived_key, [OperandOf(2 * k)])
+        elif op.opcode == "setitem" and op.operands[1].id in varied:
+            plan.check_after(op, note_derived_key, [OperandOf(1)])
+        elif op.opcode == "call" and _builds_keys(op.attrs.get("fn")) and \
+                any(v.id in varied for v in op.operands):
+            plan.check_after(op, note_derived_keys_of, [])
+
+
+def _builds_keys(fn) -> bool:
+    """Calls whose result is a dict that may take its keys from the operands."""
+    return fn is dict or fn is _FROMKEYS or fn is dict_update
+
+
+_FROMKEYS = dict.fromkeys

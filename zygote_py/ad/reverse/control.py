@@ -7,7 +7,8 @@ a range, or over the recorded trip count otherwise.  Its carried values are
 the cotangents of the primal's carried values, plus the cotangents of outer
 values the body contributes to, added as slots the first time the body
 touches them.  Cotangents of items read from an active iterable are added
-into one accumulator per iterable, in place (`runtime.accum_index`).
+into one accumulator per iterable, in place (`runtime.accum_item`; a dict's keys carry
+no derivative).
 """
 
 from __future__ import annotations
@@ -238,8 +239,8 @@ def _item_cotangents(builder: AdjointBuilder, op, kind, index):
         acc = builder.bar_for_update(key)
         if acc is None:
             acc = builder.const(None)
-        new = builder.call(runtime.accum_index, acc, builder.fetch(iterable), index, item_bar,
-                           builder.const(kind == "reversed"), expr="_zp_accum_index",
+        new = builder.call(runtime.accum_item, acc, builder.fetch(iterable), index, item_bar,
+                           builder.const(kind == "reversed"), expr="_zp_accum_item",
                            hint=(iterable.hint or "v") + "_bar")
         builder.set_bar(key, new)
         keys.append((key, iterable))

@@ -145,7 +145,7 @@ class ReverseTransform:
         self.builder.plan.dropped = unneeded_claims(fn, varied)  # (analysis/claims.py)
         if reads.runs_calls_plainly():
             check_underived_calls(fn, varied, set(levels), self.builder.plan)
-        containers.refuse_derivative_keys(fn, varied, self.builder.plan)
+        containers.note_derived_keys(fn, varied, self.builder.plan)
 
     def run(self) -> AdjointProgram:
         builder, fn = self.builder, self.fn
