@@ -37,6 +37,7 @@ code, `standalone_units.py` writes the generated pullbacks, and
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import types
 
@@ -158,6 +159,11 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
             return self.nested_code(obj)
         if isinstance(obj, (types.FunctionType, type)) and is_internal(obj):
             return self.copy_internal(obj)
+        if isinstance(obj, functools._lru_cache_wrapper) and \
+                isinstance(obj.__wrapped__, types.FunctionType) and is_internal(obj.__wrapped__):
+            # one of zygote_py's cached helpers (einsum's contraction path): its source, with
+            # its decorator, is copied as any other helper's
+            return self.copy_internal(obj.__wrapped__)
         library = self.library_path(obj)
         if library is not None:
             return library

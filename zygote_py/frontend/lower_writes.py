@@ -59,7 +59,7 @@ from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..rules.indexing import _index_cotangent
 from ..rules.ufunc_methods import ufunc_at
-from ..runtime import alias_checks, writes
+from ..runtime import alias_checks, containers, writes
 from ..runtime.library_code import is_library_function
 from .result_aliases import mutable_constant
 
@@ -109,7 +109,8 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 writes.put_positions,
                                 writes.place_positions, writes.diagonal_positions,
                                 writes.putmask_positions, writes.along_axis_positions,
-                                writes.position_count}
+                                writes.position_count, containers.note_derived_key,
+                                containers.note_derived_keys_of}
 # np.array copies unless told copy=False: decided per call (see `_fresh_call`)
 FRESH_METHODS = frozenset({'copy', 'sum', 'mean', 'prod', 'max', 'min', 'std', 'var', 'cumsum',
                            'cumprod', 'argmax', 'argmin', 'all', 'any', 'dot', 'flatten',

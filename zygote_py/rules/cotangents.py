@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from zygote_py.rules.indexing import _index_cotangent
 from zygote_py.rules.registry import nondifferentiable, vjp
-from zygote_py.runtime import alias_checks, helpers, outside_containers, transposes, writes
+from zygote_py.runtime import alias_checks, containers, helpers, outside_containers, transposes, writes
 from zygote_py.runtime.helpers import expand_reduced, strong_zero_kept, unbroadcast
 from zygote_py.runtime.transposes import (
     addend_part,
@@ -41,6 +41,8 @@ nondifferentiable(helpers.check_scalar, helpers.shape_of, helpers.array_shape, h
                   helpers.degrees_of_freedom, helpers.zero_spread)
 # the checks behind callees' result-alias summaries (frontend/result_aliases.py)
 nondifferentiable(alias_checks.check_array_method, alias_checks.check_method_is)
+# the notes of dict keys that may carry a derivative (ad/reverse/containers.py)
+nondifferentiable(containers.note_derived_key, containers.note_derived_keys_of)
 # the type test and the refusal around an update of a list or dict from outside
 # (frontend/lower_containers.py: outside_chain)
 nondifferentiable(outside_containers.is_container, outside_containers.refuse_item_update)

@@ -152,7 +152,7 @@ def dict_clear(mapping):
     return {}
 
 
-def note_derived_key(container, key, loc=None):
+def note_derived_key(container, key) -> None:
     """After `container[key] = value` or a dict literal, in a gradient's forward, with a key
     that may carry a derivative (the compiler cannot tell): a float or complex key of a dict
     is noted in the call's ledger, so that a derivative reaching it when it is read back is
@@ -161,16 +161,14 @@ def note_derived_key(container, key, loc=None):
         ledger = context.current().objects
         if ledger is not None:
             ledger.derived_keys[id(key)] = key
-    return container
 
 
-def note_derived_keys_of(mapping, loc=None):
+def note_derived_keys_of(mapping) -> None:
     """After `dict(pairs)`, `dict.fromkeys(xs)` or `d.update(...)` with an operand that may
     carry a derivative: its float keys noted (see note_derived_key)."""
     if isinstance(mapping, dict):
         for key in mapping:
             note_derived_key(mapping, key)
-    return mapping
 
 
 def refuse_key_cotangent(key, g) -> None:

@@ -62,7 +62,7 @@ from ..rules.registry import forward_rule
 from . import dispatch
 from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass
-from .tangent_checks import refuse_object_iteration
+from .tangent_checks import CellTangents, has_tangent, refuse_object_iteration  # noqa: F401
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
 # API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,
@@ -111,20 +111,6 @@ class CallTangent:
         raise NotImplementedError
 
 
-class CellTangents(dict):
-    """The tangent of a closure: its captured variables' tangents, by name.  A class of
-    its own, so that a user's dict tangent is never taken for one."""
-
-
-def has_tangent(t) -> bool:
-    """Whether a tangent may be nonzero (None, and containers of None only, are zero)."""
-    if t is None:
-        return False
-    if type(t) in (list, tuple):
-        return any(has_tangent(x) for x in t)
-    if type(t) is dict or type(t) is CellTangents:
-        return any(has_tangent(x) for x in t.values())
-    return True
 
 
 # -- calls -----------------------------------------------------------------------------
