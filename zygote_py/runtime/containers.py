@@ -27,10 +27,13 @@ def refuse_container_update(obj, name, loc):
     function did not create (an argument, say), whose update the adjoint could not see."""
     for kind, names in MUTATING_METHODS.items():
         if isinstance(obj, kind) and name in names:
-            raise MutationError(f"{kind.__name__}.{name}() modifies a {kind.__name__} this function "
-                                "did not create", loc,
+            raise MutationError(f"{kind.__name__}.{name}() modifies in place a {kind.__name__} "
+                                "that this function did not create, or reaches through another "
+                                "container or an object (`d['a'].append(v)`), whose update the "
+                                "derivative could not follow", loc,
                                 f"copy it first ({'xs = list(xs)' if kind is list else 'd = dict(d)'}), "
-                                "or build a new one")
+                                "or build a new one and store it back "
+                                f"({'d[k] = d[k] + [v]' if kind is list else 'd[k] = {**d[k], key: v}'})")
 
 
 def radd_first(other) -> bool:
