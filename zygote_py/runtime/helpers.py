@@ -211,6 +211,23 @@ def _nonzero_everywhere(g):
     return False
 
 
+_BLAS_FLOATS = (np.float64, np.float32)
+
+
+def _has_nan(r) -> bool:
+    """Whether the real float array r (not empty) holds a nan, in one pass and no copy.
+
+    A float64 or float32 array laid out in order asks BLAS for r . r: a sum of squares,
+    each >= 0, +inf or nan, is nan exactly when some entry is (inf + inf is inf, and
+    nothing negative can meet an inf), and the dot product takes a third of the time of
+    NumPy's min-reduction at a stencil's thousand points.  Anything else: the minimum,
+    which is nan if any entry is."""
+    if r.dtype.type in _BLAS_FLOATS and (r.ndim == 1 or r.flags.c_contiguous):
+        flat = r if r.ndim == 1 else r.reshape(-1)
+        return _isnan(flat.dot(flat))
+    return _isnan(np.minimum.reduce(r, axis=None))
+
+
 @pure
 def strong_zero(g, r):
     """r (= g times a local partial), with 0 wherever g is exactly 0.
@@ -227,8 +244,7 @@ def strong_zero(g, r):
         if _nonzero_everywhere(g):
             return r  # only entries where g is 0 can change: none, so no pass over r
         if r.dtype.kind == "f" and r.size:
-            low = np.minimum.reduce(r, axis=None)  # nan if any entry is nan: one pass, no copy
-            if not _isnan(low):
+            if not _has_nan(r):
                 return r
         elif not (r.dtype.kind == "c" and np.isnan(r).any()):
             return r
@@ -251,7 +267,42 @@ def strong_times(g, p):
     """g * p with the strong zero in g: `strong_zero(g, g * p)` in one call, so that g is
     read once and the generated code can write `strong_times(x_dot * c, b)` as one
     expression (forward mode's products; an array temporary less than naming g)."""
+    kind = type(p)
+    if (kind is float or kind is _float64 or kind is int) and p - p == 0:
+        # a finite number: g * p is nan only where g is (0 * p is 0), and a nan g is not
+        # 0, so the strong zero would keep every entry; no pass over the product
+        return g * p
     return strong_zero(g, g * p)
+
+
+@pure
+def summed_strong_times(g, p, x):
+    """`unbroadcast(strong_times(g, p), x)` in one call (codegen/fuse.py joins the two): the
+    cotangent of a number x from a product with an array, `c * u`'s c.
+
+    Where x is a number and g, p are float64 arrays of one shape laid out in order, the
+    sum of g * p is their dot product, one BLAS pass and no product array.  When that sum
+    is not nan, no term g_i * p_i is nan, so the strong zero changes nothing and the sum
+    is the answer (its last bits may differ from NumPy's pairwise sum of g * p).  A nan
+    sum, or any other operands, take the two calls' own path."""
+    kind = type(x)
+    if kind is float or kind is _float64 or kind is int:
+        if type(g) is _ndarray:
+            if type(p) is _ndarray and g.dtype.type is _float64 and p.dtype.type is _float64 \
+                    and g.shape == p.shape:
+                if g.ndim == 1:
+                    total = g.dot(p)
+                elif g.flags.c_contiguous and p.flags.c_contiguous:
+                    total = g.reshape(-1).dot(p.reshape(-1))
+                else:
+                    total = None
+                if total is not None and not _isnan(total):
+                    return total
+        elif type(g) in _PLAIN_FLOATS and type(p) in _PLAIN_FLOATS:
+            # three numbers (a loop over items): strong_zero's and unbroadcast's first lines
+            r = g * p
+            return r if g != 0 or not _isnan(r) else type(r)(0.0)
+    return unbroadcast(strong_times(g, p), x)
 
 
 @pure
