@@ -491,6 +491,21 @@ def owned_copy(g):
     return g.real.copy() if g.dtype.kind == "c" else g.copy()
 
 
+def owned_accumulator(g, like):
+    """A private array holding the cotangent g of the array like, which the backward loop
+    it enters then adds into and zeroes in place (ad/reverse/owned_slots.py): like's
+    shape, in the dtype that g plus a cotangent of like has (accum's), zeros for None,
+    and always a fresh array, even where g has that shape and dtype already."""
+    shape, dtype = like.shape, like.dtype
+    if g is None:
+        return np.zeros(shape, dtype)
+    if type(g) is _ndarray and g.shape == shape and g.dtype == dtype:
+        return g.copy()
+    out = np.empty(shape, np.result_type(g, dtype))
+    np.copyto(out, g)  # (g broadcast as accum would add it; NumPy's error where it cannot)
+    return out
+
+
 def index_accumulator(seq):
     """Zeros for the item cotangents of the real float array seq, of the dtype accum_index
     gives them: allocated once before a loop whose reads `seq[i]` add into it inline
@@ -532,8 +547,10 @@ def accum(a, b):
         return b
     if b is None:
         return a
-    if (type(a) is _ndarray or type(a) is float) and type(b) is not list and type(b) is not tuple:
-        return a + b
+    kind = type(a)
+    if (kind is _ndarray or kind is float or kind is _float64) and type(b) is not list \
+            and type(b) is not tuple:
+        return a + b  # (tree.accumulate's own answer for these, without the call)
     # structures, and a list's cotangent met in two forms (an array from a NumPy rule, a
     # list with None items from an item read): tree.accumulate adds them item by item
     return accumulate(a, b)
