@@ -194,6 +194,7 @@ def zero_spread(spread, x, axis=None):
 
 _PLAIN_FLOATS = (float, np.float64)
 _isnan = math.isnan
+_isfinite = math.isfinite
 
 
 def _nonzero_everywhere(g):
@@ -209,23 +210,6 @@ def _nonzero_everywhere(g):
         distinct = g[tuple(0 if stride == 0 else slice(None) for stride in g.strides)]
         return bool(distinct.all()) if type(distinct) is _ndarray else distinct != 0
     return False
-
-
-_BLAS_FLOATS = (np.float64, np.float32)
-
-
-def _has_nan(r) -> bool:
-    """Whether the real float array r (not empty) holds a nan, in one pass and no copy.
-
-    A float64 or float32 array laid out in order asks BLAS for r . r: a sum of squares,
-    each >= 0, +inf or nan, is nan exactly when some entry is (inf + inf is inf, and
-    nothing negative can meet an inf), and the dot product takes a third of the time of
-    NumPy's min-reduction at a stencil's thousand points.  Anything else: the minimum,
-    which is nan if any entry is."""
-    if r.dtype.type in _BLAS_FLOATS and (r.ndim == 1 or r.flags.c_contiguous):
-        flat = r if r.ndim == 1 else r.reshape(-1)
-        return _isnan(flat.dot(flat))
-    return _isnan(np.minimum.reduce(r, axis=None))
 
 
 @pure
@@ -244,7 +228,8 @@ def strong_zero(g, r):
         if _nonzero_everywhere(g):
             return r  # only entries where g is 0 can change: none, so no pass over r
         if r.dtype.kind == "f" and r.size:
-            if not _has_nan(r):
+            low = np.minimum.reduce(r, axis=None)  # nan if any entry is nan: one pass, no copy
+            if not _isnan(low):
                 return r
         elif not (r.dtype.kind == "c" and np.isnan(r).any()):
             return r
@@ -268,7 +253,7 @@ def strong_times(g, p):
     read once and the generated code can write `strong_times(x_dot * c, b)` as one
     expression (forward mode's products; an array temporary less than naming g)."""
     kind = type(p)
-    if (kind is float or kind is _float64 or kind is int) and p - p == 0:
+    if kind is int or (kind is float or kind is _float64) and _isfinite(p):
         # a finite number: g * p is nan only where g is (0 * p is 0), and a nan g is not
         # 0, so the strong zero would keep every entry; no pass over the product
         return g * p
