@@ -513,9 +513,18 @@ def add_real_into_item(acc, index, g) -> None:
     acc[index] += g.real
 
 
+def subtract_from_item(acc, index, g) -> None:
+    """`acc[index] -= g`: add_into_item of -g (a difference's cotangent, `-g * 2`), the same
+    numbers (a - b is a + (-b), and (-x) * k is -(x * k)) with one array operation less
+    (ad/reverse/owned_slots.py)."""
+    acc[index] -= g
+
+
 add_into_item._zp_writes = add_real_into_item._zp_writes = True  # pending expressions first
+subtract_from_item._zp_writes = True
 add_into_item._zp_add_store = "plain"  # written as `acc[index] += g`
 add_real_into_item._zp_add_store = "real"  # written as `acc[index] += g.real`
+subtract_from_item._zp_add_store = "minus"  # written as `acc[index] -= g`
 
 
 def _is_basic_index(index) -> bool:

@@ -201,12 +201,44 @@ def _write_out(builder, body: Block, op: Op, acc: Value, mapping: dict) -> Op | 
         return restore
     source = op.operands[1].defining_op
     g, _, index = source.operands
-    ir.call(runtime_helpers.add_into_item, acc, index, g, expr="_zp_add_into_item")
+    negated = _negated_scaling(body, g)
+    if negated is not None:  # `acc[index] -= x * k` for `acc[index] += -x * k`
+        scaling, neg = negated
+        scaling.operands[0] = neg.operands[0]
+        body.ops.remove(neg)
+        neg.block = None
+        ir.call(runtime_helpers.subtract_from_item, acc, index, g, expr="_zp_subtract_from_item")
+    else:
+        ir.call(runtime_helpers.add_into_item, acc, index, g, expr="_zp_add_into_item")
     body.ops.remove(op)
     op.block = None
     body.ops.remove(source)
     source.block = None
     return None
+
+
+def _negated_scaling(body: Block, g: Value) -> tuple[Op, Op] | None:
+    """(`g = n * k`, `n = -x`) where g is a negated cotangent times a number constant (a
+    difference's rule, then a constant factor's), each read once, in the loop's body: the
+    chain's g is a real number or float array (see the module docstring), for which
+    acc - x * k is acc + (-x) * k exactly."""
+    scaling = g.defining_op
+    if scaling is None or scaling.block is not body or scaling.opcode != "call" \
+            or scaling.attrs["fn"] is not operator.mul or len(scaling.operands) != 2 \
+            or scaling.attrs.get("kw") or scaling.attrs.get("star") \
+            or not _number_constant(scaling.operands[1]) or len(_readers(body, g)) != 1:
+        return None
+    negated = scaling.operands[0]
+    neg = negated.defining_op
+    if neg is None or neg.block is not body or neg.opcode != "call" \
+            or neg.attrs["fn"] is not operator.neg or len(neg.operands) != 1 \
+            or neg.attrs.get("kw") or neg.attrs.get("star") or len(_readers(body, negated)) != 1:
+        return None
+    return scaling, neg
+
+
+def _readers(body: Block, value: Value) -> list[Op]:
+    return [op for op in body.walk() for v in op.operands if v is value]
 
 
 def _const_value(value: Value):
