@@ -259,7 +259,11 @@ def _restore_unneeded(builder, loop: Op, restore: Op, write: Op) -> bool:
     if loop.block is not builder.backward:
         return False
     members = _may_alias(builder, write.operands[0])
-    popped = {v.id: primal for primal, v in builder.fetched.items()}
+    known = _forward_values(builder)
+    popped = {v.id: primal_id for primal_id, v in builder.fetched.items()}
+    made_here = {r.id for op in builder.backward.walk() if op.opcode != "tape_pop" for r in op.results}
+    made_here |= {a.id for op in builder.backward.walk() for region in op.regions for a in region.args}
+    made_here |= {a.id for a in builder.backward.args}  # (the seed)
     after = builder.backward.ops[builder.backward.ops.index(loop) + 1:]
     for top in [loop, *after]:
         inner = [o for region in top.regions for o in region.walk()]
@@ -267,9 +271,33 @@ def _restore_unneeded(builder, loop: Op, restore: Op, write: Op) -> bool:
             if op is restore or (op.opcode == "call" and op.attrs.get("fn") is writes.restore_final):
                 continue
             for value in op.operands:
-                if value.id in members or popped.get(value.id) in members:
-                    return False
+                if value.id in made_here:
+                    continue  # computed by the backward from operands checked where read
+                primal = popped.get(value.id, value.id)
+                if primal in members or primal not in known:
+                    return False  # (a callee's back function may hold views of the array)
     return True
+
+
+def _forward_values(builder) -> set[int]:
+    """The ids of the values the forward has that hold no view of anything they were not
+    given: the primal's own values (their aliasing is `_may_alias`'s), the saves of writes
+    (copies), saved shapes, trip counts and the write log.  Back functions of callees are
+    not among them."""
+    fn = builder.fn
+    out = {p.id for p in fn.params} | {p.id for p in fn.body.args}
+    for op in fn.walk():
+        out.update(r.id for r in op.results)
+        for region in op.regions:
+            out.update(a.id for a in region.args)
+    plan = builder.plan
+    for entries in plan.saves.values():
+        out.update(value.id for _, _, value in entries)
+    out.update(v.id for v in plan.shapes.values())
+    out.update(v.id for v in plan.trip_counts.values())
+    if plan.write_log is not None:
+        out.add(plan.write_log.id)
+    return out
 
 
 _FRESH_OPERATORS = (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
