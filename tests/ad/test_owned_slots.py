@@ -34,9 +34,24 @@ def test_the_heat_equation_adds_in_place_and_saves_nothing():
     for gone in ("_zp_undo_write_split", "_zp_add_index_cotangent", "_zp_save_and_write",
                  "u[1:-1] = u_saved"):
         assert gone not in text, gone
-    assert "_zp_write_unsaved(u_1, slice(1, -1, None)" in text
+    assert "u_1[1:-1] = t_1" in text and "_zp_log_written(u, _zp_written)" in text
     assert text.count("_zp_tape.append(") == 1  # the stencil's difference, for c's cotangent
     check_writes(heat, U0, 0.2)
+
+
+def heat_fixed_c(u0):
+    u = u0.copy()
+    for _ in range(6):
+        u[1:-1] = u[1:-1] + 0.2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return (u * u).sum()
+
+
+def test_a_write_alone_on_its_tape_pushes_nothing_of_size():
+    """Nothing else is taped: the tape keeps its place with None (write_unsaved)."""
+    text = zp.grad_source(heat_fixed_c, args=(U0,))
+    assert "_zp_write_unsaved(u_1, slice(1, -1, None)" in text, text
+    assert "_zp_owned_accumulator" in text and "= u_saved" not in text
+    check_writes(heat_fixed_c, U0)
 
 
 @pytest.mark.parametrize("n", [3, 4, 12])
@@ -105,14 +120,14 @@ def product_stencil(u0, c):
 @pytest.mark.parametrize("f", [read_then_heat, read_in_an_earlier_loop, product_stencil])
 def test_the_restore_stays_where_a_later_adjoint_reads_the_array(f):
     text = zp.grad_source(f, args=(U0, 0.2))
-    assert "_zp_write_unsaved" not in text and "u[1:-1] = u_saved" in text, text
+    assert "_zp_save_and_write" in text and "u[1:-1] = u_saved" in text, text
     assert "_zp_owned_accumulator" in text  # the cotangent is still the loop's own
     check_writes(f, U0, 0.2)
 
 
 def test_no_restore_where_the_array_is_read_after_the_loop():
     text = zp.grad_source(heat_then_read, args=(U0, 0.2))
-    assert "_zp_write_unsaved" in text, text
+    assert "_zp_save_and_write" not in text and "u_saved" not in text, text
     check_writes(heat_then_read, U0, 0.2)
 
 

@@ -377,17 +377,36 @@ def _number_constant(value: Value) -> bool:
 
 
 def _drop_restore(builder, restore: Op, write: Op, saved: Value) -> None:
-    """No restore, and the forward saves nothing for it (writes.write_unsaved)."""
+    """No restore, and the forward saves nothing for it: the write is the statement
+    `x[index] = v`, the array logged as written once, just after the value the loop is
+    entered with is made (it is that object every iteration: writes.same_object_slots);
+    or, where the tape must still push something in its place, `write_unsaved`."""
+    plan = builder.plan
     restore.block.ops.remove(restore)
     restore.block = None
-    entries = builder.plan.saves[id(write)]
-    for k, (fn, operands, value) in enumerate(entries):
-        if value is saved and fn is writes.save_and_write:
-            entries[k] = (writes.write_unsaved, operands, value)
-    for record in builder.tapes.created:  # and the tape keeps no None for it
+    untaped = _untape(builder, saved)
+    entering = builder.same_object.get(write.operands[0].id)
+    plan.saves[id(write)] = [entry for entry in plan.saves[id(write)] if entry[2] is not saved]
+    if untaped and entering is not None and entering.defining_op is not None \
+            and not plan.saves[id(write)]:
+        plan.absorbed.discard(id(write))
+        plan.inline_item_write(write, saved.hint, save=False)
+        plan.log_after(entering)
+        return
+    fused = writes.write_unsaved  # (returns None, pushed where the tape keeps a place)
+    plan.saves[id(write)].append((fused, list(write.operands[:4]), saved))
+
+
+def _untape(builder, saved: Value) -> bool:
+    """Take saved off its tape; False where it is the only value its pop gives back (the
+    pop stays, and the forward pushes something in its place)."""
+    for record in builder.tapes.created:
         for where, values in (("end", record.end), ("start", record.start)):
             for j, value in enumerate(values):
-                if value is saved and len(values) > 1:  # (a pop of its own stays, unread)
+                if value is saved:
+                    if len(values) == 1:
+                        return False
                     values.pop(j)
                     record.pops[where].results.pop(j)
-                    return
+                    return True
+    return True  # never taped
