@@ -54,7 +54,7 @@ def test_a_write_alone_on_its_tape_pushes_nothing_of_size():
     check_writes(heat_fixed_c, U0)
 
 
-@pytest.mark.parametrize("n", [3, 4, 12])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 12])
 @pytest.mark.parametrize("c", [0.2, -0.45, 0.0])
 def test_numbers_for_lengths_and_coefficients(n, c):
     check_writes(heat, U0[:n].copy(), c)
