@@ -287,7 +287,11 @@ def summed_strong_times(g, p, x):
             # three numbers (a loop over items): strong_zero's and unbroadcast's first lines
             r = g * p
             return r if g != 0 or not _isnan(r) else type(r)(0.0)
-    return unbroadcast(strong_times(g, p), x)
+    r = g * p  # strong_times' own lines, without its call
+    kind = type(p)
+    if not (kind is int or (kind is float or kind is _float64) and _isfinite(p)):
+        r = strong_zero(g, r)
+    return unbroadcast(r, x)
 
 
 @pure
