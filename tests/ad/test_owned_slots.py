@@ -306,3 +306,70 @@ def test_an_infinite_coefficient_gives_what_the_helpers_give(c):
     np.testing.assert_array_equal(np.isnan(grads[0]), np.isnan(rows[0][0]))
     finite = ~np.isnan(grads[0])
     np.testing.assert_array_equal(grads[0][finite], rows[0][0][finite])
+
+
+# -- random stencils: every owned chain, restore kept or dropped, against differences ----------
+def _slice_text(start: int, end: int) -> str:
+    return f"{start or ''}:{-end if end else ''}"
+
+
+def random_stencil(seed: int) -> str:
+    """A loop writing one slice of u from shifted slices of it (all of one length), with
+    optional reads of u's values before the loop, in it (products, sines) and after it,
+    and a second write of one element: some chains own the cotangent and drop the restore,
+    some keep it, some keep the helpers."""
+    rng = np.random.default_rng(seed)
+    trim = int(rng.integers(1, 4))
+    pairs = [(s, trim - s) for s in range(trim + 1)]
+    ws, we = pairs[int(rng.integers(len(pairs)))]
+    terms = []
+    for _ in range(int(rng.integers(1, 4))):
+        s, e = pairs[int(rng.integers(len(pairs)))]
+        read = f"u[{_slice_text(s, e)}]"
+        kind = int(rng.integers(6))
+        coef = round(float(rng.uniform(-0.4, 0.4)), 2)
+        if kind == 0:
+            terms.append(f"{coef} * {read}")
+        elif kind == 1:  # c's cotangent reads the slice: a view of u on the tape
+            terms.append(f"c * {read}")
+        elif kind >= 4:  # c's cotangent reads a new array (the heat equation's difference)
+            s2, e2 = pairs[int(rng.integers(len(pairs)))]
+            terms.append(f"c * ({read} - 2.0 * u[{_slice_text(s2, e2)}])")
+        elif kind == 2:  # reads u's values: its tape keeps a view, the restore stays
+            s2, e2 = pairs[int(rng.integers(len(pairs)))]
+            terms.append(f"{coef} * {read} * u[{_slice_text(s2, e2)}]")
+        else:
+            terms.append(f"{coef} * np.sin({read})")
+    lines = ["import numpy as np", "", "", "def f(u0, c):", "    u = u0.copy()"]
+    before = rng.random() < 0.3
+    if before:
+        lines.append("    s = np.sum(np.cos(u) * u)")
+    lines.append(f"    for _ in range({int(rng.integers(1, 4))}):")
+    lines.append(f"        u[{_slice_text(ws, we)}] = u[{_slice_text(ws, we)}] + "
+                 + " + ".join(terms))
+    if rng.random() < 0.3:
+        lines.append("        u[0] = u[1] * 0.5 + c")
+    loss = ["(u * u).sum()", "np.sum(np.sin(u))", "(u[:3] * u[:3]).sum()"][int(rng.integers(3))]
+    lines.append(f"    return {loss}" + (" + s" if before else ""))
+    return "\n".join(lines) + "\n"
+
+
+def test_random_stencils(tmp_path):
+    import importlib.util
+
+    owned = dropped = 0
+    for seed in range(60):
+        source = random_stencil(seed)
+        path = tmp_path / f"stencil_{seed}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"_owned_stencil_{seed}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        text = zp.grad_source(module.f, args=(U0, 0.3))
+        owned += "_zp_owned_accumulator" in text
+        dropped += "u_saved" not in text
+        try:
+            check_writes(module.f, U0, 0.3)
+        except AssertionError as err:
+            raise AssertionError(f"seed {seed}:\n{source}\n{text}") from err
+    assert owned >= 30 and dropped >= 4, (owned, dropped)  # both paths are exercised
