@@ -25,14 +25,8 @@ def arithmetic_grad(x, y):
     del t_2, t_9
     t_12 = _zp_unbroadcast(t_11, t_1)
     del t_1, t_11
-    t_13 = _zp_strong_zero(t_12, t_12 * y)
+    t_13 = _zp_summed_strong_times(t_12, y, y)
     del t_12
-    t_14 = _zp_unbroadcast(t_13, y)
-    del t_13
-    t_15 = _zp_strong_zero(t_7, t_7 * y)
-    t_16 = _zp_unbroadcast(t_15, x)
-    del t_15
-    t_17 = _zp_strong_zero(t_7, t_7 * x)
-    del t_7
-    t_18 = _zp_unbroadcast(t_17, y)
-    return _zp_y, (t_6 * 2.0 + t_10 + t_16, t_14 * 2 + t_18)
+    t_14 = _zp_summed_strong_times(t_7, y, x)
+    t_15 = _zp_summed_strong_times(t_7, x, y)
+    return _zp_y, (t_6 * 2.0 + t_10 + t_14, t_13 * 2 + t_15)

@@ -21,9 +21,8 @@ def branches_grad(x):
     # grad of: if x > 0.0:  cases.py:25
     if t:
         # grad of: y = x * x  cases.py:26
-        t_2 = _zp_strong_zero(y_bar, y_bar * x)
-        t_3 = _zp_unbroadcast(t_2, x)
-        x_bar = t_3 * 2
+        t_2 = _zp_summed_strong_times(y_bar, x, x)
+        x_bar = t_2 * 2
     else:
         # grad of: elif x < -1.0:  cases.py:27
         if t_1:

@@ -66,9 +66,8 @@ def break_continue_grad(xs):
                 # grad of: s += v * v  cases.py:58
                 t_3 = _zp_unbroadcast(s_bar, s_1)
                 t_4 = _zp_unbroadcast(s_bar, t_shape_1)
-                t_5 = _zp_strong_zero(t_4, t_4 * v_1)
-                t_6 = _zp_unbroadcast(t_5, v_1)
-                v_bar = t_6 * 2
+                t_5 = _zp_summed_strong_times(t_4, v_1, v_1)
+                v_bar = t_5 * 2
                 s_bar = t_3
         # grad of: for v in xs:  cases.py:53
         xs_bar = _zp_accum_item(xs_bar, xs, _zp_i, v_bar, False)

@@ -7,10 +7,6 @@ def closure_grad(x):
     _zp_y = t * t_1
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return g(x) * f(x)  cases.py:77
-    t_2 = _zp_strong_zero(dy_1, dy_1 * t_1)
-    t_3 = _zp_unbroadcast(t_2, t)
-    del t_2
-    t_4 = _zp_strong_zero(dy_1, dy_1 * t)
-    del t
-    t_5 = _zp_unbroadcast(t_4, t_1)
-    return _zp_y, (t_5 * 3.0 + t_3 * 3.0,)
+    t_2 = _zp_summed_strong_times(dy_1, t_1, t)
+    t_3 = _zp_summed_strong_times(dy_1, t, t_1)
+    return _zp_y, (t_3 * 3.0 + t_2 * 3.0,)

@@ -27,9 +27,8 @@ def comprehension_grad(xs):
             t_2 = _zp_split_last(_zp_acc_bar)
             t_3, t_4 = t_2
             if t_4 is not None:
-                t_5 = _zp_strong_zero(t_4, t_4 * v_1)
-                t_6 = _zp_unbroadcast(t_5, v_1)
-                v_bar = t_6 * 2
+                t_5 = _zp_summed_strong_times(t_4, v_1, v_1)
+                v_bar = t_5 * 2
             else:
                 v_bar = None
             _zp_acc_bar = t_3

@@ -30,12 +30,10 @@ def fill_loop_grad(x):
     t_5 = _zp_expand_reduced(dy_1, t_shape, None, False)
     t_6 = _zp_like_input(t_5, t_shape)
     del t_5
-    t_7 = _zp_strong_zero(t_6, t_6 * out)
-    del t_6
-    t_8 = _zp_unbroadcast(t_7, out)
-    del out, t_7
-    out_bar = t_8 * 2
-    del t_8
+    t_7 = _zp_summed_strong_times(t_6, out, out)
+    del out, t_6
+    out_bar = t_7 * 2
+    del t_7
     out_bar_1 = _zp_owned_copy(out_bar)
     del out_bar
     x_bar = None
@@ -44,18 +42,16 @@ def fill_loop_grad(x):
     for i_1 in reversed(range(t)):
         if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
+        t_8 = _zp_tape.pop()
         t_9 = _zp_tape.pop()
-        t_10 = _zp_tape.pop()
         # grad of: out[i] = np.tanh(x[i]) * x[i]  cases.py:117
-        t_11 = out_bar_1[i_1]
+        t_10 = out_bar_1[i_1]
         out_bar_1[i_1] = 0.0
-        t_12 = _zp_strong_zero(t_11, t_11 * t_9)
-        t_13 = _zp_unbroadcast(t_12, t_10)
-        t_14 = _zp_strong_zero(t_11, t_11 * t_10)
-        t_15 = _zp_unbroadcast(t_14, t_9)
-        x_bar_1 = _zp_accum_index(x_bar, x, i_1, t_15, False)
-        x_bar = _zp_accum_index(x_bar_1, x, i_1, t_13 * (1 - t_10 * t_10), False)
+        t_11 = _zp_summed_strong_times(t_10, t_8, t_9)
+        t_12 = _zp_summed_strong_times(t_10, t_9, t_8)
+        x_bar_1 = _zp_accum_index(x_bar, x, i_1, t_12, False)
+        x_bar = _zp_accum_index(x_bar_1, x, i_1, t_11 * (1 - t_9 * t_9), False)
     del out_bar_1, t
-    t_16 = (x_bar,)
+    t_13 = (x_bar,)
     _zp_restore_final(_zp_final)
-    return _zp_y, t_16
+    return _zp_y, t_13

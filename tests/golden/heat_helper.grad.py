@@ -27,25 +27,23 @@ def heat_helper_grad(x):
     t_2 = _zp_expand_reduced(dy_1, t_shape, None, False)
     t_3 = _zp_like_input(t_2, t_shape)
     del t_2
-    t_4 = _zp_strong_zero(t_3, t_3 * u_1)
+    t_4 = _zp_summed_strong_times(t_3, u_1, u_1)
     del t_3
-    t_5 = _zp_unbroadcast(t_4, u_1)
+    u_bar = t_4 * 2
     del t_4
-    u_bar = t_5 * 2
-    del t_5
     # grad of: for _ in range(3):  cases.py:127
     _zp_refills = len(_zp_tape[0]) > 0
     for _ in reversed(range(3)):
         if _zp_refills and len(_zp_tape) == 1:
             _zp_refill_tape(_zp_tape)
         _zp_back_1 = _zp_tape.pop()
-        t_6 = _zp_tape.pop()
+        t_5 = _zp_tape.pop()
         u_2 = _zp_tape.pop()
         # grad of: _heat_step(u, 0.25)  cases.py:128
-        t_7 = _zp_unpack_cotangent(t_6, (None, u_bar), None)
-        u_bar_1, _ = _zp_back_1(t_7)
+        t_6 = _zp_unpack_cotangent(t_5, (None, u_bar), None)
+        u_bar_1, _ = _zp_back_1(t_6)
         u_bar = _zp_zeros_if_none(u_bar_1, u_2)
-    t_8 = (u_bar * (1 - u * u),)
+    t_7 = (u_bar * (1 - u * u),)
     del u
     _zp_restore_final(_zp_final)
-    return _zp_y, t_8
+    return _zp_y, t_7

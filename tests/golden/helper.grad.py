@@ -9,10 +9,6 @@ def helper_grad(a, b):
     # grad of: return a * b + np.tanh(a)  cases.py:63
     t_2 = _zp_unbroadcast(dy_1, t_shape)
     t_3 = _zp_unbroadcast(dy_1, t_1)
-    t_4 = _zp_strong_zero(t_2, t_2 * b)
-    t_5 = _zp_unbroadcast(t_4, a)
-    del t_4
-    t_6 = _zp_strong_zero(t_2, t_2 * a)
-    del t_2
-    b_bar = _zp_unbroadcast(t_6, b)
-    return _zp_y, (t_3 * (1 - t_1 * t_1) + t_5, b_bar)
+    t_4 = _zp_summed_strong_times(t_2, b, a)
+    b_bar = _zp_summed_strong_times(t_2, a, b)
+    return _zp_y, (t_3 * (1 - t_1 * t_1) + t_4, b_bar)

@@ -102,16 +102,24 @@ def _visit_op(op: Op, keys: dict, ndims: dict, scalars) -> None:
             return
         keys[result], ndims[result] = keys[operands[0].id], ndims[operands[0].id]
     elif fn is operator.getitem and len(operands) == 2 and ndims.get(operands[0].id) == 1:
-        trimmed = _trimmed(operands[1])
-        if trimmed is not None:
-            base = keys[operands[0].id]
-            root, removed = (base[1], base[2]) if base[0] == "trim" else (base, 0)
-            keys[result], ndims[result] = ("trim", root, removed + trimmed), 1
+        key = sliced_key(keys[operands[0].id], operands[1])
+        if key is not None:
+            keys[result], ndims[result] = key, 1
     elif _elementwise(fn, len(operands)):
         arrays = [v for v in operands if v.id in keys]
         if arrays and all(v.id in keys or v.id in scalars or _number_constant(v) for v in operands) \
                 and len({keys[v.id] for v in arrays}) == 1:
             keys[result], ndims[result] = keys[arrays[0].id], ndims[arrays[0].id]
+
+
+def sliced_key(base: tuple, index) -> tuple | None:
+    """The shape key of `a[index]` for a 1-D value a of key base and a constant slice
+    s:-e (see the module docstring); None for any other index."""
+    trimmed = _trimmed(index)
+    if trimmed is None:
+        return None
+    root, removed = (base[1], base[2]) if base[0] == "trim" else (base, 0)
+    return ("trim", root, removed + trimmed)
 
 
 def _elementwise(fn, noperands: int) -> bool:

@@ -326,7 +326,9 @@ class Emitter:
                 added = self.expr(value)
                 if adds == "real":
                     added = ast.Attribute(added, "real", ast.Load())
-                self.stmt(ast.AugAssign(target, ast.Add(), added), op)
+                # (runtime.helpers.subtract_from_item: `acc[index] -= g`)
+                operation = ast.Sub() if adds == "minus" else ast.Add()
+                self.stmt(ast.AugAssign(target, operation, added), op)
                 return
         expr = self.build_expr(op)
         if op.results and (self.uses.get(op.result.id, 0) or op.result.id in self.grouped):

@@ -20,11 +20,14 @@ function being differentiated).
 
 from __future__ import annotations
 
+import operator
+
 from ..analysis.purity import is_pure
 from ..ir.builder import IRBuilder, replace_op
 from ..ir.core import Block, Op, Value
 from ..rules.indexing import _add_index_cotangent, _index_cotangent
 from ..runtime import accum
+from ..runtime.helpers import strong_times, strong_zero, summed_strong_times, unbroadcast
 
 
 def fuse_adjoint_helpers(backward: Block) -> None:
@@ -36,6 +39,10 @@ def fuse_adjoint_helpers(backward: Block) -> None:
     for op in list(backward.walk()):
         if op.block is not None and _plain_call(op, accum) and len(op.operands) == 2:
             _fuse_index_accumulation(op, readers)
+        elif op.block is not None and _plain_call(op, strong_zero) and len(op.operands) == 2:
+            _fuse_strong_product(op, readers)
+        elif op.block is not None and _plain_call(op, unbroadcast) and len(op.operands) == 2:
+            _fuse_summed_product(op, readers)
 
 
 def _plain_call(op: Op, fn) -> bool:
@@ -62,6 +69,55 @@ def _fuse_index_accumulation(op: Op, readers: dict[int, list[Op]]) -> None:
     fused = replace_op(op, "call", [acc, *source.operands, last_read], attrs)
     readers.setdefault(last_read.id, []).append(fused)
     for value in (acc, *source.operands):
+        readers[value.id] = [fused if r is op or r is source else r for r in readers[value.id]]
+    del ops[ops.index(source)]
+    source.block = None
+
+
+def _fuse_strong_product(op: Op, readers: dict[int, list[Op]]) -> None:
+    """`r = g * p; s = strong_zero(g, r)` -> `s = strong_times(g, p)` where r is read by this
+    strong_zero alone, in the same block, with nothing but pure ops between: the same
+    value (strong_times computes g * p and applies the strong zero to it), and where p is
+    a finite number no pass over the product at all (runtime/helpers.py: strong_times)."""
+    g, product = op.operands
+    source = product.defining_op
+    if source is None or source.block is not op.block or len(readers.get(product.id, ())) != 1:
+        return
+    if not _plain_call(source, operator.mul) or len(source.operands) != 2 \
+            or source.operands[0] is not g:
+        return
+    ops = op.block.ops
+    start, end = ops.index(source), ops.index(op)
+    if start > end or not all(is_pure(between) for between in ops[start + 1:end]):
+        return
+    factor = source.operands[1]
+    attrs = {**op.attrs, "fn": strong_times, "expr": "strong_times"}
+    fused = replace_op(op, "call", [g, factor], attrs)
+    for value in (g, factor):
+        readers[value.id] = [fused if r is op or r is source else r for r in readers[value.id]]
+    del ops[ops.index(source)]
+    source.block = None
+
+
+def _fuse_summed_product(op: Op, readers: dict[int, list[Op]]) -> None:
+    """`s = strong_times(g, p); t = unbroadcast(s, x)` -> `t = summed_strong_times(g, p, x)`
+    where s is read by this unbroadcast alone, in the same block, with nothing but pure ops
+    between: the same value; where x is a number (`c * u`'s c) and g, p float64 arrays of
+    one shape, their dot product, with no product array (runtime/helpers.py)."""
+    product, like = op.operands
+    source = product.defining_op
+    if source is None or source.block is not op.block or len(readers.get(product.id, ())) != 1:
+        return
+    if not _plain_call(source, strong_times) or len(source.operands) != 2:
+        return
+    ops = op.block.ops
+    start, end = ops.index(source), ops.index(op)
+    if start > end or not all(is_pure(between) for between in ops[start + 1:end]):
+        return
+    g, factor = source.operands
+    attrs = {**op.attrs, "fn": summed_strong_times, "expr": "summed_strong_times"}
+    fused = replace_op(op, "call", [g, factor, like], attrs)
+    for value in (g, factor, like):
         readers[value.id] = [fused if r is op or r is source else r for r in readers[value.id]]
     del ops[ops.index(source)]
     source.block = None

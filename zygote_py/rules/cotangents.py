@@ -138,6 +138,15 @@ def strong_times_(ct, y, g, p):
     return unbroadcast(helpers.strong_times(kept, p), g), unbroadcast(helpers.strong_times(kept, g), p)
 
 
+@vjp(helpers.summed_strong_times, diff=("g", "p"))
+def summed_strong_times_(ct, y, g, p, x):
+    """unbroadcast(strong_times(g, p), x) (codegen/fuse.py's join): ct spread back over the
+    product, then strong_times' rule."""
+    product = g * p
+    kept = strong_zero_kept(broadcast_like(ct, product), g, product)
+    return unbroadcast(helpers.strong_times(kept, p), g), unbroadcast(helpers.strong_times(kept, g), p)
+
+
 @vjp(helpers.strong_zero_kept, diff=("h",))
 def strong_zero_kept_(g, y, h, ct, r):
     """Linear in h, a mask: its own transpose."""

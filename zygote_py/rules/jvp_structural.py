@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import errors as registry_errors
 from ..runtime import containers, iterators
+from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept, summed_strong_times, unbroadcast
 from ..runtime.tangent_checks import refuse_key_tangents, refuse_object_iteration
-from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept
 from . import registry
 from .jvp_derived import derived_jvp
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
@@ -323,6 +323,18 @@ def jvp_strong_times(dg, dp, y, g, p):
 _rule = registry.function_rule(strong_times)
 if _rule is not None:
     _rule.jvp = jvp_strong_times
+
+
+def jvp_summed_strong_times(dg, dp, y, g, p, x):
+    """unbroadcast(strong_times(g, p), x): strong_times' tangent, summed to x's shape."""
+    if dg is None and dp is None:
+        return None
+    return unbroadcast(jvp_strong_times(dg, dp, None, g, p), x)
+
+
+_rule = registry.function_rule(summed_strong_times)
+if _rule is not None:
+    _rule.jvp = jvp_summed_strong_times
 
 _rule = registry.function_rule(containers.list_pop)
 if _rule is not None:

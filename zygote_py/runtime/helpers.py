@@ -198,6 +198,7 @@ def zero_spread(spread, x, axis=None):
 
 _PLAIN_FLOATS = (float, np.float64)
 _isnan = math.isnan
+_isfinite = math.isfinite
 
 
 def _nonzero_everywhere(g):
@@ -255,7 +256,46 @@ def strong_times(g, p):
     """g * p with the strong zero in g: `strong_zero(g, g * p)` in one call, so that g is
     read once and the generated code can write `strong_times(x_dot * c, b)` as one
     expression (forward mode's products; an array temporary less than naming g)."""
+    kind = type(p)
+    if kind is int or (kind is float or kind is _float64) and _isfinite(p):
+        # a finite number: g * p is nan only where g is (0 * p is 0), and a nan g is not
+        # 0, so the strong zero would keep every entry; no pass over the product
+        return g * p
     return strong_zero(g, g * p)
+
+
+@pure
+def summed_strong_times(g, p, x):
+    """`unbroadcast(strong_times(g, p), x)` in one call (codegen/fuse.py joins the two): the
+    cotangent of a number x from a product with an array, `c * u`'s c.
+
+    Where x is a number and g, p are float64 arrays of one shape laid out in order, the
+    sum of g * p is their dot product, one BLAS pass and no product array.  When that sum
+    is not nan, no term g_i * p_i is nan, so the strong zero changes nothing and the sum
+    is the answer (its last bits may differ from NumPy's pairwise sum of g * p).  A nan
+    sum, or any other operands, take the two calls' own path."""
+    kind = type(x)
+    if kind is float or kind is _float64 or kind is int:
+        if type(g) is _ndarray:
+            if type(p) is _ndarray and g.dtype.type is _float64 and p.dtype.type is _float64 \
+                    and g.shape == p.shape:
+                if g.ndim == 1:
+                    total = g.dot(p)
+                elif g.flags.c_contiguous and p.flags.c_contiguous:
+                    total = g.reshape(-1).dot(p.reshape(-1))
+                else:
+                    total = None
+                if total is not None and not _isnan(total):
+                    return total
+        elif type(g) in _PLAIN_FLOATS and type(p) in _PLAIN_FLOATS:
+            # three numbers (a loop over items): strong_zero's and unbroadcast's first lines
+            r = g * p
+            return r if g != 0 or not _isnan(r) else type(r)(0.0)
+    r = g * p  # strong_times' own lines, without its call
+    kind = type(p)
+    if not (kind is int or (kind is float or kind is _float64) and _isfinite(p)):
+        r = strong_zero(g, r)
+    return unbroadcast(r, x)
 
 
 @pure
@@ -469,6 +509,21 @@ def owned_copy(g):
     return g.real.copy() if g.dtype.kind == "c" else g.copy()
 
 
+def owned_accumulator(g, like):
+    """A private array holding the cotangent g of the array like, which the backward loop
+    it enters then adds into and zeroes in place (ad/reverse/owned_slots.py): like's
+    shape, in the dtype that g plus a cotangent of like has (accum's), zeros for None,
+    and always a fresh array, even where g has that shape and dtype already."""
+    shape, dtype = like.shape, like.dtype
+    if g is None:
+        return np.zeros(shape, dtype)
+    if type(g) is _ndarray and g.shape == shape and g.dtype == dtype:
+        return g.copy()
+    out = np.empty(shape, np.result_type(g, dtype))
+    np.copyto(out, g)  # (g broadcast as accum would add it; NumPy's error where it cannot)
+    return out
+
+
 def index_accumulator(seq):
     """Zeros for the item cotangents of the real float array seq, of the dtype accum_index
     gives them: allocated once before a loop whose reads `seq[i]` add into it inline
@@ -491,9 +546,18 @@ def add_real_into_item(acc, index, g) -> None:
     acc[index] += g.real
 
 
+def subtract_from_item(acc, index, g) -> None:
+    """`acc[index] -= g`: add_into_item of -g (a difference's cotangent, `-g * 2`), the same
+    numbers (a - b is a + (-b), and (-x) * k is -(x * k)) with one array operation less
+    (ad/reverse/owned_slots.py)."""
+    acc[index] -= g
+
+
 add_into_item._zp_writes = add_real_into_item._zp_writes = True  # pending expressions first
+subtract_from_item._zp_writes = True
 add_into_item._zp_add_store = "plain"  # written as `acc[index] += g`
 add_real_into_item._zp_add_store = "real"  # written as `acc[index] += g.real`
+subtract_from_item._zp_add_store = "minus"  # written as `acc[index] -= g`
 
 
 def _is_basic_index(index) -> bool:
@@ -510,8 +574,10 @@ def accum(a, b):
         return b
     if b is None:
         return a
-    if (type(a) is _ndarray or type(a) is float) and type(b) is not list and type(b) is not tuple:
-        return a + b
+    kind = type(a)
+    if (kind is _ndarray or kind is float or kind is _float64) and type(b) is not list \
+            and type(b) is not tuple:
+        return a + b  # (tree.accumulate's own answer for these, without the call)
     # structures, and a list's cotangent met in two forms (an array from a NumPy rule, a
     # list with None items from an item read): tree.accumulate adds them item by item
     return accumulate(a, b)

@@ -250,6 +250,17 @@ def save_and_write(x, index, value, loc, log):
     return saved
 
 
+def write_unsaved(x, index, value, loc, log):
+    """save_and_write where no backward puts the overwritten part back (nothing reads the
+    array after it: ad/reverse/owned_slots.py): x is logged as written (its final state
+    is put back as the backward ends) and written, and nothing is saved."""
+    if type(x) is not _ndarray:
+        return save_and_write(x, index, value, loc, log)
+    log[id(x)] = x
+    x[index] = value
+    return None
+
+
 def save_and_write_augmented(x, index, value, loc, log):
     """save_and_write for `x[index] op= v` (value is `x[index] op v`): NumPy's same_kind
     casting is checked first, as write_item_augmented checks it."""
@@ -936,7 +947,7 @@ def position_count(index) -> int:
 # the generated code writes out every pending expression before these run (codegen/emit.py)
 for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_in_callee,
             restore_region, restore_whole, restore_final, save_and_write, save_and_write_augmented,
-            undo_write, undo_write_split, store_item):
+            write_unsaved, undo_write, undo_write_split, store_item):
     _fn._zp_writes = True
 # its pair is unpacked in the statement that calls it (codegen/emit.py: inlinable)
 undo_write_split._zp_unpacked = True

@@ -119,6 +119,10 @@ class AdjointBuilder:
         self.merged_reads: dict[int, Value] = {}
         # ops whose adjoint runs with no cotangent on their results (objects.py)
         self.effectful: set[int] = set()
+        # results of undo_write_split calls whose forward certainly saved the overwritten
+        # part as it is (writes.py: _saves_plainly) -> (the write, its saved value), for
+        # owned_slots.py
+        self.plain_undos: dict[int, tuple] = {}
 
     # -- emitting into the backward block (through the shared IRBuilder) -----------
     @property

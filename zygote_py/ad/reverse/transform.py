@@ -29,6 +29,7 @@ from ...runtime.complex_guard import VARY_ON_COMPLEX
 from . import calls, containers, control  # noqa: F401  (they register the adjoint handlers)
 from .adjoint import AdjointBuilder
 from .augment import augment
+from .owned_slots import own_loop_cotangents
 from .objects import check_underived_calls, effectful_ops, object_reads, written_objects
 from .reads import ConstantReads
 from .writes import same_object_slots
@@ -191,6 +192,7 @@ class ReverseTransform:
                 builder.call(runtime_writes.restore_final, final, expr="_zp_restore_final")
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
+        own_loop_cotangents(builder)  # (the backward is complete: owned_slots.py)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)
         program = AdjointProgram(forward, builder.backward, [o is not None for o in outputs],
                                  builder.callees, self.guards)

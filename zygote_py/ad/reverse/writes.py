@@ -26,6 +26,7 @@ import operator
 import numpy as np
 
 from ...analysis.scalars import certainly_int
+from ...analysis.shapes import sliced_key
 from ...errors import MutationError
 from ...ir.core import Function, Op, Value
 from ...ir.ops import loop_layout
@@ -191,6 +192,8 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         # `v_bar, x_bar = undo_write_split(x_bar, ...)`: one call, unpacked where it is made
         pair = builder.call(writes.undo_write_split, g, i, x, builder.fetch(saved),
                             builder.const(wanted), expr="_zp_undo_write_split")
+        if _saves_plainly(builder, op) and op.attrs["fn"] is writes.write_item:
+            builder.plain_undos[pair.id] = (op, saved)  # (owned_slots.py: inline backward)
         part, rest = builder.emit("unpack", [pair], 2, {"n": 2, "star": None}).results
         part.hint, rest.hint = hint, ""
         if g.id in builder.maybe_none:  # (else a loop carries it with no zeros_if_none)
@@ -205,6 +208,24 @@ def _adjoint_item_write_fused(builder: AdjointBuilder, op: Op) -> None:
         if g.id in builder.maybe_none or array.id not in builder.float_arrays:
             builder.maybe_none.add(part.id)
         builder.accumulate(value, part)
+
+
+def _saves_plainly(builder: AdjointBuilder, op: Op) -> bool:
+    """Whether save_and_write certainly saves what `x[index] = v` overwrites as it is (a
+    float, or a copy of the region; never an `Overwritten`), so that its backward is
+    `v_bar = x_bar[index].copy(); x[index] = saved; x_bar[index] = 0`: x a 1-D exact real
+    float ndarray (array kinds), index a constant int (one element) or a constant slice
+    s:-e whose region has the shape key of v (analysis/shapes.py: then v is an array of
+    the region's shape, nothing broadcast)."""
+    array, index, value = op.operands[:3]
+    source = index.defining_op
+    if builder.float_arrays.get(array.id) != 1 or source is None or source.opcode != "const":
+        return False
+    if type(source.attrs["value"]) is int:
+        return True
+    base = builder.shapes.get(array.id)
+    region = sliced_key(base, index) if base is not None else None
+    return region is not None and builder.shapes.get(value.id) == region
 
 
 def _owns_loop_cotangent(builder: AdjointBuilder, op: Op, g: Value) -> Value | None:
