@@ -193,7 +193,7 @@ def sum_(g, y, iterable, start=0):
 
 def _items_read(items):
     """The items a builtin read from a dict view or an iterator (from where it began)."""
-    if type(items) is Items:
+    if isinstance(items, Items):
         return items.items[read_start(items):]
     return list(items)
 
