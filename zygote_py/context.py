@@ -111,6 +111,16 @@ def set_items_ahead(places: tuple) -> None:
     _AHEAD.set(places)
 
 
+def fresh_items_ahead() -> contextvars.Token:
+    """Start a run of generated code with no places (a call inside another starts its own);
+    give the token to restore_items_ahead when it ends, however it ends."""
+    return _AHEAD.set(())
+
+
+def restore_items_ahead(token: contextvars.Token) -> None:
+    _AHEAD.reset(token)
+
+
 _KEEP = object()  # a field `using` leaves as it is
 
 

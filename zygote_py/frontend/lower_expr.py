@@ -575,6 +575,8 @@ class ExprLowering:
         once (sum(), np.array(), zip(), ...), the list behaves the same; anywhere else it
         is a one-shot iterator over those items, as Python's generator is: `g = (...);
         sum(g) + sum(g)` reads nothing the second time, and next(g) advances it."""
+        if self.never_read(node):  # Python computes no item (lower_iterators.py)
+            return self.made_but_never_read([self.expr(node.generators[0].iter)], node)
         ahead = self.begin_items_ahead(node)  # (lower_iterators.py)
         built = self.comprehension(node, "list")
         items = self.finish_items_ahead(built, ahead, node, "this generator expression")

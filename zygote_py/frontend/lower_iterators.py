@@ -268,6 +268,9 @@ class IteratorLowering:
             raise self.unsupported(node, f"this call of {obj.__name__}() is not supported",
                                    f"pass a function and {'iterables' if obj is builtins.map else 'an iterable'} "
                                    "positionally, or write a comprehension")
+        if self.never_read(node):  # Python computes no item: only fn and the sources are evaluated
+            self.expr_or_function(args[0])
+            return self.made_but_never_read([self.expr(a) for a in args[1:]], node)
         ahead = self.begin_items_ahead(node)
         fn = self.expr_or_function(args[0])
         sources = [self.expr(a) for a in args[1:]]
@@ -312,6 +315,26 @@ class IteratorLowering:
     def note_read_at_once(self, obj, node) -> None:
         if node.args and not isinstance(node.args[0], gast.Starred) and _reads_to_the_end(obj, node):
             self.read_at_once.add(id(node.args[0]))
+
+    def never_read(self, node) -> bool:
+        """node (a map, filter or generator expression) is a statement of its own, or the
+        value of `name = ...` where the function reads `name` nowhere: Python computes none
+        of its items."""
+        parent = self.rebinding_index().parents.get(id(node))
+        if isinstance(parent, gast.Expr):
+            return True
+        if not (isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1
+                and isinstance(parent.targets[0], gast.Name)):
+            return False
+        name = parent.targets[0].id
+        return not any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Store)
+                       for n in gast.walk(self.node))
+
+    def made_but_never_read(self, sources, node):
+        """The iterator over sources (already evaluated) that is never read: iter() of each,
+        as Python's map or generator calls it when it is made (a TypeError for a number)."""
+        made = [self.call_static(forms.iter_items, (source,), node) for source in sources]
+        return made[-1]
 
     def begin_items_ahead(self, node):
         """The depth begin_ahead returns, where node (a map, filter or generator
@@ -406,6 +429,8 @@ _READERS = frozenset((builtins.list, builtins.tuple, builtins.sum, builtins.sort
 def _reads_to_the_end(obj, node) -> bool:
     if obj is builtins.min or obj is builtins.max:
         return len(node.args) == 1 and not node.keywords
+    if isinstance(getattr(obj, "__self__", None), str) and getattr(obj, "__name__", None) == "join":
+        return True  # ", ".join(...) makes a list of its argument first
     try:
         return obj in _READERS
     except TypeError:  # an unhashable callee

@@ -2,12 +2,12 @@
 a transformed function.
 
 Python's iterator builtins return objects that are consumed once.  In a
-transformed function each returns an `Items` iterator instead: the items,
-computed when the iterator is made, and a cursor.  It behaves as Python's
-iterator does for everything a function can observe of pure code (a second
-pass over it is empty, `next` advances it, `iter(it) is it`); the items are
-only computed earlier, so a function passed to `map` runs when `map` is
-called (documented in docs/limitations.md).
+transformed function each returns an `Items` iterator instead (iterator_types.py:
+an instance of the builtin's own type where that type allows subclasses): the
+items, computed when the iterator is made, and a cursor.  It behaves as Python's
+iterator does (a second pass over it is empty, `next` advances it, `iter(it) is
+it`).  A map(), filter() or generator expression whose items are computed when it
+is made, not as they are read, is bracketed by begin_ahead/end_ahead (below).
 
 The cotangent of an `Items` is a list with one entry per item it holds (None
 where an item has none).  Every consumer reads items through `take`, which
@@ -23,121 +23,8 @@ import itertools
 
 from .. import context
 from ..errors import ZygoteError
-
-
-class Items:
-    """A one-shot iterator over items computed in advance.
-
-    The base of the iterators the forms below return: one subclass per builtin iterator
-    type that allows subclassing (`zip`, `map`, `filter`, `enumerate`, `reversed`, and
-    itertools' `chain`, `product`, `accumulate`, `starmap`), which also derives from that
-    type, so that `isinstance(zip(a, b), zip)` holds in a transformed function as in Python
-    (and `type(it).__name__` is the builtin's name); `_Iterator` for the rest (iter() of a
-    list, a generator expression), whose Python types cannot be subclassed.  Test for any
-    of them with isinstance(x, Items)."""
-
-    __slots__ = ()
-
-    def __init__(self, items, sources=()):
-        self.items = list(items)  # reads the sources, when they are _Readers, to the end
-        self.cursor = 0
-        # per argument of the builtin that made it: the positions of the items it took
-        # from an Items argument (None for a sequence, read from its first item on)
-        self.positions = tuple(s.positions if type(s) is _Reader else None for s in sources)
-        self.counts = ()
-        self.reads = []  # the cursor at each iter(self) by a builtin that reads it (sum, list, ...)
-        self.ahead = None  # where an iterator computing its items ahead read this one (below)
-
-    def __iter__(self):
-        if self.ahead is not None or context.items_ahead():
-            note_read(self)
-        self.reads.append(self.cursor)
-        return self
-
-    def __next__(self):
-        if self.cursor >= len(self.items):
-            raise StopIteration
-        self.cursor += 1
-        return self.items[self.cursor - 1]
-
-    def __length_hint__(self):
-        return len(self.items) - self.cursor
-
-    def __repr__(self):
-        name = type(self).__name__
-        return f"<{name} object{' <genexpr>' if name == 'generator' else ''} at {id(self):#x}>"
-
-    def __reduce__(self):
-        raise TypeError(f"cannot pickle zygote_py's {type(self).__name__!r} iterator")
-
-
-_SLOTS = ("ahead", "counts", "cursor", "items", "positions", "reads")
-
-
-class _Iterator(Items):
-    """An Items iterator standing for one whose Python type allows no subclass; the
-    subclasses below carry the names of the usual ones (type(it).__name__, repr)."""
-
-    __slots__ = _SLOTS
-
-
-# Python's iterator type name -> an _Iterator subclass of that name (made once, never changed)
-_NAMED = {name: type(name, (_Iterator,), {"__slots__": (), "__module__": __name__, "__qualname__": name})
-          for name in ("generator", "list_iterator", "tuple_iterator", "range_iterator",
-                       "str_ascii_iterator", "str_iterator", "list_reverseiterator",
-                       "dict_keyiterator", "dict_valueiterator", "dict_itemiterator",
-                       "set_iterator", "iterator")}
-
-
-def _subclass_of(builtin_type, *empty_args):
-    """The Items subclass that is also an instance of builtin_type; made empty by
-    builtin_type.__new__(cls, *empty_args), its own slots hold the items."""
-
-    def __new__(cls, *args, **kwargs):
-        return builtin_type.__new__(cls, *empty_args)
-
-    return type(builtin_type.__name__, (Items, builtin_type), {
-        "__slots__": _SLOTS, "__new__": __new__, "__module__": __name__,
-        "__qualname__": builtin_type.__name__,
-        "__doc__": f"An Items iterator that is a {builtin_type.__name__} to isinstance."})
-
-
-ZipItems = _subclass_of(builtins.zip)
-MapItems = _subclass_of(builtins.map, None, ())
-FilterItems = _subclass_of(builtins.filter, None, ())
-EnumerateItems = _subclass_of(builtins.enumerate, ())
-ReversedItems = _subclass_of(builtins.reversed, ())
-ChainItems = _subclass_of(itertools.chain)
-ProductItems = _subclass_of(itertools.product)
-AccumulateItems = _subclass_of(itertools.accumulate, ())
-StarmapItems = _subclass_of(itertools.starmap, None, ())
-# the Python type of an iterator -> the Items class standing for it
-_ITEMS_OF_TYPE = {builtins.zip: ZipItems, builtins.map: MapItems, builtins.filter: FilterItems,
-                  builtins.enumerate: EnumerateItems, builtins.reversed: ReversedItems,
-                  itertools.chain: ChainItems, itertools.product: ProductItems,
-                  itertools.accumulate: AccumulateItems, itertools.starmap: StarmapItems}
-
-
-def _items_like(python_type, items, sources=()):
-    """An Items iterator over items standing for an iterator of python_type."""
-    cls = _ITEMS_OF_TYPE.get(python_type) or _NAMED.get(python_type.__name__, _NAMED["iterator"])
-    return cls(items, sources)
-
-
-def note_read(items) -> None:
-    """items is read now: refused when an iterator that computed its items ahead has read
-    it to its end already (Python's would have read it item by item, so what is left of it
-    now differs); noted when that is happening now."""
-    places = context.items_ahead()
-    if items.ahead is not None and items.ahead not in places:
-        raise ZygoteError(
-            "this iterator was read to its end already, when the map(), filter() or generator "
-            f"expression made at {items.ahead} computed its items ahead of their reading; Python's "
-            "would have read it item by item, so what is left of it here would differ", items.ahead,
-            "read the map(), filter() or generator expression with a for loop, any(), all() or "
-            "next() where it is made, or make a list of this iterator first (items = list(it))")
-    if places:
-        items.ahead = places[-1]
+from .iterator_types import (AccumulateItems, ChainItems, EnumerateItems, Items, ProductItems,
+                             ZipItems, _Reader, items_like, note_read)
 
 
 class Pass:
@@ -187,7 +74,7 @@ def iter_items(iterable):
     list_iterator)."""
     if isinstance(iterable, Items):
         return iterable
-    return _items_like(type(builtins.iter(iterable)), iterable)
+    return items_like(type(builtins.iter(iterable)), iterable)
 
 
 class _NoDefault:
@@ -207,26 +94,6 @@ def next_item(iterator, default=_NoDefault):
         return default, -1
     iterator.cursor += 1
     return iterator.items[position], position
-
-
-class _Reader:
-    """Reads an Items iterator item by item, noting each item's position: a builtin
-    that reads the same iterator twice (zip(it, it)) takes its items alternately."""
-
-    __slots__ = ("positions", "source")
-
-    def __init__(self, source):
-        self.source = source
-        self.positions = []
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        position = self.source.cursor
-        item = self.source.__next__()
-        self.positions.append(position)
-        return item
 
 
 def _sources(iterables):
@@ -252,7 +119,7 @@ def reversed_items(sequence):
     """reversed(sequence), standing for the type Python's is (a list's is a
     list_reverseiterator, a tuple's a reversed object)."""
     python = builtins.reversed(sequence)
-    return _items_like(type(python), python)
+    return items_like(type(python), python)
 
 
 def chain_items(*iterables):
@@ -281,7 +148,7 @@ def accumulate_items(iterable, initial=None):
 def list_of_items(items, python_type=builtins.map):
     """An Items iterator over the list items, standing for one of python_type (map, filter
     and itertools.starmap build that list as a loop)."""
-    return _items_like(python_type, items)
+    return items_like(python_type, items)
 
 
 def read_start(iterator: Items) -> int:
@@ -323,14 +190,13 @@ def end_ahead(items, depth):
     return items
 
 
-def items_ahead_error(depth: int, err: BaseException) -> ZygoteError | None:
-    """The error to raise for err, raised by generated code that started with `depth`
-    places in computation: a ZygoteError when err came from computing an iterator's
-    items ahead, else None.  Either way the places are reset to depth."""
+def items_ahead_error(err: BaseException) -> ZygoteError | None:
+    """The error to raise for err, raised by generated code the API runs (with no places
+    when it started, context.fresh_items_ahead): a ZygoteError when err came from
+    computing an iterator's items ahead, else None."""
     places = context.items_ahead()
-    if len(places) <= depth:
+    if not places:
         return None
-    context.set_items_ahead(places[:depth])
     return ZygoteError(
         f"computing the items of this iterator raised {type(err).__name__}: {err}. zygote_py "
         "computes the items of an iterator that is kept for later when it is made, and Python "
@@ -338,10 +204,3 @@ def items_ahead_error(depth: int, err: BaseException) -> ZygoteError | None:
         "read it with a for loop, any(), all() or next() where it is made (those compute each "
         "item as it is read), or make a list of it yourself (items = list(...)) if every item "
         "is meant to be computed")
-
-
-def reset_items_ahead(depth: int) -> None:
-    """Forget the places above depth (an error left the bracket open)."""
-    places = context.items_ahead()
-    if len(places) > depth:
-        context.set_items_ahead(places[:depth])
