@@ -462,7 +462,8 @@ class ExprLowering:
             # `np(3)` in a branch that may never run: Python raises its TypeError only when
             # the call runs, so the call is left to run time as a call of a value
             obj = _MISSING
-        self.note_read_at_once(obj, node)  # sum(map(f, xs)): computed as Python does (lower_iterators.py)
+        # sum(map(f, xs)), ", ".join(...): computed as Python does (lower_iterators.py)
+        self.note_read_at_once(obj if obj is not _MISSING else _string_join(callee, self), node)
         if obj is builtins.any or obj is builtins.all or obj is builtins.next:
             fused = self.fused_reading(obj, node)  # lower_iterators.py
             if fused is not None:
@@ -571,10 +572,14 @@ class ExprLowering:
         return self.comprehension(node, "list")
 
     def expr_GeneratorExp(self, node):
-        """Computed as a list in advance. Handed straight to a library call that reads it
-        once (sum(), np.array(), zip(), ...), the list behaves the same; anywhere else it
-        is a one-shot iterator over those items, as Python's generator is: `g = (...);
-        sum(g) + sum(g)` reads nothing the second time, and next(g) advances it."""
+        """A generator read by a for loop, any(), all() or next() where it is made is
+        lowered as that loop (lower_iterators.py); here it is computed as a list: read at
+        once by sum(), list(), sorted(), ..., in Python's order; kept for later, in
+        advance, where nothing can tell (lower_iterators.py: finish_items_ahead). Handed
+        straight to a library call that reads it once (sum(), np.array(), zip(), ...), the
+        list behaves the same; anywhere else it is a one-shot iterator over those items,
+        as Python's generator is: `g = (...); sum(g) + sum(g)` reads nothing the second
+        time, and next(g) advances it."""
         if self.never_read(node):  # Python computes no item (lower_iterators.py)
             return self.made_but_never_read([self.expr(node.generators[0].iter)], node)
         ahead = self.begin_items_ahead(node)  # (lower_iterators.py)
@@ -721,6 +726,15 @@ _NOT_READING = frozenset((builtins.type, builtins.isinstance, builtins.id, built
                           builtins.str, builtins.print, builtins.bool, builtins.len,
                           builtins.reversed, builtins.hash, builtins.callable, builtins.format,
                           builtins.ascii, builtins.issubclass))
+
+
+def _string_join(callee, lowerer):
+    """`sep.join` of a constant string sep (lowered as an attribute read), else _MISSING."""
+    op = getattr(callee, "defining_op", None)
+    if op is None or op.opcode != "getattr" or op.attrs["name"] != "join":
+        return _MISSING
+    base = lowerer.constant_of(op.operands[0], _MISSING)
+    return base.join if isinstance(base, str) else _MISSING
 
 
 def _reads_once(obj) -> bool:

@@ -10,6 +10,14 @@ forms in runtime/iterators.py, which return one-shot `Items` iterators with
 derivative rules; `map` and `filter` become loops (so the function they apply
 is differentiated like any call).  A loop over a value that may be such an
 iterator reads it through `for_pass`, which remembers where its cursor stood.
+
+Python computes an item of `map`, `filter` or a generator expression when it is
+read.  A for loop, any(), all() or next() reading one where it is made runs its
+loop as their own (`fused_for`, `fused_reading`), so that holds exactly.  One read
+to its end at once (sum, list, sorted, ...) is computed in Python's order.  Any
+other is computed when it is made, only where computing an item has no effect
+(item_effects.py; otherwise refused), and bracketed by begin_ahead/end_ahead so
+that an item raising there is reported as such (runtime/iterators.py).
 """
 
 from __future__ import annotations
@@ -271,9 +279,9 @@ class IteratorLowering:
         if self.never_read(node):  # Python computes no item: only fn and the sources are evaluated
             self.expr_or_function(args[0])
             return self.made_but_never_read([self.expr(a) for a in args[1:]], node)
-        ahead = self.begin_items_ahead(node)
         fn = self.expr_or_function(args[0])
         sources = [self.expr(a) for a in args[1:]]
+        ahead = self.begin_items_ahead(node)  # (after what map evaluates when it is made)
         if len(sources) == 1:
             source = sources[0]
         else:

@@ -57,7 +57,12 @@ class Items:
 
     def __repr__(self):
         name = type(self).__name__
-        return f"<{name} object{' <genexpr>' if name == 'generator' else ''} at {id(self):#x}>"
+        if name == "generator":
+            return f"<generator object <genexpr> at {id(self):#x}>"
+        # the module of the builtin type it stands for: itertools.chain (none: list_iterator)
+        module = next((c.__module__ for c in type(self).__mro__
+                       if c.__module__ not in (__name__, "builtins")), "")
+        return f"<{module + '.' if module else ''}{name} object at {id(self):#x}>"
 
     def __reduce__(self):
         raise TypeError(f"cannot pickle zygote_py's {type(self).__name__!r} iterator")
