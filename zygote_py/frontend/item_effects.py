@@ -8,11 +8,14 @@ nothing another statement, the caller or the user can see besides the item itsel
 item that raises is the one other difference, and it is caught while running
 (iterators.items_ahead_error).  So the lowering asks `first_effect` of the ops that
 compute the items, and refuses the iterator when there is one: a print, random numbers,
-a write of an attribute or into an array, an update of a list from outside, reading
-another iterator (it would be read to its end), a method or a callable value (either may
-be anything), or a call of a Python function whose own body has one of those
-(`function_has_effects`, which the compiler answers for each function called: the
-summary in its lowered IR's meta["effects"]).
+a write of an attribute or into an array, an update of a list from outside, next() of
+another iterator, a method or a callable value (either may be anything), or a call of a
+Python function whose own body has one of those (`function_has_effects`, which the
+compiler answers for each function called: the summary in its lowered IR's
+meta["effects"]).  Another iterator read to its end by a loop or a builtin there is
+marked while running, and reading it again afterwards is refused (iterator_types.py:
+note_read).  An attribute read is taken to have no effect (a property's code is not
+seen), as everywhere in the compiler.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import builtins
 import types
 
 from ..ir.ops import loop_layout, opdef
-from ..ir.purity import _reads_an_iterable, is_pure_callable
+from ..ir.purity import is_pure_callable, reads_an_iterable
 from ..runtime import iterators as _iterators
 from ..runtime.outside_containers import check_outside_read
 from ..runtime.writes import ArgumentWrites
@@ -67,7 +70,7 @@ def _call_has_effects(fn, op, function_has_effects) -> bool:
             return False
     except TypeError:  # an unhashable callee
         return True
-    if fn is _iterators.iter_items or fn is _iterators.for_pass or _reads_an_iterable(fn):
+    if fn is _iterators.iter_items or fn is _iterators.for_pass or reads_an_iterable(fn):
         # a loop or a builtin reading what may be an iterator: it is read to its end now;
         # an iterator read so is marked, and a later read of it refused while running
         # (runtime/iterators.py: Items.ahead)

@@ -49,7 +49,8 @@ _ITERABLE_READERS = {builtins.list, builtins.tuple, builtins.sum, builtins.min, 
                      builtins.all, math.fsum}
 
 
-def _reads_an_iterable(fn) -> bool:
+def reads_an_iterable(fn) -> bool:
+    """fn is a builtin that reads an iterable argument through (list, sum, any, ...)."""
     try:
         return fn in _ITERABLE_READERS
     except TypeError:
@@ -92,7 +93,7 @@ def is_pure(op) -> bool:
         return declared
     if op.opcode == "call":
         fn = op.attrs["fn"]
-        if _reads_an_iterable(fn) and any(_may_be_iterator(v) for v in op.operands):
+        if reads_an_iterable(fn) and any(_may_be_iterator(v) for v in op.operands):
             return False  # reading an iterator consumes it: the call must run, and where it is
         return is_pure_callable(fn)
     return all(is_pure(inner) for region in op.regions for inner in region.ops)
