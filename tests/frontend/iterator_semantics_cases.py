@@ -249,3 +249,27 @@ def isinstance_of_iterators(x):
 
 def isinstance_of_a_zip(x):
     return x * isinstance(zip([1], [2]), zip)
+
+
+class Meter:
+    def __init__(self):
+        self.readings = 0
+
+    def read(self, v):
+        self.readings += 1
+        return v
+
+
+METER = Meter()
+
+
+def kept_generator_of_array_methods(x):
+    rows = [np.array([x, 2.0 * x]), np.array([3.0, x * x])]
+    sums = (r.sum() * r.max() for r in rows)
+    first = next(sums)
+    return first * next(sums) + next(iter((v.conjugate() for v in [x])))
+
+
+def kept_generator_of_a_users_method(x):
+    readings = (METER.read(v) for v in [x, 2.0 * x])
+    return next(readings)

@@ -9,10 +9,11 @@ item that raises is the one other difference, and it is caught while running
 (iterators.items_ahead_error).  So the lowering asks `first_effect` of the ops that
 compute the items, and refuses the iterator when there is one: a print, random numbers,
 a write of an attribute or into an array, an update of a list from outside, next() of
-another iterator, a method or a callable value (either may be anything), or a call of a
-Python function whose own body has one of those (`function_has_effects`, which the
+another iterator, a callable value (it may be anything), or a call of a Python function
+whose own body has one of those or a method call (`function_has_effects`, which the
 compiler answers for each function called: the summary in its lowered IR's
-meta["effects"]).  Another iterator read to its end by a loop or a builtin there is
+meta["effects"]).  A method call among the ops is decided while running by the receiver
+that is there (runtime/iterators.py: check_ahead_method, put before it).  Another iterator read to its end by a loop or a builtin there is
 marked while running, and reading it again afterwards is refused (iterator_types.py:
 note_read).  An attribute read is taken to have no effect (a property's code is not
 seen), as everywhere in the compiler.
@@ -26,6 +27,7 @@ import types
 from ..ir.ops import loop_layout, opdef
 from ..ir.purity import is_pure_callable, reads_an_iterable
 from ..runtime import iterators as _iterators
+from ..runtime import alias_checks
 from ..runtime.outside_containers import check_outside_read
 from ..runtime.writes import ArgumentWrites
 
@@ -36,7 +38,8 @@ _EFFECT_FREE_FORMS = frozenset((
     _iterators.zip_items, _iterators.enumerate_items, _iterators.reversed_items,
     _iterators.chain_items, _iterators.product_items, _iterators.accumulate_items,
     _iterators.list_of_items, _iterators.begin_ahead, _iterators.end_ahead,
-    check_outside_read))
+    _iterators.check_ahead_method, check_outside_read, alias_checks.check_method_is,
+    alias_checks.check_array_method))
 # builtins that only read (an attribute read runs no code of the user's but a property's)
 _READING_BUILTINS = frozenset((builtins.getattr, builtins.hasattr, builtins.callable, builtins.id,
                                builtins.hash, builtins.any, builtins.all, builtins.iter,
@@ -45,11 +48,16 @@ _READING_BUILTINS = frozenset((builtins.getattr, builtins.hasattr, builtins.call
 _RAISING = ("assert", "raise")
 
 
-def first_effect(ops, function_has_effects):
+def first_effect(ops, function_has_effects, guarded=None):
     """The first op among ops (and the regions they hold) with an effect, else None.
 
-    function_has_effects(fn) says whether calling the Python function fn may have one."""
+    function_has_effects(fn) says whether calling the Python function fn may have one.
+    guarded: a list to put the method calls in, which the caller then checks while
+    running (runtime/iterators.py: check_ahead_method) instead of counting them here."""
     for op in _walk(ops):
+        if op.opcode == "method" and guarded is not None:
+            guarded.append(op)
+            continue
         if op.opcode in _RAISING or op.opcode in ("if", "for", "while", "yield", "return"):
             continue  # (the contents of a branch or loop are among the ops walked)
         if opdef(op.opcode).pure is True:

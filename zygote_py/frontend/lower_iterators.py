@@ -358,7 +358,11 @@ class IteratorLowering:
         the item is read."""
         if depth is None:
             return items
-        effect = first_effect([items.defining_op], self.has_effects)
+        methods = []
+        effect = first_effect([items.defining_op], self.has_effects, methods)
+        if effect is None:
+            for method in methods:  # decided by the receiver while running
+                self.guard_ahead_method(method)
         if effect is not None:
             line = f" (line {effect.loc.line})" if effect.loc is not None else ""
             raise self.unsupported(
@@ -369,6 +373,14 @@ class IteratorLowering:
                 "is read, or make a list of it (items = list(...)) if every item is meant to be "
                 "computed at once")
         return self.call_static(forms.end_ahead, (items, depth), node)
+
+    def guard_ahead_method(self, op) -> None:
+        """Put check_ahead_method(receiver, name, loc) right before the method call op."""
+        block = op.block
+        with self.builder.at(block, block.ops.index(op)), self.builder.at_loc(op.loc):
+            name = self.builder.const(op.attrs["name"])
+            loc = self.builder.const(op.loc)
+            self.builder.call(forms.check_ahead_method, op.operands[0], name, loc)
 
     def has_effects(self, fn) -> bool:
         """Whether calling the Python function fn may have an effect (the compiler's answer)."""

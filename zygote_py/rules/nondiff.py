@@ -46,6 +46,7 @@ nondifferentiable(
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
 nondifferentiable(iterators.begin_ahead)
+nondifferentiable(iterators.check_ahead_method)
 nondifferentiable(containers.require_existing_key)
 nondifferentiable(containers.radd_first)
 # the positions of a list's items in sorted order (integers), which the rules of sorted and

@@ -21,6 +21,8 @@ from __future__ import annotations
 import builtins
 import itertools
 
+import numpy as np
+
 from .. import context
 from ..errors import ZygoteError
 from .iterator_types import (AccumulateItems, ChainItems, EnumerateItems, Items, ProductItems,
@@ -188,6 +190,42 @@ def end_ahead(items, depth):
     """items, all computed: the bracket begin_ahead opened is closed."""
     context.set_items_ahead(context.items_ahead()[:depth])
     return items
+
+
+# methods of an exact ndarray or NumPy scalar that only compute a value (no write, no I/O)
+_READING_ARRAY_METHODS = frozenset((
+    "all", "any", "argmax", "argmin", "argsort", "astype", "choose", "clip", "compress", "conj",
+    "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "flatten", "item", "max", "mean",
+    "min", "nonzero", "prod", "ptp", "ravel", "repeat", "reshape", "round", "searchsorted",
+    "squeeze", "std", "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var", "view"))
+# ... of a list, dict or set
+_READING_CONTAINER_METHODS = frozenset(("copy", "count", "index", "get", "keys", "values", "items",
+                                        "isdisjoint", "issubset", "issuperset", "union",
+                                        "intersection", "difference", "symmetric_difference"))
+
+
+def check_ahead_method(receiver, name, loc):
+    """Before `receiver.name(...)` in the computation of an iterator's items ahead of their
+    reading: allowed where the receiver's type says the method has no effect (a number's,
+    a string's or tuple's, an ndarray's reading methods, a container's reading ones);
+    anything else (an object of the user's, whose method may do anything) is refused,
+    since Python would call it only when (and if) the item is read."""
+    cls = type(receiver)
+    if cls in (float, int, bool, complex, str, bytes, tuple):
+        return
+    if (cls is _ndarray or isinstance(receiver, _np_generic)) and name in _READING_ARRAY_METHODS:
+        return
+    if cls in (list, dict, set, frozenset) and name in _READING_CONTAINER_METHODS:
+        return
+    raise ZygoteError(
+        f".{name}() of a {cls.__name__} is called while zygote_py computes the items of this "
+        "iterator ahead of their reading, and it may have an effect that Python would have only "
+        "when (and if) the item is read", loc,
+        "read the iterator with a for loop, any(), all() or next() where it is made, or make a "
+        "list of it (items = list(...)) if every item is meant to be computed at once")
+
+
+_ndarray, _np_generic = np.ndarray, np.generic
 
 
 def items_ahead_error(err: BaseException) -> ZygoteError | None:
