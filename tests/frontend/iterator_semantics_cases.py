@@ -273,3 +273,20 @@ def kept_generator_of_array_methods(x):
 def kept_generator_of_a_users_method(x):
     readings = (METER.read(v) for v in [x, 2.0 * x])
     return next(readings)
+
+
+def any_in_a_while_condition(x):
+    t = x
+    k = 0
+    while any(v * t < 3.0 for v in [1.0, 2.0]) and k < 10:
+        t = t * 1.5
+        k += 1
+    return t
+
+
+def readings_inside_expressions(x):
+    c = x > 0 and any(math.log(v) > 0.5 for v in [2.0, 0.0])
+    g = lambda s: next(s * v for v in [2.0, 0.0])  # noqa: E731
+    rows = [[x, 2 * x], [3 * x, 0.1]]
+    m = [any(v > 1.0 for v in row) * sum(row) for row in rows]
+    return x * c + g(x) + sum(m) + (all(v > 0 for v in map(lambda q: q * x, [1.0, -1.0])) or x * x)

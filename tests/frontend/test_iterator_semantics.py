@@ -144,6 +144,12 @@ def test_any_and_all_stop_at_the_deciding_item():
     check_value_and_gradient(cases.next_of_a_map_and_a_filter)
 
 
+@pytest.mark.parametrize("f", [cases.any_in_a_while_condition, cases.readings_inside_expressions])
+@pytest.mark.parametrize("x", [0.7, 1.3])
+def test_readings_in_conditions_lambdas_and_comprehensions(f, x):
+    check_value_and_gradient(f, x)
+
+
 def test_next_of_an_exhausted_generator_raises_stop_iteration():
     with pytest.raises(StopIteration):
         cases.next_of_an_empty_generator(X)
