@@ -290,3 +290,8 @@ def readings_inside_expressions(x):
     rows = [[x, 2 * x], [3 * x, 0.1]]
     m = [any(v > 1.0 for v in row) * sum(row) for row in rows]
     return x * c + g(x) + sum(m) + (all(v > 0 for v in map(lambda q: q * x, [1.0, -1.0])) or x * x)
+
+
+def kept_generator_over_a_bad_source(x):
+    g = (v * x for v in x)  # Python's TypeError when the generator is made
+    return next(g)

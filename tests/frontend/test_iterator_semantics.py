@@ -194,6 +194,13 @@ def test_an_item_computed_ahead_that_raises_is_an_error_saying_so():
     check_value_and_gradient(cases.kept_pure_map)
 
 
+def test_an_error_making_the_iterator_is_pythons_own():
+    with pytest.raises(TypeError, match="not iterable"):
+        cases.kept_generator_over_a_bad_source(X)
+    with pytest.raises(TypeError, match="not iterable"):
+        zp.gradient(cases.kept_generator_over_a_bad_source, X)
+
+
 def test_a_source_read_to_its_end_ahead_is_not_read_again():
     assert cases.drained_source(X) == pytest.approx(X + 4 * X * X)
     with pytest.raises(zp.ZygoteError, match="read to its end already"):

@@ -38,7 +38,7 @@ _EFFECT_FREE_FORMS = frozenset((
     _iterators.zip_items, _iterators.enumerate_items, _iterators.reversed_items,
     _iterators.chain_items, _iterators.product_items, _iterators.accumulate_items,
     _iterators.list_of_items, _iterators.begin_ahead, _iterators.end_ahead,
-    _iterators.check_ahead_method, check_outside_read, alias_checks.check_method_is,
+    _iterators.check_ahead_method, _iterators.check_iterable, check_outside_read, alias_checks.check_method_is,
     alias_checks.check_array_method))
 # builtins that only read (an attribute read runs no code of the user's but a property's)
 _READING_BUILTINS = frozenset((builtins.getattr, builtins.hasattr, builtins.callable, builtins.id,

@@ -582,8 +582,8 @@ class ExprLowering:
         time, and next(g) advances it."""
         if self.never_read(node):  # Python computes no item (lower_iterators.py)
             return self.made_but_never_read([self.expr(node.generators[0].iter)], node)
-        ahead = self.begin_items_ahead(node)  # (lower_iterators.py)
         built = self.comprehension(node, "list")
+        ahead = self.begin_items_ahead_before(built, node)  # (lower_iterators.py)
         items = self.finish_items_ahead(built, ahead, node, "this generator expression")
         parent = self.rebinding_index().parents.get(id(node))
         if isinstance(parent, gast.Call) and any(a is node for a in parent.args):

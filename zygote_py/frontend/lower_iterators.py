@@ -352,6 +352,26 @@ class IteratorLowering:
             return None
         return self.call_static(forms.begin_ahead, (self.const(self.loc(node), node),), node)
 
+    def begin_items_ahead_before(self, built, node):
+        """begin_items_ahead for a generator expression whose loop is lowered already
+        (built: its list): put before the loop, after the first iterable it evaluates
+        when it is made (an error there is Python's own), but before the loop's pass over
+        it (an iterator read then is read ahead)."""
+        if id(node) in self.read_at_once:
+            return None
+        loop = built.defining_op
+        first = loop
+        source = loop.operands[0].defining_op if loop.operands else None
+        if source is not None and source.opcode == "call" and source.attrs.get("fn") is forms.for_pass \
+                and source.block is loop.block:
+            first = source
+        block = loop.block
+        with self.builder.at(block, block.ops.index(first)), self.builder.at_loc(self.loc(node)):
+            if loop.attrs.get("kind") == "iter":  # Python's iter() of it, when it is made
+                self.builder.call(forms.check_iterable, (source if first is source else loop).operands[0])
+            where = self.builder.const(self.loc(node))
+            return self.builder.call(forms.begin_ahead, where)
+
     def finish_items_ahead(self, items, depth, node, what: str):
         """items (the list the loop built), the bracket begin_ahead opened closed; an error
         where computing an item has an effect, which Python would have only when (and if)

@@ -47,6 +47,7 @@ nondifferentiable(
 nondifferentiable(containers.refuse_container_update)
 nondifferentiable(iterators.begin_ahead)
 nondifferentiable(iterators.check_ahead_method)
+nondifferentiable(iterators.check_iterable)
 nondifferentiable(containers.require_existing_key)
 nondifferentiable(containers.radd_first)
 # the positions of a list's items in sorted order (integers), which the rules of sorted and

@@ -178,6 +178,13 @@ def read_start(iterator: Items) -> int:
 # may never have computed.
 
 
+def check_iterable(source):
+    """What a generator expression does with its first iterable when it is made: iter() of
+    it, Python's TypeError for a number (an Items iterator is left as it is: its own)."""
+    if not isinstance(source, Items):
+        builtins.iter(source)
+
+
 def begin_ahead(where):
     """Items of the iterator made at `where` are computed now; returns the depth to
     restore when they are done."""
