@@ -2,8 +2,10 @@
 it is read, as Python does (test_iterator_semantics.py); the effects they have are
 recorded in LOG, which the tests clear."""
 
+import collections.abc
 import itertools
 import math
+import types
 
 import numpy as np
 
@@ -245,6 +247,21 @@ def isinstance_of_iterators(x):
               type(z).__name__ == "zip", type(v * x for v in xs).__name__ == "generator",
               type(iter(xs)).__name__ == "list_iterator"]
     return x * sum(checks) * checks.count(True)
+
+
+def types_of_iterators(x):
+    xs = [x, 2.0 * x]
+    g = (v * x for v in xs)
+    checks = [type(zip(xs, xs)) is zip, type(map(abs, xs)) is map, type(g) is types.GeneratorType,
+              isinstance(g, types.GeneratorType), isinstance(g, collections.abc.Generator),
+              isinstance(iter(xs), type(iter([]))), isinstance(g, (int, types.GeneratorType)),
+              not isinstance(iter(xs), types.GeneratorType), type(xs) is list,
+              isinstance(g, collections.abc.Iterator), type_of_a_parameter(enumerate(xs)) is enumerate]
+    return x * sum(checks) * checks.count(True) + sum(g)
+
+
+def type_of_a_parameter(it):
+    return type(it)
 
 
 def isinstance_of_a_zip(x):

@@ -220,6 +220,11 @@ def test_iterators_are_instances_of_pythons_types():
     assert check_value_and_gradient(cases.isinstance_of_a_zip) == 1.0
 
 
+def test_type_and_isinstance_answer_with_pythons_types():
+    assert cases.types_of_iterators(X) == pytest.approx(X * 11 * 11 + 3 * X * X)
+    check_value_and_gradient(cases.types_of_iterators)
+
+
 def test_methods_in_an_iterator_kept_for_later_are_decided_by_the_receiver():
     check_value_and_gradient(cases.kept_generator_of_array_methods)
     cases.METER.readings = 0

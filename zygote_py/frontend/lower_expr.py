@@ -476,7 +476,8 @@ class ExprLowering:
         operands = self.generator_arguments(obj, operands, node)
         if obj is not _MISSING:
             obj = runtime_forms.substitute_callee(obj)
-            lowered = self.iterator_call(obj, operands, star, kw, node)
+            lowered = self.iterator_call(obj, operands, star, kw, node) \
+                or self.iterator_type_call(obj, operands, star, kw, node)  # lower_iterators.py
             if lowered is None and obj is builtins.dict:
                 lowered = self.dict_call(operands, star, kw, node)
             if lowered is not None:

@@ -32,6 +32,7 @@ import gast
 
 from ..ir.core import Value
 from ..runtime import iterators as forms
+from ..ir.purity import may_be_iterator
 from .item_effects import describe_effect, first_effect
 from .lower_expr import LocalFunction
 
@@ -267,6 +268,30 @@ class IteratorLowering:
                                    "write the loop with while")
         return self.emit("call", list(operands), node=node, attrs={
             "fn": form, "expr": form.__name__, "kw": kw, "star": star}).result
+
+    def iterator_type_call(self, obj, operands, star, kw, node):
+        """type(x) of what may be an iterator made here, and isinstance(x, cls) where cls is
+        a type no Items class can derive from (types.GeneratorType, ...), answered with
+        Python's types (runtime/iterators.py: type_of, isinstance_of); else None."""
+        if star or kw:
+            return None
+        if obj is builtins.type and len(operands) == 1 and may_be_iterator(operands[0]):
+            return self.call_static(forms.type_of, operands, node)
+        if obj is builtins.isinstance and len(operands) == 2:
+            classes = self._classes_named(operands[1])
+            if any(c in forms.UNSUBCLASSABLE_CLASSES for c in classes if isinstance(c, type)) \
+                    or (None in classes and may_be_iterator(operands[0])):
+                return self.call_static(forms.isinstance_of, operands, node)
+        return None
+
+    def _classes_named(self, value) -> tuple:
+        """The classes an isinstance() class argument names (None for one known only
+        while running)."""
+        op = value.defining_op
+        if op is not None and op.opcode == "tuple":
+            return tuple(c for item in op.operands for c in self._classes_named(item))
+        known = self.constant_of(value, None)
+        return known if isinstance(known, tuple) else (known,)
 
     def map_or_filter(self, obj, node):
         """map(fn, *iterables) / filter(fn, iterable) as a loop building a list, as an iterator."""

@@ -57,6 +57,11 @@ def reads_an_iterable(fn) -> bool:
         return False
 
 
+def may_be_iterator(value) -> bool:
+    """Whether value may be an iterator at run time (see _may_be_iterator)."""
+    return _may_be_iterator(value)
+
+
 def _may_be_iterator(value, depth: int = 0) -> bool:
     """Whether value may be an iterator at run time (anything not known to be built here
     as a container, a constant or an array: a parameter, a call's or a method's result)."""

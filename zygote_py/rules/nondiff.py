@@ -48,6 +48,8 @@ nondifferentiable(containers.refuse_container_update)
 nondifferentiable(iterators.begin_ahead)
 nondifferentiable(iterators.check_ahead_method)
 nondifferentiable(iterators.check_iterable)
+nondifferentiable(iterators.type_of)
+nondifferentiable(iterators.isinstance_of)
 nondifferentiable(containers.require_existing_key)
 nondifferentiable(containers.radd_first)
 # the positions of a list's items in sorted order (integers), which the rules of sorted and

@@ -19,7 +19,9 @@ for a for loop (see `Pass`), `next_item` for `next`.
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import itertools
+import types
 
 import numpy as np
 
@@ -176,6 +178,48 @@ def read_start(iterator: Items) -> int:
 # calls, and an exception raised inside the bracket becomes an error saying so
 # (items_ahead_error, called by the API), never the bare exception of an item Python
 # may never have computed.
+
+
+# the Python types of the iterators whose Items class cannot derive from them (by the
+# class's name, iterator_types.py), which type() and isinstance() answer with
+_UNSUBCLASSABLE = {"generator": types.GeneratorType, "list_iterator": type(builtins.iter([])),
+                   "tuple_iterator": type(builtins.iter(())),
+                   "range_iterator": type(builtins.iter(range(0))),
+                   "list_reverseiterator": type(builtins.reversed([]))}
+# the classes isinstance() answers differently for those (the lowering calls isinstance_of
+# only where the class asked about is, or holds, one of them)
+UNSUBCLASSABLE_CLASSES = (*_UNSUBCLASSABLE.values(), collections.abc.Generator)
+
+
+def type_of(obj):
+    """type(obj), Python's type for an iterator a transformed function made: `zip` for a
+    zip, `types.GeneratorType` for a generator expression (so `type(it) is zip` holds)."""
+    if isinstance(obj, Items):
+        cls = type(obj)
+        python = _UNSUBCLASSABLE.get(cls.__name__)
+        if python is not None:
+            return python
+        for base in cls.__mro__[1:]:
+            if base.__module__ in ("builtins", "itertools"):
+                return base
+        return cls
+    return type(obj)
+
+
+def isinstance_of(obj, classinfo):
+    """isinstance(obj, classinfo) where classinfo is (or holds) a type no Items class can
+    derive from (UNSUBCLASSABLE_CLASSES): an iterator standing for a generator is an
+    instance of types.GeneratorType and collections.abc.Generator, as Python's is."""
+    if isinstance(obj, Items):
+        python = _UNSUBCLASSABLE.get(type(obj).__name__)
+        if python is not None:
+            for cls in (classinfo if isinstance(classinfo, tuple) else (classinfo,)):
+                if isinstance(cls, type) and issubclass(python, cls):
+                    return True
+    return isinstance(obj, classinfo)
+
+
+type_of._zp_pure = isinstance_of._zp_pure = True  # (dropped when unused: analysis/purity.py)
 
 
 def check_iterable(source):
