@@ -312,3 +312,18 @@ def readings_inside_expressions(x):
 def kept_generator_over_a_bad_source(x):
     g = (v * x for v in x)  # Python's TypeError when the generator is made
     return next(g)
+
+
+def enumerate_of_a_logged_filter(x):
+    t = 0.0
+    for i, y in enumerate(filter(lambda v: logged(v) > 1.5, [1.0, 2.0, 3.0, 4.0]), 1):
+        if i > 2:
+            break
+        t = t + i * y * x
+    for i, y in enumerate(logged(v) * x for v in [5.0, 6.0, 7.0]):
+        if i == 1:
+            continue
+        t = t + y * y
+        if i == 2:
+            break
+    return t

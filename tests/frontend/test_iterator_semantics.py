@@ -72,6 +72,12 @@ def test_loops_over_map_filter_and_generators(f):
     assert python == transformed
 
 
+def test_enumerate_of_a_filter_and_a_generator_counts_the_items_read():
+    check_value_and_gradient(cases.enumerate_of_a_logged_filter)
+    python, transformed = effects_of(cases.enumerate_of_a_logged_filter, X)
+    assert python == transformed == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+
+
 def test_the_loop_reads_items_up_to_its_break():
     assert effects_of(cases.generator_loop_with_break_and_else, X) == ([1.0, 3.0],) * 2
     assert effects_of(cases.nested_fusions, X) == ([1.0, 2.0],) * 2

@@ -84,7 +84,34 @@ class IteratorLowering:
             return self._fused_map(node, it)
         if obj is builtins.filter and len(it.args) == 2:
             return self._fused_filter(node, it)
+        if obj is builtins.enumerate and len(it.args) in (1, 2) and self._fusable(it.args[0]) \
+                and (len(it.args) == 1 or isinstance(it.args[1], (gast.Constant, gast.Name))):
+            return self._fused_enumerate(node, it)
         return None
+
+    def _fusable(self, node) -> bool:
+        """node is a map(), filter() or generator expression a loop can run as its own."""
+        if isinstance(node, gast.GeneratorExp):
+            return self._fusable_generator(node)
+        return self._builtin_called(node) in (builtins.map, builtins.filter)
+
+    def _fused_enumerate(self, node, call):
+        """for i, y in enumerate(<map, filter or generator>, start): a count of the items
+        read, kept by the loop (the count goes up before the body runs, as enumerate's)."""
+        k = self._fresh_index()
+        at = lambda n: gast.copy_location(n, call)
+        count = f"_zp_enum{k}_count"
+        item = f"_zp_enum{k}_item"
+        load = lambda name: at(gast.Name(name, gast.Load(), None, None))
+        store = lambda name: at(gast.Name(name, gast.Store(), None, None))
+        start = call.args[1] if len(call.args) == 2 else at(gast.Constant(0, None))
+        self.local_names = self.local_names | {count}
+        self.stmt(at(gast.Assign([store(count)], start, None)))
+        pair = at(gast.Tuple([load(count), load(item)], gast.Load()))
+        step = at(gast.Assign([store(count)], at(gast.BinOp(load(count), gast.Add(), at(gast.Constant(1, None)))), None))
+        body = [at(gast.Assign([node.target], pair, None)), step, *node.body]
+        # (the inner loop over the map, filter or generator is fused in turn by stmt_For)
+        return _fused(gast.For(store(item), call.args[0], body, node.orelse, None), node, f"_zp_enum{k}_")
 
     def lower_fused_for(self, fused) -> None:
         """Lower the loop fused_for made (its scratch names live only while it is lowered)."""
