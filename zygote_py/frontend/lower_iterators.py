@@ -137,8 +137,7 @@ class IteratorLowering:
                                 and isinstance(node.args[1], (gast.Constant, gast.Name)))):
             return None  # (a default with effects would run before the source, not after)
         source = node.args[0]
-        if not (isinstance(source, gast.GeneratorExp) and self._fusable_generator(source)) \
-                and self._builtin_called(source) not in (builtins.map, builtins.filter):
+        if not self._fusable(source):
             return None
         k = self._fresh_index()
         result, item, found = f"_zp_read{k}_result", f"_zp_read{k}_item", f"_zp_read{k}_found"
@@ -300,8 +299,8 @@ class IteratorLowering:
         """type(x) of what may be an iterator made here, and isinstance(x, cls) where cls is
         a type no Items class can derive from (types.GeneratorType, ...), answered with
         Python's types (runtime/iterators.py: type_of, isinstance_of); else None."""
-        if star or kw:
-            return None
+        if star or kw or (getattr(self.pyfn, "__module__", None) or "").startswith("zygote_py."):
+            return None  # (zygote_py's own rules and helpers never meet one of these iterators)
         if obj is builtins.type and len(operands) == 1 and may_be_iterator(operands[0]):
             return self.call_static(forms.type_of, operands, node)
         if obj is builtins.isinstance and len(operands) == 2:
