@@ -28,6 +28,7 @@ from .params import Grads, Params
 from .runtime.built_objects import ObjectLedger, settle_seed
 from .runtime.helpers import check_scalar
 from .runtime.implicit import Collector, cell_value, holds_parameter
+from .runtime.iterators import items_ahead_error
 from .tree import finalize  # noqa: F401  (aot imports it from here)
 
 
@@ -190,6 +191,7 @@ def _run(compiled, *args, **kwargs):
     """compiled(*args, **kwargs); an error raised by the user's code there gets the
     user's file and line in its traceback (codegen/tracebacks.py).  zygote_py's own
     errors already name them."""
+    token = context.fresh_items_ahead()  # (runtime/iterators.py: begin_ahead)
     try:
         return compiled(*args, **kwargs)
     except ZygoteError as err:
@@ -199,10 +201,15 @@ def _run(compiled, *args, **kwargs):
             raise
         raise placed_at_user_line(err) from None
     except Exception as err:
+        ahead = items_ahead_error(err)  # an iterator's item computed ahead raised
+        if ahead is not None:
+            raise ahead from with_user_frames(err)
         refusal = refused_by_rule(err)  # a rule refusing the arguments it got
         if refusal is not None:
             raise refusal from None
         raise with_user_frames(err)  # noqa: B904  (the same error, with the user's frames)
+    finally:
+        context.restore_items_ahead(token)
 
 
 def _compiler():

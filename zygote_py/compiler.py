@@ -199,6 +199,9 @@ class Compiler:
         # ... and the result-alias summary a recursive call is assumed to have
         # (frontend/result_aliases.py; at first fresh)
         self._assumed_results: dict = {}
+        # ... and whether a recursive call is assumed to have an effect (at first not:
+        # frontend/item_effects.py)
+        self._assumed_effects: dict = {}
         self._lowering_order: list = []
         self._consulted: set = set()
         self._tainted: set = set()
@@ -243,25 +246,30 @@ class Compiler:
         lowering[key] = self._lowering.get((fn, ()), ())
         assumed = self._assumed_results
         assumed[key] = assumed.get((fn, ()), frozenset())
+        effects = self._assumed_effects
+        effects[key] = effects.get((fn, ()), False)
         self._lowering_order.append(key)
         try:
             while True:
                 self._consulted.discard(key)
-                ir = lower_function(fn, self.argument_writes_of, threads, self.result_aliases_of)
+                ir = lower_function(fn, self.argument_writes_of, threads, self.result_aliases_of,
+                                    self.has_effects)
                 _show("lowered", ir)
                 simplify(ir, check=_pass_checker())  # observers see the IR after every pass
                 _show("simplified", ir)
                 found = tuple(sorted(set(lowering[key]) | set(written_parameters(ir))))
                 summary = join_summaries(assumed[key], ir.meta["result_aliases"])
+                effect = effects[key] or bool(ir.meta["effects"])
                 if threads or key not in self._consulted or \
-                        (found == lowering[key] and summary == assumed[key]):
+                        (found == lowering[key] and summary == assumed[key] and effect == effects[key]):
                     break
-                # a recursive call writes more, or returns more: lower again
-                lowering[key], assumed[key] = found, summary
+                # a recursive call writes more, returns more, or has an effect: lower again
+                lowering[key], assumed[key], effects[key] = found, summary, effect
         finally:
             self._lowering_order.pop()
             del lowering[key]
             del assumed[key]
+            del effects[key]
             clean = key not in self._tainted
             self._tainted.discard(key)
         return ir, clean
@@ -293,6 +301,21 @@ class Compiler:
             return self.lowered_ir(fn).meta.get("result_aliases")
         except Exception:  # noqa: BLE001 - no source, or refused: unknown (an error shows
             return None  # where it is called)
+
+    def has_effects(self, fn) -> bool:
+        """Whether calling fn may have an effect besides its result (its lowered IR's
+        summary, frontend/item_effects.py): what a caller's lowering asks of a function
+        that computes the items of an iterator ahead of their reading."""
+        key = (fn, ())
+        if key in self._assumed_effects:  # recursion: what is assumed so far
+            self._consulted.add(key)
+            position = self._lowering_order.index(key)
+            self._tainted.update(self._lowering_order[position + 1:])
+            return self._assumed_effects[key]
+        try:
+            return bool(self.lowered_ir(fn).meta.get("effects", True))
+        except Exception:  # noqa: BLE001 - no source, or refused: taken to have one
+            return True
 
     def fresh_ir(self, fn) -> Function:
         """A private copy of the lowered IR, for a caller that wants to edit one (the

@@ -96,6 +96,31 @@ def current() -> Context:
     return _CURRENT.get()
 
 
+# The places (SourceLocs) of the map(), filter() and generator expressions whose items
+# are being computed ahead of their reading now, innermost last (runtime/iterators.py:
+# begin_ahead, end_ahead).  An exception raised while one is computed is reported by the
+# API as that (items_ahead_error), since Python might never have computed the item.
+_AHEAD: contextvars.ContextVar[tuple] = contextvars.ContextVar("zygote_py_items_ahead", default=())
+
+
+def items_ahead() -> tuple:
+    return _AHEAD.get()
+
+
+def set_items_ahead(places: tuple) -> None:
+    _AHEAD.set(places)
+
+
+def fresh_items_ahead() -> contextvars.Token:
+    """Start a run of generated code with no places (a call inside another starts its own);
+    give the token to restore_items_ahead when it ends, however it ends."""
+    return _AHEAD.set(())
+
+
+def restore_items_ahead(token: contextvars.Token) -> None:
+    _AHEAD.reset(token)
+
+
 _KEEP = object()  # a field `using` leaves as it is
 
 

@@ -27,6 +27,7 @@ from .forward_compiler import FORWARD
 from .runtime import forward_dispatch
 from .runtime.built_objects import ObjectLedger
 from .runtime.forward_objects import ObjectTangents, materialize
+from .runtime.iterators import items_ahead_error
 
 _MODES = ("auto", "forward", "reverse")
 
@@ -58,6 +59,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
     ledger = ObjectLedger()  # (this call's own, as every zp.gradient call has its own)
     book = ObjectTangents(at_call_state=undo_writes)
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):
+        token = context.fresh_items_ahead()  # (runtime/iterators.py: begin_ahead)
         try:
             y, dy = forward_dispatch.apply(plan.fn, None, plan.args, plan.kwargs, targs, {}, None)
         except ZygoteError as err:  # a helper's refusal, at the user's line (api._run)
@@ -73,6 +75,13 @@ def _jvp(f, primals, tangents, undo_writes=False):
             raise ZygoteError("the recursion is too deep for forward mode, which takes a few "
                               "Python frames per call of a transformed function",
                               hint="raise sys.setrecursionlimit, or use reverse mode") from None
+        except Exception as err:
+            ahead = items_ahead_error(err)  # an iterator's item computed ahead raised
+            if ahead is None:
+                raise
+            raise ahead from err
+        finally:
+            context.restore_items_ahead(token)
         if ledger.log and not undo_writes:
             ledger.replay()  # objects as the forward left them (a gradient's backward undid it)
         dy = materialize(y, dy)

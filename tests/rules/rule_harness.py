@@ -261,7 +261,7 @@ def lookup(ct, path, primal):
 
 def random_like(y, rng):
     """A random cotangent with y's structure (floats for floats); an iterator's is a list."""
-    if type(y) is Items:
+    if isinstance(y, Items):
         y = y.items
     if type(y) is int:  # an index or count: no cotangent
         return None
@@ -287,7 +287,7 @@ def inner(g, y):
         return 0.0
     if isinstance(y, (ItemsView, ValuesView)):
         y = list(y)
-    if type(y) is Items:
+    if isinstance(y, Items):
         y = y.items
     if isinstance(y, (list, tuple)):
         return sum(inner(gi, yi) for gi, yi in zip(g, y))

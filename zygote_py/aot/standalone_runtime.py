@@ -553,10 +553,20 @@ class CallContext:
     now, kept in a context variable (one per thread and asyncio task, as in zygote_py)."""
 
     state = contextvars.ContextVar("zygote_py_standalone_call", default=None)
+    # the places of the iterators computing their items ahead now (runtime/iterators.py)
+    ahead = contextvars.ContextVar("zygote_py_standalone_items_ahead", default=())
 
     @staticmethod
     def current():
         return CallContext.state.get() or CallState()  # outside a gradient call: no ledger
+
+    @staticmethod
+    def items_ahead():
+        return CallContext.ahead.get()
+
+    @staticmethod
+    def set_items_ahead(places):
+        CallContext.ahead.set(places)
 
 
 def object_ledger():

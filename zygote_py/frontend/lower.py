@@ -24,6 +24,7 @@ from .lower_expr import _MISSING, ExprLowering, LocalFunction
 from .lower_iterators import IteratorLowering
 from .lower_objects import ObjectLowering
 from .lower_stmt import RETURN, RETVAL, StmtLowering
+from .item_effects import first_effect
 from .result_aliases import ResultAliasLowering
 from .lower_writes import WriteLowering, written_slot
 from .scope import Signature, function_locals, signature_of
@@ -91,6 +92,9 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         # fn -> what fn's result may share memory with (its summary, result_aliases.py;
         # None: no function called here is asked)
         self.result_aliases = parent.result_aliases if parent else None
+        # fn -> whether calling fn may have an effect (the compiler's answer from fn's
+        # meta["effects"]; None: every function is taken to have one, item_effects.py)
+        self.function_effects = parent.function_effects if parent else None
         self.array_methods: list = []  # ndarray-named method calls (on the root lowerer)
 
         self._rebinding: RebindingIndex | None = None
@@ -417,6 +421,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         marker = gast.Pass()
         gast.copy_location(marker, loop_node)
         loop_node.body = [marker]
+        loop_node._zp_comprehension = True  # its iterator is read to the end: never fused
 
         def stmts(stmts_list):
             if stmts_list and stmts_list[0] is marker:
@@ -479,7 +484,8 @@ def _bind(sig: Signature, fn: LocalFunction, args, kwargs) -> dict | None:
     return out
 
 
-def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_aliases=None) -> Function:
+def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_aliases=None,
+                   function_effects=None) -> Function:
     """Parse and lower a Python function to IR (no passes run).
 
     argument_writes(f) says which parameters a Python function f called here writes into
@@ -488,7 +494,9 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     arrays: it returns `(result, those arrays as the function leaves them...)`, the form
     a caller's pullback needs (runtime/writes.py: ArgumentWrites).
     result_aliases(f) says what the result of a Python function f called here may share
-    memory with (its summary, frontend/result_aliases.py; None: unknown for every f)."""
+    memory with (its summary, frontend/result_aliases.py; None: unknown for every f).
+    function_effects(f) says whether calling a Python function f may have an effect
+    (frontend/item_effects.py; None: every f is taken to have one)."""
     node, filename = find_function_node(pyfn)
     if isinstance(node, gast.AsyncFunctionDef):
         raise UnsupportedSyntax("async def is not supported", loc_of(filename, node),
@@ -503,6 +511,7 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     lowerer.env = dict(zip(sig.names, params))
     lowerer.argument_writes = argument_writes
     lowerer.result_aliases = result_aliases
+    lowerer.function_effects = function_effects
     for index, param in enumerate(params):
         lowerer.alias_class(param).params.add(index)
     if sig.kwarg:  # Python makes a new dict of the keyword arguments for every call: the
@@ -538,6 +547,8 @@ def lower_function(pyfn, argument_writes=None, threads: tuple = (), result_alias
     fn.meta["param_writes_in_place"] = lowerer.param_writes_in_place
     fn.meta["threads"] = tuple(threads)
     fn.meta["result_aliases"] = summary
+    # whether a call of it may have an effect besides its result (frontend/item_effects.py)
+    fn.meta["effects"] = first_effect(body.ops, lowerer.has_effects) is not None
     fn.meta["closed_classes"] = lowerer.closed_classes()  # (lower_writes.py)
     fn.meta["claimed_values"] = lowerer.claimed_values()  # (lower_containers.py)
     return fn

@@ -28,7 +28,7 @@ from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as outside
 from ..runtime.built_objects import set_attribute
-from ..runtime.iterators import for_pass, list_of_items
+from ..runtime.iterators import end_ahead, for_pass, list_of_items
 from .scope import function_locals, resolve_free
 
 # method name -> (functional form, whether it returns (new container, result))
@@ -253,6 +253,8 @@ class ContainerLowering:
                 pending.extend(op.operands)
                 if op.attrs.get("fn") is list_of_items:  # map/filter: the loop building it
                     built = op.operands[0].defining_op
+                    if built is not None and built.opcode == "call" and built.attrs.get("fn") is end_ahead:
+                        built = built.operands[0].defining_op  # (its items computed ahead)
                     if built is not None and built.opcode == "for":
                         pending.append(built.operands[0])
             found.add(value.id)

@@ -462,6 +462,12 @@ class ExprLowering:
             # `np(3)` in a branch that may never run: Python raises its TypeError only when
             # the call runs, so the call is left to run time as a call of a value
             obj = _MISSING
+        # sum(map(f, xs)), ", ".join(...): computed as Python does (lower_iterators.py)
+        self.note_read_at_once(obj if obj is not _MISSING else _string_join(callee, self), node)
+        if obj is builtins.any or obj is builtins.all or obj is builtins.next:
+            fused = self.fused_reading(obj, node)  # lower_iterators.py
+            if fused is not None:
+                return fused
         if obj is builtins.map or obj is builtins.filter:
             return self.map_or_filter(obj, node)
         if obj is functools.reduce or obj is itertools.starmap:
@@ -470,7 +476,8 @@ class ExprLowering:
         operands = self.generator_arguments(obj, operands, node)
         if obj is not _MISSING:
             obj = runtime_forms.substitute_callee(obj)
-            lowered = self.iterator_call(obj, operands, star, kw, node)
+            lowered = self.iterator_call(obj, operands, star, kw, node) \
+                or self.iterator_type_call(obj, operands, star, kw, node)  # lower_iterators.py
             if lowered is None and obj is builtins.dict:
                 lowered = self.dict_call(operands, star, kw, node)
             if lowered is not None:
@@ -566,19 +573,32 @@ class ExprLowering:
         return self.comprehension(node, "list")
 
     def expr_GeneratorExp(self, node):
-        """Computed as a list in advance. Handed straight to a library call that reads it
-        once (sum(), np.array(), zip(), ...), the list behaves the same; anywhere else it
-        is a one-shot iterator over those items, as Python's generator is: `g = (...);
-        sum(g) + sum(g)` reads nothing the second time, and next(g) advances it."""
-        items = self.comprehension(node, "list")
+        """A generator read by a for loop, any(), all() or next() where it is made is
+        lowered as that loop (lower_iterators.py); here it is computed as a list: read at
+        once by sum(), list(), sorted(), ..., in Python's order; kept for later, in
+        advance, where nothing can tell (lower_iterators.py: finish_items_ahead). Handed
+        straight to a library call that reads it once (sum(), np.array(), zip(), ...), the
+        list behaves the same; anywhere else it is a one-shot iterator over those items,
+        as Python's generator is: `g = (...); sum(g) + sum(g)` reads nothing the second
+        time, and next(g) advances it."""
+        if self.never_read(node):  # Python computes no item (lower_iterators.py)
+            return self.made_but_never_read([self.expr(node.generators[0].iter)], node)
+        built = self.comprehension(node, "list")
+        ahead = self.begin_items_ahead_before(built, node)  # (lower_iterators.py)
+        items = self.finish_items_ahead(built, ahead, node, "this generator expression")
         parent = self.rebinding_index().parents.get(id(node))
         if isinstance(parent, gast.Call) and any(a is node for a in parent.args):
             self.__dict__.setdefault("generator_lists", set()).add(items.id)  # see lower_call
             return items
         # what Python's generator would read as it runs: updates of those before it is
         # consumed are refused (lower_containers.py: lazily_read_sources)
-        self.generator_reads[items.id] = _outer_operands(items)
-        return self.call_static(_iterators.iter_items, (items,), node)
+        self.generator_reads[items.id] = _outer_operands(built)
+        return self.generator_items(items, node)
+
+    def generator_items(self, items, node):
+        """The one-shot iterator over a generator expression's items (a `generator` to repr)."""
+        kind = self.static(types.GeneratorType, "GeneratorType", node)
+        return self.call_static(_iterators.list_of_items, (items, kind), node)
 
     @property
     def generator_reads(self) -> dict:
@@ -593,8 +613,7 @@ class ExprLowering:
         lists = self.__dict__.get("generator_lists")
         if not lists or not any(v.id in lists for v in operands) or _reads_once(obj):
             return operands
-        return [self.call_static(_iterators.iter_items, (v,), node) if v.id in lists else v
-                for v in operands]
+        return [self.generator_items(v, node) if v.id in lists else v for v in operands]
 
     def expr_DictComp(self, node):
         return self.comprehension(node, "dict")
@@ -702,11 +721,28 @@ def _plain_constant(value) -> bool:
                                                type(Ellipsis)))
 
 
+# builtins that take a generator as an object and do not iterate it (type(g) is a
+# generator, print(g) shows one, len(g) and reversed(g) are Python's TypeErrors)
+_NOT_READING = frozenset((builtins.type, builtins.isinstance, builtins.id, builtins.repr,
+                          builtins.str, builtins.print, builtins.bool, builtins.len,
+                          builtins.reversed, builtins.hash, builtins.callable, builtins.format,
+                          builtins.ascii, builtins.issubclass))
+
+
+def _string_join(callee, lowerer):
+    """`sep.join` of a constant string sep (lowered as an attribute read), else _MISSING."""
+    op = getattr(callee, "defining_op", None)
+    if op is None or op.opcode != "getattr" or op.attrs["name"] != "join":
+        return _MISSING
+    base = lowerer.constant_of(op.operands[0], _MISSING)
+    return base.join if isinstance(base, str) else _MISSING
+
+
 def _reads_once(obj) -> bool:
     """Whether a call of obj reads an iterable argument once, from start to end, as a
     list would be read: the builtins and NumPy's functions (next() is not: it reads one
     item and leaves the rest)."""
-    if obj is _MISSING or obj is builtins.next:
+    if obj is _MISSING or obj is builtins.next or obj in _NOT_READING:
         return False
     if isinstance(obj, (types.BuiltinFunctionType, np.ufunc)):
         return True

@@ -442,6 +442,9 @@ class StmtLowering:
         return names
 
     def stmt_For(self, node):
+        fused = self.fused_for(node)  # over map, filter or a generator: lower_iterators.py
+        if fused is not None:
+            return self.lower_fused_for(fused)
         kind, iterables, ntargets = self.for_iteration(node.iter)
         added, added_by_value = self.start_iterating(iterables)
         has_break, saved_flags, carried, inits = self.enter_loop(node)

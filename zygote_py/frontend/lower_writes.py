@@ -59,7 +59,7 @@ from ..resolve import FUNCTION, resolve
 from ..rules import registry
 from ..rules.indexing import _index_cotangent
 from ..rules.ufunc_methods import ufunc_at
-from ..runtime import alias_checks, containers, writes
+from ..runtime import alias_checks, containers, iterators, writes
 from ..runtime.library_code import is_library_function
 from .result_aliases import mutable_constant
 
@@ -103,6 +103,7 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 builtins.complex, builtins.str, builtins.repr, builtins.isinstance,
                                 builtins.type, builtins.range, builtins.abs, builtins.round,
                                 builtins.hash, builtins.id, builtins.slice, builtins.print,
+                                iterators.type_of, iterators.isinstance_of,
                                 writes.check_unaliased, writes.check_distinct_arguments,
                                 writes.check_sortable, writes.refuse_array_out,
                                 alias_checks.check_array_method, alias_checks.check_method_is,

@@ -89,7 +89,7 @@ def _like_sequence(parts, value):
 
 def _value_cotangent(parts, value):
     """The cotangent of the sequence (or iterator) assigned to a slice, from its items'."""
-    if type(value) is Items:
+    if isinstance(value, Items):
         return None if all(p is None for p in parts) else read_cotangent(parts, value)
     return _like_sequence(parts, value)
 

@@ -36,7 +36,7 @@ def items_cotangent(source, parts, start=0):
             refuse_key_cotangent(key, part)
         return None
     # (built without writing into a list: forward mode over gradient code reads this too)
-    if type(source) is Items:
+    if isinstance(source, Items):
         return [None] * start + parts + [None] * (len(source.items) - start - len(parts))
     if isinstance(source, (list, tuple, np.ndarray, ValuesView, ItemsView, KeysView)):
         out = [None] * start + parts + [None] * (len(source) - start - len(parts))
@@ -64,7 +64,7 @@ def placed_cotangent(source, parts, positions):
 def items_read(source) -> list:
     """The items one builtin read from source (an Items from where that read began),
     without reading an Items again (that would count as another read)."""
-    if type(source) is Items:
+    if isinstance(source, Items):
         return source.items[read_start(source):]
     return list(source)
 
@@ -74,7 +74,7 @@ def read_cotangent(g, source):
     its items (list(it), sum(it), ...): an Items is read from where that reading began."""
     if g is None:
         return None
-    start = read_start(source) if type(source) is Items else 0
+    start = read_start(source) if isinstance(source, Items) else 0
     return items_cotangent(source, g, start)
 
 
@@ -145,7 +145,7 @@ def _next_cotangents(g, iterator, y):
 def _sorted_cotangent(g, iterable, y, key, reverse):
     if g is None:
         return None
-    source = iterable.items[read_start(iterable):] if type(iterable) is Items else iterable
+    source = iterable.items[read_start(iterable):] if isinstance(iterable, Items) else iterable
     order = sort_order(list(source), key, reverse)
     # where sorting put each item (the inverse permutation): its cotangent is read from there
     # (built without writing into a list: forward mode over gradient code reads this too)
@@ -207,8 +207,13 @@ def for_pass(g, y, iterable):
     return _pass_cotangent(g, y)
 
 
+@vjp(it.end_ahead, diff=("items",))
+def end_ahead(g, y, items, depth):
+    return g
+
+
 @vjp(it.list_of_items, diff=("items",))
-def list_of_items(g, y, items):
+def list_of_items(g, y, items, python_type=builtins.map):
     return g
 
 

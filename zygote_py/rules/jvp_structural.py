@@ -61,7 +61,7 @@ def _sequence_tangents(dx, seq):
 
 
 def _refuse_items_source(qualname, sources, tangents):
-    if any(type(s) is iterators.Items and t is not None for s, t in zip(sources, tangents)):
+    if any(isinstance(s, iterators.Items) and t is not None for s, t in zip(sources, tangents)):
         raise registry_errors.NoDerivativeRule(
             f"forward mode (zp.jvp) does not follow a derivative through {qualname} of an "
             "iterator yet", hint="make a list of the iterator's items first (list(it))")
@@ -92,7 +92,7 @@ def jvp_reversed_items(d_sequence, y, sequence):
 def jvp_iter_items(d_iterable, y, iterable):
     if d_iterable is None:
         return None
-    if type(iterable) is iterators.Items:
+    if isinstance(iterable, iterators.Items):
         return d_iterable  # an Items iterator is its own iterator
     _refuse_items_source("iter", (iterable,), (d_iterable,))
     return _sequence_tangents(d_iterable, iterable)
@@ -102,7 +102,11 @@ def jvp_for_pass(d_iterable, y, iterable):
     return d_iterable  # the loop reads the tangent from the iterator's cursor on
 
 
-def jvp_list_of_items(d_items, y, items):
+def jvp_end_ahead(d_items, y, items, depth):
+    return d_items
+
+
+def jvp_list_of_items(d_items, y, items, python_type=builtins.map):
     return None if d_items is None else list(d_items)
 
 
@@ -158,7 +162,7 @@ def jvp_list_or_tuple(d_iterable, y, iterable=()):
     other item's, passes through as it is); other iterables: the derived jvp."""
     if d_iterable is None:
         return None
-    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+    if isinstance(iterable, iterators.Items):  # what is left of an iterator, from its cursor
         tangents = list(d_iterable)[iterators.read_start(iterable):]
     elif isinstance(iterable, _SEQUENCES):
         tangents = _sequence_tangents(d_iterable, iterable)
@@ -175,7 +179,7 @@ def jvp_sorted(d_iterable, y, iterable, *, key=None, reverse=False):
     of a dict, a string's characters and the like have none."""
     if d_iterable is None:
         return None
-    if type(iterable) is iterators.Items:  # what is left of an iterator, from its cursor
+    if isinstance(iterable, iterators.Items):  # what is left of an iterator, from its cursor
         start = iterators.read_start(iterable)
         source, tangents = iterable.items[start:], list(d_iterable)[start:]
     else:
@@ -192,6 +196,7 @@ for _primal, _fn in ((iterators.zip_items, jvp_zip_items),
                      (iterators.iter_items, jvp_iter_items),
                      (iterators.for_pass, jvp_for_pass),
                      (iterators.list_of_items, jvp_list_of_items),
+                     (iterators.end_ahead, jvp_end_ahead),
                      (iterators.chain_items, jvp_chain_items),
                      (iterators.product_items, jvp_product_items),
                      (iterators.accumulate_items, jvp_accumulate_items),

@@ -20,7 +20,7 @@ from zygote_py.rules.registry import (
     nondifferentiable_methods,
     since,
 )
-from zygote_py.runtime import built_objects, complex_guard, containers, helpers
+from zygote_py.runtime import built_objects, complex_guard, containers, helpers, iterators
 
 # --- Python operators ------------------------------------------------------
 nondifferentiable(
@@ -45,6 +45,11 @@ nondifferentiable(
 
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)
+nondifferentiable(iterators.begin_ahead)
+nondifferentiable(iterators.check_ahead_method)
+nondifferentiable(iterators.check_iterable)
+nondifferentiable(iterators.type_of)
+nondifferentiable(iterators.isinstance_of)
 nondifferentiable(containers.require_existing_key)
 nondifferentiable(containers.radd_first)
 # the positions of a list's items in sorted order (integers), which the rules of sorted and

@@ -228,7 +228,7 @@ def _concatenation_cotangent(g, iterable, start):
 
 def _items_read(items):
     """The items a builtin read from a dict view or an iterator (from where it began)."""
-    if type(items) is Items:
+    if isinstance(items, Items):
         return items.items[read_start(items):]
     return list(items)
 

@@ -563,7 +563,7 @@ def tangent_items(iterable, t, reverse: bool = False):
     """An iterator over the tangents of the items a loop takes from iterable, in step."""
     if not has_tangent(t) or isinstance(iterable, (dict, str, bytes, range, set, frozenset)):
         return itertools.repeat(None)
-    if type(iterable) is Pass or type(iterable) is Items:  # an iterator: from its cursor on
+    if type(iterable) is Pass or isinstance(iterable, Items):  # an iterator: from its cursor on
         start = iterable.start if type(iterable) is Pass else iterable.cursor
         items = list(t)[start:]
         return reversed(items) if reverse else iter(items)

@@ -390,7 +390,7 @@ def split_tail(g, items):
     """(cotangent of the list before extend, cotangent of the items it was extended by)."""
     if g is None:
         return None, None
-    if type(items) is Items:  # the items extend read, from where it began reading
+    if isinstance(items, Items):  # the items extend read, from where it began reading
         start = read_start(items)
         n = len(items.items) - start
         head, tail = g[:len(g) - n], list(g[len(g) - n:])
@@ -445,7 +445,7 @@ def accum_index(acc, seq, i, g, reverse=False):
         # the fill loop's case (`x[i]` of a float array, a real float): added in place, as below
         acc[i] += g
         return acc
-    if type(seq) is Items:  # a loop over an iterator it did not make: from where it was read
+    if isinstance(seq, Items):  # a loop over an iterator it did not make: from where it was read
         i += read_start(seq)
         seq = seq.items
     if reverse:

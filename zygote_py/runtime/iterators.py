@@ -2,12 +2,12 @@
 a transformed function.
 
 Python's iterator builtins return objects that are consumed once.  In a
-transformed function each returns an `Items` iterator instead: the items,
-computed when the iterator is made, and a cursor.  It behaves as Python's
-iterator does for everything a function can observe of pure code (a second
-pass over it is empty, `next` advances it, `iter(it) is it`); the items are
-only computed earlier, so a function passed to `map` runs when `map` is
-called (documented in docs/limitations.md).
+transformed function each returns an `Items` iterator instead (iterator_types.py:
+an instance of the builtin's own type where that type allows subclasses): the
+items, computed when the iterator is made, and a cursor.  It behaves as Python's
+iterator does (a second pass over it is empty, `next` advances it, `iter(it) is
+it`).  A map(), filter() or generator expression whose items are computed when it
+is made, not as they are read, is bracketed by begin_ahead/end_ahead (below).
 
 The cotangent of an `Items` is a list with one entry per item it holds (None
 where an item has none).  Every consumer reads items through `take`, which
@@ -18,40 +18,17 @@ for a for loop (see `Pass`), `next_item` for `next`.
 
 from __future__ import annotations
 
+import builtins
+import collections.abc
 import itertools
+import types
 
+import numpy as np
+
+from .. import context
 from ..errors import ZygoteError
-
-
-class Items:
-    """A one-shot iterator over items computed in advance."""
-
-    __slots__ = ("counts", "cursor", "items", "positions", "reads")
-
-    def __init__(self, items, sources=()):
-        self.items = list(items)  # reads the sources, when they are _Readers, to the end
-        self.cursor = 0
-        # per argument of the builtin that made it: the positions of the items it took
-        # from an Items argument (None for a sequence, read from its first item on)
-        self.positions = tuple(s.positions if type(s) is _Reader else None for s in sources)
-        self.counts = ()
-        self.reads = []  # the cursor at each iter(self) by a builtin that reads it (sum, list, ...)
-
-    def __iter__(self):
-        self.reads.append(self.cursor)
-        return self
-
-    def __next__(self):
-        if self.cursor >= len(self.items):
-            raise StopIteration
-        self.cursor += 1
-        return self.items[self.cursor - 1]
-
-    def __length_hint__(self):
-        return len(self.items) - self.cursor
-
-    def __repr__(self):
-        return f"<zygote_py iterator at item {self.cursor} of {len(self.items)}>"
+from .iterator_types import (AccumulateItems, ChainItems, EnumerateItems, Items, ProductItems,
+                             ZipItems, _Reader, items_like, note_read)
 
 
 class Pass:
@@ -83,7 +60,9 @@ def for_pass(iterable):
     expression over `xs` consumed before `xs.extend(...)`; an update during the loop is
     refused by the compiler, so the loop sees what Python's would); anything else
     unchanged (an array's rows are views, which `row *= c` writes through)."""
-    if type(iterable) is Items:
+    if isinstance(iterable, Items):
+        if iterable.ahead is not None or context.items_ahead():
+            note_read(iterable)
         return Pass(iterable)
     return iterable[:] if type(iterable) is list else iterable
 
@@ -94,10 +73,12 @@ def take_all(iterable) -> list:
 
 
 def iter_items(iterable):
-    """iter(x): an Items iterator is its own iterator; anything else becomes one."""
-    if type(iterable) is Items:
+    """iter(x): an Items iterator is its own iterator; anything else becomes one (standing
+    for the type of Python's iter(x): a zip object is its own iterator, a list's is a
+    list_iterator)."""
+    if isinstance(iterable, Items):
         return iterable
-    return Items(iterable)
+    return items_like(type(builtins.iter(iterable)), iterable)
 
 
 class _NoDefault:
@@ -106,8 +87,10 @@ class _NoDefault:
 
 def next_item(iterator, default=_NoDefault):
     """(the item next(iterator) returns, the position it had), StopIteration as in Python."""
-    if type(iterator) is not Items:
+    if not isinstance(iterator, Items):
         raise TypeError(f"{type(iterator).__name__!r} object is not an iterator")
+    if iterator.ahead is not None or context.items_ahead():
+        note_read(iterator)
     position = iterator.cursor
     if position >= len(iterator.items):
         if default is _NoDefault:
@@ -117,51 +100,37 @@ def next_item(iterator, default=_NoDefault):
     return iterator.items[position], position
 
 
-class _Reader:
-    """Reads an Items iterator item by item, noting each item's position: a builtin
-    that reads the same iterator twice (zip(it, it)) takes its items alternately."""
-
-    __slots__ = ("positions", "source")
-
-    def __init__(self, source):
-        self.source = source
-        self.positions = []
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        position = self.source.cursor
-        item = self.source.__next__()
-        self.positions.append(position)
-        return item
-
-
 def _sources(iterables):
     """The iterables as the builtin will read them: an Items one through a _Reader (not
     counted as a read by a builtin, and its positions noted)."""
-    return [_Reader(it) if type(it) is Items else it for it in iterables]
+    for it in iterables:
+        if isinstance(it, Items) and (it.ahead is not None or context.items_ahead()):
+            note_read(it)
+    return [_Reader(it) if isinstance(it, Items) else it for it in iterables]
 
 
 def zip_items(*iterables, strict=False):
     sources = _sources(iterables)
-    return Items(zip(*sources, strict=strict), sources)
+    return ZipItems(zip(*sources, strict=strict), sources)
 
 
 def enumerate_items(iterable, start=0):
     sources = _sources((iterable,))
-    return Items(enumerate(sources[0], start), sources)
+    return EnumerateItems(enumerate(sources[0], start), sources)
 
 
 def reversed_items(sequence):
-    return Items(reversed(sequence))
+    """reversed(sequence), standing for the type Python's is (a list's is a
+    list_reverseiterator, a tuple's a reversed object)."""
+    python = builtins.reversed(sequence)
+    return items_like(type(python), python)
 
 
 def chain_items(*iterables):
     """itertools.chain: each iterable's items in turn (the counts are kept for the rule)."""
     sources = _sources(iterables)
     taken = [take_all(it) for it in sources]
-    out = Items(itertools.chain(*taken), sources)
+    out = ChainItems(itertools.chain(*taken), sources)
     out.counts = tuple(len(t) for t in taken)
     return out
 
@@ -169,7 +138,7 @@ def chain_items(*iterables):
 def product_items(*iterables, repeat=1):
     sources = _sources(iterables)
     pools = [take_all(it) for it in sources]
-    out = Items(itertools.product(*pools, repeat=repeat), sources)
+    out = ProductItems(itertools.product(*pools, repeat=repeat), sources)
     out.counts = tuple(len(p) for p in pools)
     return out
 
@@ -177,12 +146,13 @@ def product_items(*iterables, repeat=1):
 def accumulate_items(iterable, initial=None):
     """itertools.accumulate with addition (its default function)."""
     sources = _sources((iterable,))
-    return Items(itertools.accumulate(sources[0], initial=initial), sources)
+    return AccumulateItems(itertools.accumulate(sources[0], initial=initial), sources)
 
 
-def list_of_items(items):
-    """An Items iterator over the list items (map and filter build that list as a loop)."""
-    return Items(items)
+def list_of_items(items, python_type=builtins.map):
+    """An Items iterator over the list items, standing for one of python_type (map, filter
+    and itertools.starmap build that list as a loop)."""
+    return items_like(python_type, items)
 
 
 def read_start(iterator: Items) -> int:
@@ -194,3 +164,132 @@ def read_start(iterator: Items) -> int:
                           "each read cannot be told apart", None,
                           "make a list of its items first (items = list(it)) and read the list")
     return iterator.reads[0]
+
+
+# ---------------------------------------------------------------------------
+# items computed ahead of their reading
+#
+# map(), filter() and a generator expression that a for loop, any(), all() or next()
+# reads are lowered as that loop (frontend/lower_iterators.py), and one read to its end
+# at once (sum, list, sorted, ...) computes its items in the order Python would.  Any
+# other is computed when it is made, which the lowering allows only when computing an
+# item has no effect (frontend/item_effects.py).  What is left is an item that raises:
+# Python raises only if the item is read.  So the computation is bracketed by these two
+# calls, and an exception raised inside the bracket becomes an error saying so
+# (items_ahead_error, called by the API), never the bare exception of an item Python
+# may never have computed.
+
+
+# the Python types of the iterators whose Items class cannot derive from them (by the
+# class's name, iterator_types.py), which type() and isinstance() answer with
+_UNSUBCLASSABLE = {"generator": types.GeneratorType, "list_iterator": type(builtins.iter([])),
+                   "tuple_iterator": type(builtins.iter(())),
+                   "range_iterator": type(builtins.iter(range(0))),
+                   "list_reverseiterator": type(builtins.reversed([]))}
+# the classes isinstance() answers differently for those (the lowering calls isinstance_of
+# only where the class asked about is, or holds, one of them)
+UNSUBCLASSABLE_CLASSES = (*_UNSUBCLASSABLE.values(), collections.abc.Generator)
+
+
+def type_of(obj):
+    """type(obj), Python's type for an iterator a transformed function made: `zip` for a
+    zip, `types.GeneratorType` for a generator expression (so `type(it) is zip` holds)."""
+    if isinstance(obj, Items):
+        cls = type(obj)
+        python = _UNSUBCLASSABLE.get(cls.__name__)
+        if python is not None:
+            return python
+        for base in cls.__mro__[1:]:
+            if base.__module__ in ("builtins", "itertools"):
+                return base
+        return cls
+    return type(obj)
+
+
+def isinstance_of(obj, classinfo):
+    """isinstance(obj, classinfo) where classinfo is (or holds) a type no Items class can
+    derive from (UNSUBCLASSABLE_CLASSES): an iterator standing for a generator is an
+    instance of types.GeneratorType and collections.abc.Generator, as Python's is."""
+    if isinstance(obj, Items):
+        python = _UNSUBCLASSABLE.get(type(obj).__name__)
+        if python is not None:
+            for cls in (classinfo if isinstance(classinfo, tuple) else (classinfo,)):
+                if isinstance(cls, type) and issubclass(python, cls):
+                    return True
+    return isinstance(obj, classinfo)
+
+
+type_of._zp_pure = isinstance_of._zp_pure = True  # (dropped when unused: analysis/purity.py)
+
+
+def check_iterable(source):
+    """What a generator expression does with its first iterable when it is made: iter() of
+    it, Python's TypeError for a number (an Items iterator is left as it is: its own)."""
+    if not isinstance(source, Items):
+        builtins.iter(source)
+
+
+def begin_ahead(where):
+    """Items of the iterator made at `where` are computed now; returns the depth to
+    restore when they are done."""
+    places = context.items_ahead()
+    context.set_items_ahead(places + (where,))
+    return len(places)
+
+
+def end_ahead(items, depth):
+    """items, all computed: the bracket begin_ahead opened is closed."""
+    context.set_items_ahead(context.items_ahead()[:depth])
+    return items
+
+
+# methods of an exact ndarray or NumPy scalar that only compute a value (no write, no I/O)
+_READING_ARRAY_METHODS = frozenset((
+    "all", "any", "argmax", "argmin", "argsort", "astype", "choose", "clip", "compress", "conj",
+    "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "flatten", "item", "max", "mean",
+    "min", "nonzero", "prod", "ptp", "ravel", "repeat", "reshape", "round", "searchsorted",
+    "squeeze", "std", "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var", "view"))
+# ... of a list, dict or set
+_READING_CONTAINER_METHODS = frozenset(("copy", "count", "index", "get", "keys", "values", "items",
+                                        "isdisjoint", "issubset", "issuperset", "union",
+                                        "intersection", "difference", "symmetric_difference"))
+
+
+def check_ahead_method(receiver, name, loc):
+    """Before `receiver.name(...)` in the computation of an iterator's items ahead of their
+    reading: allowed where the receiver's type says the method has no effect (a number's,
+    a string's or tuple's, an ndarray's reading methods, a container's reading ones);
+    anything else (an object of the user's, whose method may do anything) is refused,
+    since Python would call it only when (and if) the item is read."""
+    cls = type(receiver)
+    if cls in (float, int, bool, complex, str, bytes, tuple):
+        return
+    if (cls is _ndarray or isinstance(receiver, _np_generic)) and name in _READING_ARRAY_METHODS:
+        return
+    if cls in (list, dict, set, frozenset) and name in _READING_CONTAINER_METHODS:
+        return
+    raise ZygoteError(
+        f".{name}() of a {cls.__name__} is called while zygote_py computes the items of this "
+        "iterator ahead of their reading, and it may have an effect that Python would have only "
+        "when (and if) the item is read", loc,
+        "read the iterator with a for loop, any(), all() or next() where it is made, or make a "
+        "list of it (items = list(...)) if every item is meant to be computed at once")
+
+
+_ndarray, _np_generic = np.ndarray, np.generic
+
+
+def items_ahead_error(err: BaseException) -> ZygoteError | None:
+    """The error to raise for err, raised by generated code the API runs (with no places
+    when it started, context.fresh_items_ahead): a ZygoteError when err came from
+    computing an iterator's items ahead, else None."""
+    places = context.items_ahead()
+    if not places:
+        return None
+    return ZygoteError(
+        f"computing the items of this iterator raised {type(err).__name__}: {err}. zygote_py "
+        "computes the items of an iterator that is kept for later when it is made, and Python "
+        "computes each item only when it is read, so Python might never have raised", places[-1],
+        "read it with a for loop, any(), all() or next() where it is made (those compute each "
+        "item as it is read), or make a list of it yourself (items = list(...)) if every item "
+        "is meant to be computed")

@@ -48,7 +48,7 @@ def addend_part(h, part):
     if h is None or part is None:
         return None
     if type(part) is tuple or type(part) is list:
-        return type(part)(addend_part(hi, pi) for hi, pi in zip(h, part))
+        return type(part)([addend_part(hi, pi) for hi, pi in zip(h, part)])
     if type(part) is dict:
         return {k: addend_part(h.get(k), v) for k, v in part.items()}
     return unbroadcast(h, part)
