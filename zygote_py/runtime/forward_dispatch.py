@@ -236,7 +236,7 @@ def jvp_attr(obj, obj_dot, name: str, loc):
         return _python(res.function, None, (obj,), {}, (obj_dot,), {}, loc)
     if isinstance(y, types.MethodType) and y.__self__ is obj:
         return y, obj_dot  # a bound method's tangent is its receiver's
-    if type(obj) is Items or type(obj) is Pass:
+    if isinstance(obj, (Items, Pass)):
         # their tangent is the list of the items' tangents (of the iterator a Pass reads)
         return y, (obj_dot if name in ("items", "source") else None)
     fields = getattr(type(obj), "_fields", None)
