@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import textwrap
 from collections import Counter
@@ -146,6 +147,17 @@ def test_finite_differences_match_a_hand_derivative():
     fd = oracle.finite_differences(f, (a, t), f(a, t))
     assert fd[0, (("idx", (1,)),)] == pytest.approx(3 * 1.2**2, rel=1e-8)
     assert fd[1, (("item", 0),)] == pytest.approx(2.0, rel=1e-8)
+
+
+def _float16_value(a0):
+    # NumPy computes the sine of a bool in float16, and the Python float added to it stays
+    # float16 (fuzz seed 20261301, program 4071): the value moves in steps of about 1e-3
+    return math.cos(np.sum(a0)) + np.sin(np.sum(a0) > 1.0)
+
+
+def test_oracle_does_not_judge_a_float16_value():
+    outcome = oracle.classify_function(_float16_value, (np.array([-0.87, -0.15]),))
+    assert outcome.kind == UNSTABLE and "float16" in outcome.detail
 
 
 def test_oracle_refused_kink_and_invalid(tmp_path):
