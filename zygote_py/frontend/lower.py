@@ -37,7 +37,12 @@ _COMPUTING = frozenset(("call", "callv", "method", "getattr"))
 
 
 _LITERALS = frozenset({"list", "tuple", "dict"})
-_HOLDING_OPS = _LITERALS | {"append", "extend", "setitem", "insert"}
+# ops after which their operands (a literal's all, an update's added items, a nested function
+# value's captured variables) may be held by something else: a list or dict made here is not
+# updated under its name afterwards (a closure made before `xs.extend(...)` captured xs
+# and would read the extended list when called later, as Python's does)
+_HOLDING_OPS = _LITERALS | {"append", "extend", "setitem", "insert", "closure"}
+_WHOLLY_HELD = _LITERALS | {"closure"}
 
 
 class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, ContainerLowering,
@@ -273,8 +278,9 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         if name in self.local_names and base.id in self.escaped:
             raise self.mutation_error(
                 node, f"{name}.{method}() modifies a list that something else may hold now (it "
-                "was put in another list, tuple or dict, stored in an attribute, or passed to a "
-                "function or class that may keep it), which would see the change",
+                "was put in another list, tuple or dict, captured by a nested function or lambda, "
+                "stored in an attribute, or passed to a function or class that may keep it), "
+                "which would see the change",
                 f"finish {name} before handing it over, or build a new list")
         if name not in self.local_names or base.id not in self.fresh:
             raise self.mutation_error(
@@ -293,7 +299,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         self.track_aliases(op)
         if opcode in _HOLDING_OPS:  # a list or dict made here, now also held by a container:
             # updating it later under its name is refused (the holder would not see it)
-            for item in (operands if opcode in _LITERALS else operands[1:]):
+            for item in (operands if opcode in _WHOLLY_HELD else operands[1:]):
                 self.escape(item)
         if opcode in ("list", "dict") or (opcode == "call" and op.results[0].id in self.kinds):
             self.fresh.add(op.result.id)

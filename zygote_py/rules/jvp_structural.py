@@ -16,7 +16,6 @@ from ..runtime import containers, iterators
 from ..runtime.helpers import strong_times, strong_zero, strong_zero_kept, summed_strong_times, unbroadcast
 from ..runtime.tangent_checks import refuse_key_tangents, refuse_object_iteration
 from . import registry
-from .jvp_derived import derived_jvp
 from .jvp_common import _jointly_linear, _positions, add_terms, inspect
 from .registry import jvp
 
@@ -378,17 +377,26 @@ for _primal in (list, tuple):
 # keys, and holds its values' tangents only; reverse mode: ad/reverse/containers.py)
 
 
-def _jvp_dict(d_iterable, y, iterable=()):
-    refuse_key_tangents(iterable, d_iterable)
-    return _DERIVED_DICT(d_iterable, y, iterable)
+def _checking_keys(fn, pairs_position):
+    """The jvp of fn's rule (dict or dict_update): the pairs argument at pairs_position
+    (among the arguments after y) checked for key tangents, then the jvp derived from the
+    reverse rule (jvp_derived.py, made on first use: that module attaches its jvps after
+    this one, and importing it here would change which rules it finds without one)."""
+    derived = []
+
+    def jvp_keys_checked(*rest, **kwargs):
+        n = len(registry.function_rule(fn).diff)
+        args = rest[n + 1:]
+        if len(args) > pairs_position:
+            refuse_key_tangents(args[pairs_position], rest[pairs_position])
+        if not derived:
+            from .jvp_derived import derived_jvp
+
+            derived.append(derived_jvp(registry.function_rule(fn)))
+        return derived[0](*rest, **kwargs)
+
+    return jvp_keys_checked
 
 
-def _jvp_dict_update(d_mapping, d_other, y, mapping, other=()):
-    refuse_key_tangents(other, d_other)
-    return _DERIVED_UPDATE(d_mapping, d_other, y, mapping, other)
-
-
-_DERIVED_DICT = derived_jvp(registry.function_rule(builtins.dict))
-_DERIVED_UPDATE = derived_jvp(registry.function_rule(containers.dict_update))
-registry.function_rule(builtins.dict).jvp = _jvp_dict
-registry.function_rule(containers.dict_update).jvp = _jvp_dict_update
+registry.function_rule(builtins.dict).jvp = _checking_keys(builtins.dict, 0)
+registry.function_rule(containers.dict_update).jvp = _checking_keys(containers.dict_update, 1)
