@@ -382,17 +382,18 @@ def _checking_keys(fn, pairs_position):
     (among the arguments after y) checked for key tangents, then the jvp derived from the
     reverse rule (jvp_derived.py, made on first use: that module attaches its jvps after
     this one, and importing it here would change which rules it finds without one)."""
+    rule = registry.function_rule(fn)
+    n = len(rule.diff)  # the tangents come first, then y, then the arguments
     derived = []
 
     def jvp_keys_checked(*rest, **kwargs):
-        n = len(registry.function_rule(fn).diff)
         args = rest[n + 1:]
         if len(args) > pairs_position:
             refuse_key_tangents(args[pairs_position], rest[pairs_position])
         if not derived:
             from .jvp_derived import derived_jvp
 
-            derived.append(derived_jvp(registry.function_rule(fn)))
+            derived.append(derived_jvp(rule))
         return derived[0](*rest, **kwargs)
 
     return jvp_keys_checked
