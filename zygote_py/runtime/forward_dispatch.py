@@ -258,7 +258,26 @@ def tangent_attr(obj_dot, name: str):
         raise ZygoteError(f"forward mode cannot tell which entry of a {type(obj_dot).__name__} "
                           f"tangent is the attribute .{name}",
                           hint="use reverse mode here, or read the value by position")
+    return _instance_tangent(obj_dot, name)
+
+
+def _instance_tangent(obj_dot, name: str):
+    """Attribute name of a tangent that is an object (a NamedTuple or a user object of
+    tangents): what the instance holds.  A plain value found on its class (a NamedTuple's
+    `_fields`, a class constant `SCALE = 2.0`) is the same for every instance, so it has no
+    tangent; reading it from the tangent object would pass the constant off as one."""
+    for klass in type(obj_dot).__mro__:
+        attr = klass.__dict__.get(name, _MISSING)
+        if attr is _MISSING:
+            continue
+        if hasattr(type(attr), "__get__"):  # a field, slot or property: the instance's value
+            break
+        instance = getattr(obj_dot, "__dict__", None)
+        return instance.get(name) if isinstance(instance, dict) else None
     return getattr(obj_dot, name, None)
+
+
+_MISSING = object()
 
 
 def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
