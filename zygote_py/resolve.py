@@ -297,8 +297,22 @@ def is_plain_operand(x) -> bool:
     """x is an ndarray, a NumPy scalar, a number or a builtin container or constant, of
     exactly that type: what the registered rules are written for.  A subclass (a
     NamedTuple, an ndarray subclass) is not: its own methods may decide what an
-    operator or a NumPy function does with it (np.sum(obj) calls obj.sum())."""
-    return type(x) in _PLAIN_TYPES or x is None or x is ... or isinstance(x, np.generic)
+    operator or a NumPy function does with it (np.sum(obj) calls obj.sum()).  A list or
+    tuple is plain when its items are arrays, numbers and containers of them: NumPy makes
+    an object array of a list of other objects (np.sum([obj, obj]) calls obj.__add__)."""
+    kind = type(x)
+    if kind is list or kind is tuple:
+        return all(map(_plain_item, x))
+    return kind in _PLAIN_TYPES or x is None or x is ... or isinstance(x, np.generic)
+
+
+def _plain_item(x) -> bool:
+    kind = type(x)
+    if kind is np.ndarray or kind is float or kind is int or isinstance(x, np.generic):
+        return True
+    if isinstance(x, (list, tuple)):  # a NamedTuple item is read as the sequence it is
+        return all(map(_plain_item, x))
+    return _operates_as_builtin(x) or callable(x)
 
 
 # NumPy's index-trick objects (np.r_, np.c_, np.s_, np.index_exp): their __getitem__ is

@@ -72,7 +72,7 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, 
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, is_plain_operand,
                        no_rule_message, numpy_handoff, reads_bound_method, resolve,
                        resolve_attribute, resolve_method)
-from ..runtime.protocols import call_operator, refuse_object_operands
+from ..runtime.protocols import call_operator, is_numpy_callable, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
@@ -368,7 +368,7 @@ def object_operands(f, flat, loc):
         y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
         rest = [None] * (len(flat.args) - 1)
         return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
-    if isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy"):
+    if is_numpy_callable(f):
         refuse_object_operands(f, tuple(flat.args), flat.kwargs, failure(loc))
     return None
 
@@ -395,6 +395,9 @@ def call_method(obj, name, operands, spec, loc):
     how = resolve_method(obj, name, TableRules)
     kind = how.kind
     if kind == RULE:
+        if isinstance(obj, np.ufunc):  # np.add.reduce([obj, obj]): the objects' own __add__
+            refuse_object_operands(getattr(obj, name), tuple(flat.args), flat.kwargs,
+                                   failure(loc))
         return rule_pullback(how.rule, getattr(obj, name), flat, 1, loc)
     if kind == NO_DERIVATIVE:
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)

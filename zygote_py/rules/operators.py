@@ -181,12 +181,44 @@ def _sum_cotangent(g, items, start=0):
         return _concatenation_cotangent(g, items, start)
     kind = type(items)
     if kind is list:
+        _refuse_own_addition(items, start)
         return [unbroadcast(g, x) for x in items]
     if kind is tuple:
+        _refuse_own_addition(items, start)
         return tuple(unbroadcast(g, x) for x in items)
     if isinstance(items, np.ndarray):
         return np.broadcast_to(g, items.shape)
-    return read_cotangent([unbroadcast(g, x) for x in _items_read(items)], items)
+    read = _items_read(items)
+    _refuse_own_addition(read, start)
+    return read_cotangent([unbroadcast(g, x) for x in read], items)
+
+
+def _refuse_own_addition(items, start) -> None:
+    """sum(items, start) adds with Python's `+`: an item or start whose class defines its
+    own `__add__`/`__radd__` (a user's vector class, an ndarray subclass with its own
+    protocol) makes each step that method, which need not be addition, so "each item
+    gets g" would be a guess.  Refused; the loop written out is differentiated."""
+    for x in (start, *items):
+        if type(x) not in _PLAIN_ADDENDS and not _adds_as_builtin(x):
+            raise NotImplementedError(
+                f"zygote_py: no derivative rule for sum() of {type(x).__name__} objects, "
+                f"which add with their own __add__/__radd__; write the loop "
+                f"(`total = start` then `total = total + item` for each item)")
+
+
+_PLAIN_ADDENDS = frozenset((int, float, complex, bool, np.ndarray, np.float64, np.float32))
+
+
+def _adds_as_builtin(x) -> bool:
+    """x is a number or an array whose `+` is its base type's (a subclass that keeps it)."""
+    if isinstance(x, np.generic):
+        return True
+    cls = type(x)
+    for base in (np.ndarray, float, int, complex):
+        if isinstance(x, base):
+            return cls.__add__ is base.__add__ and cls.__radd__ is base.__radd__ and (
+                base is not np.ndarray or cls.__array_ufunc__ is np.ndarray.__array_ufunc__)
+    return False
 
 
 @vjp(builtins.sum, math.fsum, diff=("iterable", "start"))

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import types
 
+import numpy as np
+
 from ..resolve import OPERATOR_METHODS, is_plain_operand, operator_candidates
 
 _SYMBOLS = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/",
@@ -87,11 +89,31 @@ def refuse_object_operands(fn, args: tuple, kwargs: dict, fail) -> None:
     for value in (*args, *kwargs.values()):
         if not is_plain_operand(value) and not callable(value):
             what = _describe(fn)
-            raise fail(f"{what} is called with an object of type "
-                       f"{type(value).__name__}, for which its derivative rule (written for "
-                       "arrays and numbers) does not hold",
+            operand = _described_operand(value)  # (outside the f-string: aot/ renames names)
+            raise fail(f"{what} is called with {operand}, for which its "
+                       "derivative rule (written for arrays and numbers) does not hold",
                        "pass an ndarray (np.asarray(...)), or register a rule with "
                        "@zp.adjoint for a function that takes the object")
+
+
+def _described_operand(value) -> str:
+    """'an object of type W', or 'a list holding W objects' (NumPy makes an object array of
+    it, whose arithmetic is the objects' own methods)."""
+    if type(value) in (list, tuple):
+        for item in value:
+            if not is_plain_operand([item]):
+                inner = item
+                while type(inner) in (list, tuple):
+                    inner = next(i for i in inner if not is_plain_operand([i]))
+                return f"a {type(value).__name__} holding {type(inner).__name__} objects"
+    return f"an object of type {type(value).__name__}"
+
+
+def is_numpy_callable(fn) -> bool:
+    """fn is a NumPy function, a ufunc or a ufunc's method (np.add.reduce): its rule is
+    written for arrays and numbers."""
+    return isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc) \
+        or (getattr(fn, "__module__", None) or "").startswith("numpy")
 
 
 def _describe(fn) -> str:
