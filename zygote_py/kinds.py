@@ -60,22 +60,32 @@ def holds_complex(x, _seen=None) -> bool:
         return True
     if isinstance(x, _NEVER_COMPLEX) or t.__name__ in _NEVER_COMPLEX_TYPE_NAMES:
         return False
-    dtype = getattr(x, "dtype", None)  # array subclasses and array-protocol types
-    if dtype is not None and hasattr(x, "shape"):
+    dtype = _found(x, "dtype")  # array subclasses and array-protocol types
+    if dtype is not None and _found(x, "shape") is not None:
         return getattr(dtype, "kind", "") == "c"
     if isinstance(x, (list, tuple)):
         values = x
     elif isinstance(x, dict):
         values = x.values()
     else:
-        values = getattr(x, "__dict__", None)
+        values = _found(x, "__dict__")
         values = values.values() if isinstance(values, dict) else \
-            [getattr(x, n) for n in getattr(type(x), "__slots__", ()) if hasattr(x, n)]
+            [v for v in (_found(x, n) for n in getattr(type(x), "__slots__", ())) if v is not None]
     seen = _seen if _seen is not None else set()
     if id(x) in seen:  # objects may refer to each other in a cycle
         return False
     seen.add(id(x))
     return any(holds_complex(v, seen) for v in values)
+
+
+def _found(x, name: str):
+    """x.name as Python's normal lookup finds it (the class, the instance), None where it
+    does not: never the class's own __getattr__, which is user code that may expect state
+    the object does not have yet (a kind is taken of `self` before its __init__ runs)."""
+    try:
+        return object.__getattribute__(x, name)
+    except Exception:  # AttributeError, or a property that raises
+        return None
 
 
 def scalar_kinds(args) -> tuple:

@@ -213,6 +213,20 @@ def reads_bound_method(obj, name: str) -> bool:
     return isinstance(class_attribute(type(obj), name), types.FunctionType)
 
 
+def getattr_hook(obj, name: str):
+    """type(obj).__getattr__, a Python function, when it is what computes obj.name (Python's
+    normal lookup, the instance and its class, does not find the name); None otherwise.
+    Such a read is user code like a property's getter, and is differentiated as one."""
+    hook = class_attribute(type(obj), "__getattr__")
+    if not isinstance(hook, types.FunctionType):
+        return None
+    try:
+        object.__getattribute__(obj, name)
+    except AttributeError:
+        return hook
+    return None
+
+
 def class_attribute(cls: type, name: str):
     """What an instance of cls finds as name on its class, or None: the first class of
     the MRO defining it decides.  The metaclass is not consulted (its attributes

@@ -69,9 +69,9 @@ from ..runtime.flat_calls import _spread as spread
 from ..runtime.flat_calls import carries_derivative
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD,
-                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, is_plain_operand,
-                       no_rule_message, numpy_handoff, reads_bound_method, resolve,
-                       resolve_attribute, resolve_method)
+                       OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, getattr_hook,
+                       is_plain_operand, no_rule_message, numpy_handoff, reads_bound_method,
+                       resolve, resolve_attribute, resolve_method)
 from ..runtime.protocols import call_operator, is_numpy_callable, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
@@ -442,6 +442,10 @@ def attribute_cotangent(obj, name, g):
     if how.kind == PROPERTY:
         _, back = function_pullback(how.function, Flat((), (), (obj,)), 1, f"property {name}")
         return back(g)[1]
+    if getattr_hook(obj, name) is not None:  # computed by the class's __getattr__
+        raise ZygoteError(f"the attribute {name!r} of a {type(obj).__name__} is computed by its "
+                          "class's __getattr__, which a standalone module does not differentiate",
+                          hint="use zp.gradient in-process, or store the value as an attribute")
     if reads_bound_method(obj, name):
         return g  # a bound method's cotangent is its receiver's
     return attribute_cotangent_of(obj, name, g)  # an object tracked in this call: its slot

@@ -36,8 +36,8 @@ from ..errors import NoDerivativeRule, ZygoteError
 from ..kinds import scalar_kinds
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF,
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC,
-                       is_plain_operand, no_rule, numpy_handoff, reads_bound_method, resolve,
-                       resolve_attribute, resolve_method)
+                       getattr_hook, is_plain_operand, no_rule, numpy_handoff,
+                       reads_bound_method, resolve, resolve_attribute, resolve_method)
 from ..rules import registry
 from ..tree import child_cotangent, keyed_cotangent
 from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
@@ -402,6 +402,10 @@ def attribute_cotangent(obj, name, g):
         return None
     if kind == PROPERTY:
         _, back = _function_pullback(how.function, _Flat((), ()), prefix=(obj,))
+        return back(g)[1]
+    hook = getattr_hook(obj, name)
+    if hook is not None:  # obj.name computed by the class's __getattr__(obj, name)
+        _, back = _function_pullback(hook, _Flat((name,), (None,)), prefix=(obj,))
         return back(g)[1]
     if reads_bound_method(obj, name):  # `layer.step` passed on or called as a value
         return g  # a bound method's cotangent is its receiver's (see call: METHOD)

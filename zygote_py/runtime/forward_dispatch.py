@@ -49,6 +49,7 @@ from ..resolve import (
     RECORD,
     RULE,
     STATIC,
+    getattr_hook,
     is_plain_operand,
     no_rule,
     numpy_handoff,
@@ -235,6 +236,9 @@ def jvp_attr(obj, obj_dot, name: str, loc):
         return y, None
     if res.kind == PROPERTY:
         return _python(res.function, None, (obj,), {}, (obj_dot,), {}, loc)
+    hook = getattr_hook(obj, name)
+    if hook is not None:  # obj.name computed by the class's __getattr__(obj, name)
+        return _python(hook, None, (obj, name), {}, (obj_dot, None), {}, loc)
     if isinstance(y, types.MethodType) and y.__self__ is obj:
         return y, obj_dot  # a bound method's tangent is its receiver's
     if isinstance(obj, (Items, Pass)):

@@ -54,6 +54,7 @@ from ..resolve import (
     RECORD,
     RULE,
     STATIC,
+    getattr_hook,
     is_plain_operand,
     numpy_handoff,
     operator_candidates,
@@ -568,7 +569,8 @@ def attribute_cotangent_jvp(args, kwargs, targs, tkwargs, loc):
         if type(obj) is super:
             raise _refusal(f"super().{name}", "an attribute reached through super()", loc)
         how = resolve_attribute(type(obj), name, registry)
-        if how.kind == PROPERTY or how.kind == RULE and not getattr(how.rule.jvp, "linear", False):
+        if how.kind == PROPERTY or how.kind == RULE and not getattr(how.rule.jvp, "linear", False) \
+                or getattr_hook(obj, name) is not None:
             raise _refusal(f"the attribute {name!r}", "a property or an attribute rule of an "
                            "object that carries a tangent", loc)
     if not fd.has_tangent(g_dot):

@@ -52,7 +52,7 @@ import types
 
 from .. import context
 from ..errors import MutationError, NoDerivativeRule, ZygoteError
-from ..resolve import CONSTRUCT, PROPERTY, RULE, resolve, resolve_attribute
+from ..resolve import CONSTRUCT, PROPERTY, RULE, getattr_hook, resolve, resolve_attribute
 from ..rules import registry
 from ..tree import accumulate, is_active
 from . import built_objects, dispatch, writes
@@ -450,7 +450,7 @@ def attribute_cotangent_jvp(obj, obj_dot, name, g, g_dot, loc):
     (built or written in the call), forward: g goes to obj's slot, g_dot to its tangent
     slot; nothing comes back."""
     how = resolve_attribute(type(obj), name, registry)
-    if how.kind == PROPERTY or how.kind == RULE:
+    if how.kind == PROPERTY or how.kind == RULE or getattr_hook(obj, name) is not None:
         raise NoDerivativeRule(
             f"forward mode over a gradient does not follow the attribute {name!r} (a property "
             "or an attribute with a rule) of an object written in the call", loc,
