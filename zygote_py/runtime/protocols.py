@@ -87,7 +87,7 @@ def refuse_object_operands(fn, args: tuple, kwargs: dict, fail) -> None:
     array type with __array_ufunc__, an object NumPy would wrap in an object array)
     passed to it is an error, not the rule's number."""
     for value in (*args, *kwargs.values()):
-        if not is_plain_operand(value) and not callable(value):
+        if not is_plain_operand(value) and not callable(value) and not isinstance(value, np.dtype):
             what = _describe(fn)
             operand = _described_operand(value)  # (outside the f-string: aot/ renames names)
             raise fail(f"{what} is called with {operand}, for which its "
