@@ -251,6 +251,10 @@ def no_rule_message(f) -> tuple[str, str]:
     message = f"no derivative rule for {name}, which is called here with an active argument"
     hint = (f"register one with @zp.adjoint({short}), or wrap the argument in "
             "zp.stop_gradient(...) if no derivative is wanted through it")
+    if name.startswith("numpy.random."):  # a draw that moves with its parameters
+        hint = ("draw standard values and transform them (mu + sigma * "
+                "rng.standard_normal(size), low + (high - low) * rng.random(size)), whose "
+                "derivative is followed; or wrap the argument in zp.stop_gradient(...)")
     return message, hint
 
 

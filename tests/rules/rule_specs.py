@@ -474,6 +474,10 @@ add(
     F(np.linspace, S(), S(), 1),
     F(np.full, (2, 3), S()), F(np.full, (2, 3), R(3)), F(np.full_like, R(2, 3), S()),
     F(np.full_like, R(3, 2), R(2)),
+    F(np.fft.fftfreq, 6, PS()), F(np.fft.rfftfreq, 7, PS()),
+    F(np.arange, S(), 4.0, 0.7), F(np.arange, 0.3, 3.0, PS()), F(np.arange, S(), 4.5),
+    F(np.unique, R(6)), F(np.unique, R(2, 3), return_counts=True),
+    F(np.unique, R(5), return_index=True, return_inverse=True),
 )
 
 # ---------------------------------------------------------------------------

@@ -62,7 +62,8 @@ def test_lookups():
     assert registry.is_nondifferentiable(np.argmax)
     assert registry.is_nondifferentiable(np.random.randn)
     assert registry.method_is_nondifferentiable(np.ndarray, "argmax")
-    assert registry.method_is_nondifferentiable(np.random.Generator, "normal")
+    assert registry.method_is_nondifferentiable(np.random.Generator, "standard_normal")
+    assert not registry.method_is_nondifferentiable(np.random.Generator, "normal")  # moves with mu
     assert registry.attr_is_nondifferentiable(np.ndarray, "shape")
     assert registry.function_rule([1]) is None  # unhashable
 
@@ -141,8 +142,13 @@ def test_supported_count_meets_the_library_target():
         assert name in rules.supported(), name
     for name in ("numpy.imag", "numpy.ndarray.imag", "numpy.angle"):  # complex arguments vary them
         assert name in rules.supported(), name
-    for name in ("numpy.unique", "numpy.isin", "math.nextafter"):
+    for name in ("numpy.isin", "math.ulp", "numpy.random.Generator.standard_normal"):
         assert name in rules.nondifferentiable(), name
+    # their values move with an argument: a rule, or none (refused when it is active)
+    assert "numpy.unique" in rules.supported() and "numpy.arange" in rules.supported()
+    for name in ("numpy.nextafter", "math.nextafter", "numpy.logspace", "numpy.histogram",
+                 "numpy.random.normal", "numpy.random.shuffle"):
+        assert name not in rules.nondifferentiable() and name not in rules.supported(), name
 
 
 def test_every_rule_keeps_a_jvp_slot_and_registration_accepts_one():

@@ -1,6 +1,6 @@
 """Rules for numpy.fft: the complex transforms (fft, ifft, fft2, ifft2, fftn, ifftn), the
 real ones (rfft, irfft, rfft2, irfft2, rfftn, irfftn, hfft, ihfft), fftshift and ifftshift;
-fftfreq and rfftfreq carry no derivative.
+fftfreq and rfftfreq move with their sample spacing d only.
 
 Every transform is linear, so its reverse rule is its transpose, under the covector
 convention of docs/complex.md (the cotangent of z = u + iv is dL/du - i dL/dv):
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zygote_py.rules.registry import nondifferentiable, vjp
+from zygote_py.rules.registry import vjp
 
 _SWAP_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
@@ -320,4 +320,7 @@ def ifftshift(g, y, x, axes=None):
     return _shift_cotangent(g, axes, True)
 
 
-nondifferentiable(np.fft.fftfreq, np.fft.rfftfreq)
+@vjp(np.fft.fftfreq, np.fft.rfftfreq, diff=("d",))
+def fftfreq(g, y, n, d=1.0, **kwargs):
+    """y = k / (n d): d's cotangent is -sum(g y) / d; n counts the frequencies."""
+    return -np.sum(g * y) / d

@@ -2,7 +2,10 @@
 
 A call to one of these produces no adjoint: its result is a constant to the
 compiler (comparisons, rounding, integer and boolean logic, argmax/argsort,
-shapes and sizes, array constructors that take no values, random draws).
+shapes and sizes, array constructors that take no values, random draws that no argument
+moves).  A function is listed here only where its result is constant in every argument
+that may carry a derivative (piecewise constant counts): listing one whose values move
+with an argument would make its derivative a silent zero.
 """
 
 from __future__ import annotations
@@ -100,28 +103,31 @@ nondifferentiable(
 )
 
 # --- NumPy: constructors that take no differentiable values, and shapes ----
+# (np.arange has a rule: its values move with start and step; np.logspace and np.geomspace
+# have none: their values move with start and stop, so an active one is refused)
 nondifferentiable(
-    np.zeros, np.ones, np.empty, np.arange, np.logspace, np.geomspace,
+    np.zeros, np.ones, np.empty,
     np.eye, np.identity, np.tri, np.indices, np.zeros_like, np.ones_like, np.empty_like,
     np.shape, np.size, np.ndim, np.broadcast_shapes, np.result_type, np.can_cast,
     np.promote_types, np.iscomplexobj, np.isscalar, np.may_share_memory, np.shares_memory,
 )
 
 # --- NumPy: random draws (np.random.* and the methods of Generator/RandomState) --
+# Only draws whose values cannot move with an argument: those that take shapes, sizes,
+# seeds and integer bounds, and the discrete distributions (integer values, piecewise
+# constant in their parameters).  A continuous distribution's draw moves with its
+# parameters (rng.normal(mu, sigma) is mu + sigma * z for the same stream), and choice,
+# permutation and shuffle move the values they are given: called with an active argument,
+# they are refused (no rule), never a silent zero.
 _RANDOM = (
-    "beta", "binomial", "bytes", "chisquare", "choice", "dirichlet", "exponential", "f",
-    "gamma", "geometric", "gumbel", "hypergeometric", "laplace", "logistic", "lognormal",
-    "logseries", "multinomial", "multivariate_normal", "negative_binomial",
-    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson",
-    "power", "rand", "randint", "randn", "random", "random_integers", "random_sample",
-    "ranf", "rayleigh", "sample", "seed", "shuffle", "standard_cauchy",
-    "standard_exponential", "standard_gamma", "standard_normal", "standard_t",
-    "triangular", "uniform", "vonmises", "wald", "weibull", "zipf", "default_rng",
-    "get_state", "set_state",
+    "binomial", "bytes", "geometric", "hypergeometric", "logseries", "multinomial",
+    "negative_binomial", "poisson", "rand", "randint", "randn", "random", "random_integers",
+    "random_sample", "ranf", "sample", "seed", "standard_cauchy", "standard_exponential",
+    "standard_normal", "zipf", "default_rng", "get_state", "set_state",
 )
 nondifferentiable(*(getattr(np.random, name, None) for name in _RANDOM))
 _GENERATOR_METHODS = tuple(
-    name for name in _RANDOM + ("integers", "permuted", "multivariate_hypergeometric", "spawn")
+    name for name in _RANDOM + ("integers", "multivariate_hypergeometric", "spawn")
     if hasattr(np.random.Generator, name)
 )
 nondifferentiable_methods(np.random.Generator, *_GENERATOR_METHODS)
@@ -146,17 +152,18 @@ nondifferentiable_methods(str, "join", "format", "split", "strip", "lower", "upp
                           "endswith", "replace")
 
 # --- more index-, count- and set-valued functions; real-only parts ----------
+# (np.unique and its NumPy 2 forms return values of their argument, np.histogram its bin
+# edges, which move with the data unless bins= gives them, np.nextafter a value next to
+# its argument, np.sort_complex its values sorted: none of them is constant in an active
+# argument, and with no rule they are refused when called with one)
 nondifferentiable(
-    np.unique, since(np, "unique_values", "NumPy 2.0"), since(np, "unique_counts", "NumPy 2.0"),
-    since(np, "unique_inverse", "NumPy 2.0"), since(np, "unique_all", "NumPy 2.0"), np.isin,
-    np.histogram, np.histogram_bin_edges, np.histogram2d, np.histogramdd,
-    np.spacing, np.nextafter, np.isnat, np.iscomplex,
+    np.isin,
+    np.spacing, np.isnat, np.iscomplex,
     np.tril_indices_from, np.triu_indices_from, np.diag_indices_from, np.mask_indices,
     np.packbits, np.unpackbits, since(np, "bitwise_count", "NumPy 2.0"),
     np.issubdtype, since(np, "isdtype", "NumPy 2.0"), np.iterable, np.linalg.matrix_rank,
-    np.sort_complex,
 )
-nondifferentiable(math.nextafter, math.ulp)
+nondifferentiable(math.ulp)
 nondifferentiable_methods(np.ndarray, "tobytes", "tofile", "nonzero")
 nondifferentiable(getattr(np.random, "get_bit_generator", None),
                   getattr(np.random, "set_bit_generator", None))

@@ -423,6 +423,45 @@ def linspace(g, y, start, stop, num=50, endpoint=True, retstep=False, dtype=None
     return _linspace_cotangents(g, start, stop, num, endpoint, retstep, axis)
 
 
+@vjp(np.arange, diff=("start", "stop", "step"))
+def arange(g, y, start, stop=None, step=None, dtype=None, **kwargs):
+    """y[i] = start + i * step: start's cotangent is sum(g), step's sum(i * g); stop only
+    decides how many values there are.  With one argument it is the stop (start 0)."""
+    return _arange_cotangents(g, y, start, stop, step)
+
+
+def _arange_cotangents(g, y, start, stop, step):
+    if g is None:
+        return None, None, None
+    g = np.asarray(g)
+    if stop is None:  # np.arange(stop)
+        return None, None, None
+    g_step = None if step is None else np.sum(g * np.arange(g.size)) if g.size else 0.0
+    return np.sum(g), None, g_step
+
+
+@vjp(np.unique, diff=("ar",))
+def unique(g, y, ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           **kwargs):
+    """The sorted unique values are ar's values at their first occurrences: g goes there
+    (the other occurrences of a value get none, as one of max's ties gets its cotangent).
+    The indices, inverse and counts carry no derivative."""
+    several = return_index or return_inverse or return_counts
+    return _unique_cotangent(g[0] if several and g is not None else g, ar, axis)
+
+
+def _unique_cotangent(g, ar, axis):
+    if g is None:
+        return None
+    if axis is not None:
+        raise NotImplementedError("zygote_py: no derivative rule for np.unique with axis=")
+    a = np.asarray(ar)
+    _, first = np.unique(a, return_index=True)
+    out = np.zeros(a.size, dtype=np.result_type(np.asarray(g).dtype, float))
+    out[first] = g
+    return out.reshape(a.shape)
+
+
 @vjp(np.full, diff=("fill_value",))
 def full(g, y, shape, fill_value, dtype=None, order="C", **kwargs):
     return unbroadcast(g, fill_value)
