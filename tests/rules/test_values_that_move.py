@@ -114,3 +114,19 @@ def test_frequencies_move_with_the_sample_spacing():
 
     (g,) = zp.gradient(f, X.copy())
     assert np.allclose(g, _fd(f), rtol=1e-6, atol=1e-7)
+
+
+def test_np_gradient_with_an_active_spacing_is_refused_and_a_constant_one_followed():
+    # the rule differentiates f only: an active spacing once got a silent zero
+    def active(x):
+        return np.sum(np.gradient(x ** 2, np.abs(x[0]) + 0.5))
+
+    def constant(x):
+        return np.sum(np.gradient(x ** 2, 0.5)) + np.sum(np.gradient(x, np.array([0, 1, 1.5, 3])))
+
+    with pytest.raises(zp.NoDerivativeRule, match="varargs"):
+        zp.gradient(active, X.copy())
+    with pytest.raises(zp.NoDerivativeRule, match="varargs"):
+        zp.jvp(active, (X.copy(),), (V,))
+    (g,) = zp.gradient(constant, X.copy())
+    assert np.allclose(g, _fd(constant), rtol=1e-6)

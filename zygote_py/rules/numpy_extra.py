@@ -443,7 +443,7 @@ def corrcoef(g, r, x, y=None, rowvar=True, *, dtype=None):
     return _corrcoef_cotangents(g, x, y, rowvar)
 
 
-@vjp(np.gradient, diff=("f",), jvp=gradient_jvp)
+@vjp(np.gradient, diff=("f",), jvp=gradient_jvp, underived=("varargs",))
 def gradient(g, y, f, *varargs, axis=None, edge_order=1):
     """Linear in f (one array, or a sequence of them, one per axis); the spacings are
     constants."""
