@@ -27,7 +27,7 @@ from .lower_stmt import RETURN, RETVAL, StmtLowering
 from .item_effects import first_effect
 from .result_aliases import ResultAliasLowering
 from .lower_writes import WriteLowering, written_slot
-from .scope import Signature, function_locals, signature_of
+from .scope import Signature, comprehension_walrus_targets, function_locals, signature_of
 from .source import find_function_node, loc_of
 from ..rules.untracked import untracked
 
@@ -413,20 +413,30 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
 
                 nest(0)
 
-            self.loop_with_body(loop, body)
+            self.loop_with_body(loop, body, comprehension_walrus_targets(node))
 
         level(0)
         result = self.env["_zp_acc"]
+        # `:=` inside binds in the enclosing scope (PEP 572): its name outlives the loop
+        kept = {name: self.env[name] for name in comprehension_walrus_targets(node)
+                if name in self.env}
         self.env = saved
+        self.env.update(kept)
         self.local_names = saved_locals
         return result
 
-    def loop_with_body(self, loop_node, body_fn) -> None:
-        """Lower a for loop whose body is produced by body_fn (for comprehensions)."""
+    def loop_with_body(self, loop_node, body_fn, binds=()) -> None:
+        """Lower a for loop whose body is produced by body_fn (for comprehensions); binds:
+        names the body binds in the function's scope (`:=`), carried around the loop."""
         original = self.stmts
         marker = gast.Pass()
         gast.copy_location(marker, loop_node)
-        loop_node.body = [marker]
+        # the statements after the marker are never lowered: they tell loop_carried
+        # (bound_names of the body) which names the body produced by body_fn binds
+        stand_ins = [gast.Assign(targets=[gast.Name(name, gast.Store(), None, None)],
+                                 value=gast.Constant(None, None), type_comment=None)
+                     for name in binds]
+        loop_node.body = [marker, *stand_ins]
         loop_node._zp_comprehension = True  # its iterator is read to the end: never fused
 
         def stmts(stmts_list):

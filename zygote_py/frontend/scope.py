@@ -68,6 +68,25 @@ def _store_names(target, out: list[str]) -> None:
         _store_names(target.value, out)
 
 
+def comprehension_walrus_targets(node) -> list[str]:
+    """The names `:=` binds inside a comprehension (at any depth of comprehensions in it):
+    Python binds them in the scope that contains the comprehension (PEP 572).  A lambda or
+    def inside has a scope of its own."""
+    found: list[str] = []
+
+    def walk(inner):
+        if isinstance(inner, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            return
+        if isinstance(inner, gast.NamedExpr):
+            _store_names(inner.target, found)
+        for child in gast.iter_child_nodes(inner):
+            walk(child)
+
+    for child in gast.iter_child_nodes(node):
+        walk(child)
+    return found
+
+
 def bound_names(stmts, include_updates: bool = False) -> list[str]:
     """Names a statement list binds in its own scope, in first-binding order.
 
@@ -82,8 +101,10 @@ def bound_names(stmts, include_updates: bool = False) -> list[str]:
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             out.append(node.name)
             return
-        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            # their own scopes, except the walrus, which binds in ours; rare, ignored
+        if isinstance(node, gast.Lambda):
+            return  # its own scope
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            out.extend(comprehension_walrus_targets(node))  # their own scopes but for `:=`
             return
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.append(node.id)

@@ -10,6 +10,7 @@ with an argument would make its derivative a silent zero.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import math
 import operator
@@ -164,6 +165,8 @@ nondifferentiable(
     np.issubdtype, since(np, "isdtype", "NumPy 2.0"), np.iterable, np.linalg.matrix_rank,
 )
 nondifferentiable(math.ulp)
+# positions in a sorted list (integers, piecewise constant in the values searched)
+nondifferentiable(bisect.bisect_left, bisect.bisect_right)
 nondifferentiable_methods(np.ndarray, "tobytes", "tofile", "nonzero")
 nondifferentiable(getattr(np.random, "get_bit_generator", None),
                   getattr(np.random, "set_bit_generator", None))
