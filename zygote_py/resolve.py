@@ -223,8 +223,16 @@ def getattr_hook(obj, name: str):
     try:
         object.__getattribute__(obj, name)
     except AttributeError:
-        return hook
-    return None
+        pass
+    else:
+        return None
+    if isinstance(obj, dict) and name in obj:  # SciPy's results: `res.x` is `res["x"]`
+        try:
+            if hook(obj, name) is dict.__getitem__(obj, name):
+                return None  # the item itself: its cotangent is keyed by the name
+        except Exception:  # (the hook is the user's: whatever it raises, it is not that)
+            pass
+    return hook
 
 
 def class_attribute(cls: type, name: str):

@@ -71,3 +71,32 @@ def test_attributes_from_getattr_of_an_object_passed_in():
 def test_a_hessian_through_getattr_of_a_built_object_is_refused():
     with pytest.raises(zp.ZygoteError):
         zp.hessian(built_inside, X.copy())
+
+
+class Result(dict):
+    """SciPy's result objects: attributes are the dict's items."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError as err:
+            raise AttributeError(name) from err
+
+
+class Scaled(dict):
+    def __getattr__(self, name):
+        return self[name] * 3.0
+
+
+def results(x, r, s):
+    return r.a * r.b * x[0] + s.c ** 2 * x[1]
+
+
+def test_a_dict_whose_getattr_returns_its_items():
+    # the read gives the item itself: its cotangent is keyed by the name (the hook, which
+    # has a try/except, is not transformed); a hook computing something else is followed
+    r, s = Result(a=1.5, b=-0.5), Scaled(c=0.7)
+    g_x, g_r, g_s = zp.gradient(results, X.copy(), r, s)
+    assert np.allclose(g_x, [1.5 * -0.5, (3 * 0.7) ** 2, 0, 0])
+    assert g_r["a"] == pytest.approx(-0.5 * X[0]) and g_r["b"] == pytest.approx(1.5 * X[0])
+    assert g_s["c"] == pytest.approx(2 * 9 * 0.7 * X[1])

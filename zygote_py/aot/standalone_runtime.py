@@ -233,7 +233,10 @@ def is_complex_value(x) -> bool:
     """A complex number or array, or a list/tuple holding one (runtime/complex_guard.py)."""
     if isinstance(x, (list, tuple)):
         return any(map(is_complex_value, x))
-    dtype = getattr(x, "dtype", None)
+    try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
+        dtype = object.__getattribute__(x, "dtype")
+    except Exception:
+        dtype = None
     return isinstance(x, complex) or (dtype is not None and getattr(dtype, "kind", "") == "c")
 
 

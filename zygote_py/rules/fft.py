@@ -320,7 +320,11 @@ def ifftshift(g, y, x, axes=None):
     return _shift_cotangent(g, axes, True)
 
 
-@vjp(np.fft.fftfreq, np.fft.rfftfreq, diff=("d",))
+def fftfreq_jvp(dd, y, n, d=1.0, **kwargs):
+    return -y * (dd / d)
+
+
+@vjp(np.fft.fftfreq, np.fft.rfftfreq, diff=("d",), jvp=fftfreq_jvp)
 def fftfreq(g, y, n, d=1.0, **kwargs):
     """y = k / (n d): d's cotangent is -sum(g y) / d; n counts the frequencies."""
     return -np.sum(g * y) / d

@@ -30,7 +30,10 @@ def is_complex(x) -> bool:
         return True
     if t is list or t is tuple:
         return any(is_complex(v) for v in x)
-    dtype = getattr(x, "dtype", None)
+    try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
+        dtype = object.__getattribute__(x, "dtype")
+    except Exception:
+        return False
     return dtype is not None and getattr(dtype, "kind", "") == "c"
 
 
