@@ -84,7 +84,7 @@ def _found(x, name: str):
     the object does not have yet (a kind is taken of `self` before its __init__ runs)."""
     try:
         return object.__getattribute__(x, name)
-    except Exception:  # AttributeError, or a property that raises
+    except AttributeError:
         return None
 
 

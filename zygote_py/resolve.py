@@ -230,7 +230,7 @@ def getattr_hook(obj, name: str):
         try:
             if hook(obj, name) is dict.__getitem__(obj, name):
                 return None  # the item itself: its cotangent is keyed by the name
-        except Exception:  # (the hook is the user's: whatever it raises, it is not that)
+        except (LookupError, TypeError, ValueError):  # (the user's hook: not that item)
             pass
     return hook
 

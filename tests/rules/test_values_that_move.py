@@ -130,3 +130,25 @@ def test_np_gradient_with_an_active_spacing_is_refused_and_a_constant_one_follow
         zp.jvp(active, (X.copy(),), (V,))
     (g,) = zp.gradient(constant, X.copy())
     assert np.allclose(g, _fd(constant), rtol=1e-6)
+
+
+def branchy(x, kind="linear"):
+    if kind == "previous":  # not taken: its call with no rule must not stop compilation
+        return np.sum(np.nextafter(x, -np.inf))
+    total = 0.0
+    for v in x:
+        if v > 5.0:  # never true here
+            total = total + np.logspace(0.0, v, 3)[1]
+        total = total + v * v
+    return total
+
+
+def test_a_call_with_no_rule_in_a_branch_that_does_not_run_compiles():
+    (g,) = zp.gradient(branchy, X.copy())
+    assert np.allclose(g, 2 * X)
+    _, t = zp.jvp(branchy, (X.copy(),), (V,))
+    assert t == pytest.approx(2 * X @ V)
+    with pytest.raises(zp.NoDerivativeRule, match="nextafter"):
+        zp.gradient(branchy, X.copy(), "previous")
+    with pytest.raises(zp.NoDerivativeRule, match="logspace"):
+        zp.gradient(branchy, X + 5.0)

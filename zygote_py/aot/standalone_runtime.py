@@ -235,7 +235,7 @@ def is_complex_value(x) -> bool:
         return any(map(is_complex_value, x))
     try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
         dtype = object.__getattribute__(x, "dtype")
-    except Exception:
+    except AttributeError:
         dtype = None
     return isinstance(x, complex) or (dtype is not None and getattr(dtype, "kind", "") == "c")
 

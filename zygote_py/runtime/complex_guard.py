@@ -32,7 +32,7 @@ def is_complex(x) -> bool:
         return any(is_complex(v) for v in x)
     try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
         dtype = object.__getattribute__(x, "dtype")
-    except Exception:
+    except AttributeError:
         return False
     return dtype is not None and getattr(dtype, "kind", "") == "c"
 

@@ -100,7 +100,12 @@ def adjoint_call(builder: AdjointBuilder, op: Op) -> None:
             refuse_underived_of_receiver(builder, how.receiver, how.name, op, op.operands)
         dynamic_call(builder, op, kind="call")  # a bound method or callable object: at run time
     elif how.kind == UNKNOWN:
-        raise no_rule(fn, op.loc)
+        if builder.scope.kind == "root":  # it runs whenever the function does: refused
+            raise no_rule(fn, op.loc)     # before anything runs
+        # in a branch or loop: decided when the call runs, from its real arguments
+        # (dispatch.call refuses one that carries a derivative), so that a branch that
+        # does not run, or runs with constants, compiles
+        dynamic_call(builder, op, kind="call")
 
 
 # The keywords a per-operand cotangent may see given: they change how the primal
