@@ -21,6 +21,7 @@ run-time helpers (runtime/writes.py) also take a list or a dict.
 
 from __future__ import annotations
 
+import gc
 import numbers
 import os
 import sys
@@ -164,6 +165,12 @@ def claim_outside(value, name: str, loc=None) -> None:
     if type(value) is not list and type(value) is not dict:  # (rebound since compiled)
         raise MutationError(f"{name!r} holds a {kind} now, not the list or dict the function "
                             "was compiled for", loc, "call the function again")
+    if refs > _ONLY_THE_HOLDER:
+        # garbage not yet collected may hold it (a cycle left by an earlier call: the code
+        # forward mode compiled for a pullback's back, an error's traceback): counted again
+        # once nothing unreachable is left, in this same frame (the count is the first's)
+        gc.collect()
+        refs = sys.getrefcount(value)
     if refs > _ONLY_THE_HOLDER:
         raise MutationError(
             f"the {kind} {name!r}, which this function updates in place, is also held by "
