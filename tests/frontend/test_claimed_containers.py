@@ -453,13 +453,7 @@ def test_an_update_with_literals_only_runs_as_before():
     assert RAN == ["logs_a_string"] * 3
 
 
-def test_standalone_modules_refuse():
-    from zygote_py.aot.builder import NotStandalone
-    from zygote_py.aot.module import standalone_module
-
-    reset_log()
-    with pytest.raises(NotStandalone, match="module-level or captured list or dict"):
-        standalone_module(appends, args=(0.7,))
+# (standalone modules: tests/aot/test_standalone_claims.py)
 
 
 # -- threads -------------------------------------------------------------------------------

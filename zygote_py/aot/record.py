@@ -4,7 +4,9 @@
 example arguments while a `Recording` is active.  A Recording is an observer
 (context.py) of that run: run-time dispatch tells it of every pullback and
 rule it resolves (in first-use order, so the output is deterministic), and
-the standalone module's dispatcher gets exactly those entries.  Lookups made
+the standalone module's dispatcher gets exactly those entries.  It also keeps the
+items of every module-level list or dict the run claims (runtime/outside_containers.py),
+and puts them back after the run: generating a module changes none of the user's state.  Lookups made
 by the compiler itself (for calls it resolves statically) are not reported to
 observers: their code is already in the generated text.
 """
@@ -27,6 +29,9 @@ class Recording(context.Observer):
         self.nondiff: list = []  # callees, or (type, name)
         self.attr_rules: list[tuple] = []  # ((type, attribute name), Rule)
         self.nondiff_attrs: list = []  # (type, attribute name)
+        # (container, its items before the example run's update) for every module-level or
+        # captured list or dict the run claimed: put back afterwards (`restore_claimed`)
+        self.claimed: list[tuple] = []
         self._seen: set = set()
         self._scope = None
 
@@ -62,6 +67,20 @@ class Recording(context.Observer):
             table = {"custom_rule": self.custom_rules, "function_rule": self.function_rules,
                      "method_rule": self.method_rules, "attr_rule": self.attr_rules}[kind]
             self._note(table, key, (key, found))
+
+    def claimed_container(self, container) -> None:
+        self.claimed.append((container, container.copy()))
+
+    def restore_claimed(self) -> None:
+        """Put back the items of the lists and dicts the example run updated in place (the
+        module starts from, and the user's program keeps, what they held before it)."""
+        for container, items in reversed(self.claimed):
+            if type(container) is list:
+                container[:] = items
+            else:
+                container.clear()
+                container.update(items)
+        self.claimed.clear()
 
     # -- active while the example runs -------------------------------------------
     def __enter__(self) -> Recording:
