@@ -74,6 +74,13 @@ def array_items(x):
     return np.sum(sum(ARRAYS) * x) * before + np.sum(last * ARRAYS[1])
 
 
+def writes_into_an_array_item(x):
+    first = ARRAYS[0]
+    first += x  # writes into the array the global list holds
+    ARRAYS.append(first * x)
+    return np.sum(ARRAYS[0] * ARRAYS[-1]) + np.sum(np.sin(first))
+
+
 def every_dict_update(x):
     CACHE["s"] = np.sum(x ** 3)
     CACHE.update(t=x * CACHE["w"])

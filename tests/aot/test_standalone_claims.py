@@ -35,6 +35,7 @@ EXAMPLES = {
     "passes_the_list_on": (0.7, "LOG"),
     "claims_in_a_called_function": (0.7, "LOG"),
     "array_items": (X, "ARRAYS"),
+    "writes_into_an_array_item": (X, "ARRAYS"),
     "every_dict_update": (X, "CACHE"),
 }
 

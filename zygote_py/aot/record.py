@@ -13,6 +13,8 @@ observers: their code is already in the generated text.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import context
 from ..rules import registry
 from .common import hashable
@@ -69,17 +71,21 @@ class Recording(context.Observer):
             self._note(table, key, (key, found))
 
     def claimed_container(self, container) -> None:
-        self.claimed.append((container, container.copy()))
+        arrays = [(a, a.copy()) for a in _arrays_held(container, 0, set())]
+        self.claimed.append((container, container.copy(), arrays))
 
     def restore_claimed(self) -> None:
-        """Put back the items of the lists and dicts the example run updated in place (the
-        module starts from, and the user's program keeps, what they held before it)."""
-        for container, items in reversed(self.claimed):
+        """Put back the items of the lists and dicts the example run updated in place, and
+        the values of the arrays they held (`LOG[0] += x` writes into the array): the module
+        starts from, and the user's program keeps, what they held before the run."""
+        for container, items, arrays in reversed(self.claimed):
             if type(container) is list:
                 container[:] = items
             else:
                 container.clear()
                 container.update(items)
+            for array, values in arrays:
+                array[...] = values
         self.claimed.clear()
 
     # -- active while the example runs -------------------------------------------
@@ -91,3 +97,19 @@ class Recording(context.Observer):
     def __exit__(self, *exc) -> None:
         scope, self._scope = self._scope, None
         scope.__exit__(*exc)
+
+
+def _arrays_held(value, depth, seen):
+    """The writeable NumPy arrays value holds, through lists, tuples and dicts."""
+    if id(value) in seen or depth > 6:
+        return
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _arrays_held(item, depth + 1, seen)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _arrays_held(item, depth + 1, seen)
