@@ -44,7 +44,20 @@ def plain_state(f, x, reset, state):
 
 
 def same_state(got, want):
-    assert repr(got) == repr(want)  # the same items, in the same order, of the same types
+    """The same items, in the same order, of the same types, with the same bits."""
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, dict):
+        assert list(got) == list(want)
+        for key in want:
+            same_state(got[key], want[key])
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            same_state(g, w)
+    elif isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype and np.array_equal(got, want), (got, want)
+    else:
+        assert got == want, (got, want)
 
 
 def check(f, x, reset, state):

@@ -47,7 +47,20 @@ def _load(text: str, name: str):
 
 
 def _same(got, want):
-    assert repr(got) == repr(want)  # the same items in the same order, of the same types
+    """The same items, in the same order, of the same types, with the same bits."""
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, dict):
+        assert list(got) == list(want)
+        for key in want:
+            _same(got[key], want[key])
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    elif isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype and np.array_equal(got, want), (got, want)
+    else:
+        assert got == want, (got, want)
 
 
 def _copy_state(module, name):
