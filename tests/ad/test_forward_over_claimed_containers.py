@@ -276,3 +276,26 @@ def test_what_reverse_mode_refuses_is_refused(f, match):
     reset_log()
     with pytest.raises(zp.MutationError, match=match):
         zp.hessian(f, 0.7)
+
+
+class Accumulator:
+    def add(self, x):
+        LOG.append(x * x)
+        return sum(LOG) * x
+
+
+ACCUMULATOR = Accumulator()
+
+
+def appends_in_a_method(x):
+    return ACCUMULATOR.add(x) * 2.0  # resolved while the gradient runs
+
+
+def test_a_method_that_claims_is_refused_under_hessians():
+    """Forward mode over a call the gradient resolves while running runs it twice (once
+    as the gradient runs it, once forward): the second claim is refused, with why."""
+    reset_log()
+    assert zp.gradient(appends_in_a_method, 0.7)[0] == pytest.approx(2 * (6.0 + 3 * 0.49))
+    reset_log()
+    with pytest.raises(zp.MutationError, match="run a second time by forward mode"):
+        zp.hessian(appends_in_a_method, 0.7)

@@ -155,16 +155,18 @@ def claim_outside(value, name: str, loc=None) -> None:
         gc.collect()
         refs = sys.getrefcount(value)
     ctx = context.current()
-    settle_claim(value, name, loc, refs > _ONLY_THE_HOLDER, ctx.objects)
+    settle_claim(value, name, loc, refs > _ONLY_THE_HOLDER, ctx.objects,
+                 ctx.object_tangents is not None)
     for observer in ctx.observers:  # (zygote-py grad's example run: aot/record.py)
         observer.claimed_container(value)
 
 
-def settle_claim(value, name: str, loc, held_elsewhere: bool, ledger) -> None:
+def settle_claim(value, name: str, loc, held_elsewhere: bool, ledger, forward=False) -> None:
     """The claim of value by ledger's gradient call, refused when ledger is not a gradient
     call's, when a function of the call claimed value already, when value is no longer a
     list or dict, or when something else refers to it (held_elsewhere: its reference
-    count, taken by claim_outside)."""
+    count, taken by claim_outside).  forward: the call is forward mode's (zp.jvp, a column
+    of zp.hessian), which runs a call resolved while the gradient runs twice."""
     kind = type(value).__name__
     if ledger is None:
         raise MutationError(f"{name!r} is updated by differentiated code outside a gradient "
@@ -176,9 +178,14 @@ def settle_claim(value, name: str, loc, held_elsewhere: bool, ledger) -> None:
             f"the {kind} {name!r} is updated here and was already updated with derivatives "
             f"earlier in this gradient call (at {where}), by another call of a "
             "function; zygote_py follows a global or captured list or dict updated and read "
-            "within one call of one function", loc,
+            "within one call of one function" + (
+                " (under zp.hessian, a call that the gradient resolves while running, a "
+                "method call say, is run a second time by forward mode, and claims it "
+                "again)" if forward else ""), loc,
             f"pass {name} to the functions as an argument (or hold it in an object's "
-            "attribute) instead of reaching it by its global name")
+            "attribute) instead of reaching it by its global name" + (
+                "; under zp.hessian, update it in a function called by name, not in a "
+                "method" if forward else ""))
     if type(value) is not list and type(value) is not dict:  # (rebound since compiled)
         raise MutationError(f"{name!r} holds a {kind} now, not the list or dict the function "
                             "was compiled for", loc, "call the function again")
