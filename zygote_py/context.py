@@ -54,6 +54,10 @@ class Observer:
         """Run-time dispatch got the compiled pullback of a Python function fn,
         specialised on these active parameters, active cells and scalar arguments."""
 
+    def claimed_container(self, container) -> None:
+        """A function of a gradient call claimed a module-level or captured list or dict
+        it updates in place (runtime/outside_containers.py), before updating it."""
+
 
 class Context:
     """Who compiles, which Params collector is filling, and who is watching.

@@ -18,6 +18,7 @@ through the Context (context.py), which zp.jvp sets.
 
 from __future__ import annotations
 
+import copy
 import types
 import weakref
 
@@ -26,6 +27,7 @@ from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
 from .compiler import Build, Compiler, _guards_hold, _show
+from .frontend.lower_containers import defined_in_generated_code
 from .runtime import forward_dispatched  # noqa: F401  (forward over run-time dispatched calls)
 from .transforms.dce import dce
 
@@ -56,10 +58,33 @@ class ForwardEntry:
         for attr in ("_zp_source", "_zp_generated"):
             if hasattr(fn, attr):
                 setattr(new_fn, attr, getattr(fn, attr))
-        guards = [(kind, by_old.get(id(where), where) if kind == "cell" else where, name, obj)
+        guards = [(kind, by_old.get(id(where), where) if kind == "cell" or
+                   (kind in ("container", "plain") and name is None) else where, name, obj)
                   for kind, where, name, obj in self.guards]
         return ForwardEntry(new_fn, guards, self.source, self.code,
                             {id(cell): name for name, cell in new_cells.items()})
+
+    def detached(self) -> ForwardEntry:
+        """This entry with empty cells in place of the user cells it was built with: what
+        `rebound` starts from, holding none of the values of the function it was built for.
+        (A back function defined in generated code is made again by every run of its
+        pullback, and its cells may hold a module-level list that a later gradient call
+        claims, which must then be held by nothing else: runtime/outside_containers.py.)"""
+        fn = self.fn
+        empty = {id(cell): types.CellType() for cell in fn.__closure__ or ()
+                 if id(cell) in self.cell_names}
+        closure = tuple(empty.get(id(cell), cell) for cell in fn.__closure__ or ())
+        new_fn = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, closure)
+        new_fn._zp_source = fn._zp_source
+        gen = new_fn._zp_generated = copy.copy(fn._zp_generated)  # (its binder names the cells)
+        gen.binder = copy.copy(gen.binder)
+        gen.binder.user_cells = {self.cell_names[old]: cell for old, cell in empty.items()}
+        guards = [(kind, empty.get(id(where), where) if kind == "cell" or
+                   (kind in ("container", "plain") and name is None) else where, name, obj)
+                  for kind, where, name, obj in self.guards]
+        return ForwardEntry(new_fn, guards, self.source, self.code,
+                            {id(empty[old]): name for old, name in self.cell_names.items()
+                             if old in empty})
 
 
 class ForwardCompiler(Compiler):
@@ -115,7 +140,11 @@ class ForwardCompiler(Compiler):
             entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__,
                                  cell_names)
             self.forward_cache.setdefault(fn, {})[key] = entry
-            self.forward_by_code.setdefault(fn.__code__, {})[key] = entry
+            if defined_in_generated_code(fn):  # made again by every run: keep none of its cells
+                self.forward_by_code.setdefault(fn.__code__, {})[key] = entry.detached()
+                self.lowered.pop(fn, None)  # (its IR names fn itself: the cache would keep it)
+            else:
+                self.forward_by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
 
 

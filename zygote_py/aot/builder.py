@@ -78,7 +78,7 @@ _OVERRIDES = {runtime.check_scalar: sr.check_scalar, dispatch.call: sr.call,
               errors.SourceUnavailable: sr.SourceUnavailable,
               errors.UnsupportedSyntax: sr.UnsupportedSyntax, built_objects.super_of: sr.super_of,
               writes._object_ledger: sr.object_ledger,
-              outside_containers.check_outside_read: sr.check_outside_read}
+              outside_containers.claim_outside: sr.claim_outside}
 _TABLES = {id(sr.PULLBACKS): "_ZP_PULLBACKS", id(sr.FUNCTION_RULES): "_ZP_FUNCTION_RULES",
            id(sr.METHOD_RULES): "_ZP_METHOD_RULES", id(sr.CUSTOM_RULES): "_ZP_CUSTOM_RULES",
            id(sr.NONDIFF): "_ZP_NONDIFF", id(sr.ATTR_RULES): "_ZP_ATTR_RULES",
@@ -218,6 +218,10 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
                 if public != modname and sys.modules.get(public) is not None:
                     modname = public
                 return f"{self.module(sys.modules[modname])}.{qualname}"
+        if isinstance(obj, type):  # a type the types module names (types.FunctionType is `function`)
+            for name, value in vars(types).items():
+                if value is obj and not name.startswith("_"):
+                    return f"{self.module(types)}.{name}"
         return None
 
     def object_const(self, base: str, obj, text: str) -> str:
@@ -236,8 +240,8 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
         if scalar is not None:
             self.module(np)
             return scalar
-        if type(obj) in (tuple, list):
-            parts = [self.atom(v, hint) for v in obj]
+        if type(obj) in (tuple, list):  # (an item does not take the container's own name)
+            parts = [self.atom(v, _member_hint(hint, "item")) for v in obj]
             if type(obj) is tuple:
                 return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
             return "[" + ", ".join(parts) + "]"

@@ -20,13 +20,6 @@ def not_standalone_utility(obj) -> tuple | None:
     from ..hooks import checkpointed, hook, retain
     from ..rules.untracked import no_grad
 
-    from ..runtime.outside_containers import claim_outside
-
-    if obj is claim_outside:
-        return ("a function that updates a module-level or captured list or dict in place "
-                "cannot be written into a standalone module (zygote-py grad)", None,
-                "pass the list or dict to the function as an argument, or differentiate this "
-                "code with zp.gradient in a program that imports zygote_py")
     if getattr(obj, "_zp_untracked", None) is not None:
         name = f"a function decorated with zp.no_grad ({getattr(obj, '__qualname__', obj)})"
     elif obj is no_grad:

@@ -57,11 +57,15 @@ def _example_run(fn, args, active, mode: str) -> Recording:
     # the compiled code is run directly, so the Context names the compiler dispatch uses
     with Recording() as rec, context.using(compiler=COMPILER, collector=None,
                                            objects=ObjectLedger()):
-        _, full_args, _, _ = _prepare(fn, tuple(args))
-        entry = COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args))
-        y, back = entry.fn(*full_args)
-        if mode == "pullback":
-            back(np.ones_like(y) if isinstance(y, np.ndarray) else 1.0)
+        try:
+            _, full_args, _, _ = _prepare(fn, tuple(args))
+            entry = COMPILER.entry(fn, active, mode, (), scalar_kinds(full_args))
+            y, back = entry.fn(*full_args)
+            if mode == "pullback":
+                back(np.ones_like(y) if isinstance(y, np.ndarray) else 1.0)
+                del back  # (it holds what the run claimed)
+        finally:
+            rec.restore_claimed()  # global lists and dicts: as before the run
     return rec
 
 

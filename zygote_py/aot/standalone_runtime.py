@@ -49,8 +49,10 @@ or `value_and_pullback`, which hold a ledger per call as api.py does.
 from __future__ import annotations
 
 import contextvars
+import gc
 import inspect
 import numbers
+import sys
 import types
 
 import numpy as np
@@ -72,6 +74,8 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, 
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, getattr_hook,
                        is_plain_operand, no_rule_message, numpy_handoff, reads_bound_method,
                        resolve, resolve_attribute, resolve_method)
+from ..runtime.outside_containers import _only_the_holder as references_when_held_once
+from ..runtime.outside_containers import settle_claim
 from ..runtime.protocols import call_operator, is_numpy_callable, refuse_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
@@ -630,5 +634,20 @@ def value_and_pullback(pullback, args):
     return y, back
 
 
-def check_outside_read(value, name, loc=None) -> None:
-    """No list or dict is claimed in a standalone module (outside_containers.check_outside_read)."""
+# -- module-level lists and dicts updated in place: runtime/outside_containers.py ------------
+# The module's copy of the user's function and its gradient read the module's own copy of
+# the global (written out with the items it held before the example run); the gradient
+# claims it at its entry as in zygote_py, with the same checks, copied from there
+# (settle_claim, check_binding, check_outside_read).  Only the reference count is taken
+# here: what "nothing else holds it" counts is measured by the Python running the module.
+
+
+def claim_outside(value, name, loc=None) -> None:
+    """outside_containers.claim_outside in the module: value (read from the module's global
+    where it is passed) claimed for this gradient call."""
+    refs = sys.getrefcount(value)
+    alone = references_when_held_once()  # (as claim_outside's first line counts them)
+    if refs > alone:  # garbage not yet collected may hold it: counted again without it
+        gc.collect()
+        refs = sys.getrefcount(value)
+    settle_claim(value, name, loc, refs > alone, CallContext.current().objects)

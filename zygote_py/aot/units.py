@@ -7,10 +7,13 @@ pullback of a closure becomes a factory over the closure's variables.
 
 from __future__ import annotations
 
+import ast
 import re
 
+from ..errors import SourceLoc
+from ..runtime import outside_containers
 from .sourcecopy import free_globals, rename, rename_def
-from .common import display_path, is_closure
+from .common import NotStandalone, display_path, is_closure
 
 
 class GeneratedCode:
@@ -24,6 +27,7 @@ class GeneratedCode:
         gen = compiled._zp_generated
         pyfn = gen.origin()
         cell_names = tuple(sorted(n for n in compiled.__code__.co_freevars if n not in gen.binder.bound))
+        _refuse_captured_claims(gen, cell_names, pyfn)
         name = self.fresh("_zp_" + gen.name.lstrip("_"), compiled)
         if pyfn is not None:  # the primal (for a closure: the function defining it)
             self.include_outer(pyfn) if is_closure(pyfn) else self.atom(pyfn, pyfn.__name__)
@@ -77,6 +81,36 @@ class GeneratedCode:
         if id(compiled) in self.factories:
             return self.factories[id(compiled)]
         return name, None
+
+
+def _refuse_captured_claims(gen, cell_names, pyfn) -> None:
+    """A closure's list or dict that the code claims (`history.append(v)` on a captured
+    list: runtime/outside_containers.py) cannot be written out: the module would rebuild the
+    closure and its pullback's factory each with a list of its own, and the two would drift
+    apart.  A module-level one is one global of the module, which both read."""
+    claims = {name for name, obj in gen.binder.bound.items() if obj is outside_containers.claim_outside}
+    if not claims or not cell_names:
+        return
+    for node in ast.walk(ast.parse(gen.text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in claims and node.args and isinstance(node.args[0], ast.Name) \
+                and node.args[0].id in cell_names:
+            loc = gen.binder.bound.get(getattr(node.args[-1], "id", None))
+            raise NotStandalone(
+                f"{pyfn.__qualname__ if pyfn else gen.name} updates the captured "
+                f"{type(_cell_value(pyfn, node.args[0].id)).__name__} {node.args[0].id!r} in "
+                "place, which a standalone module cannot follow (it would rebuild the closure "
+                "and its pullback each with a copy of its own)", loc if isinstance(loc, SourceLoc) else None,
+                "make it a module-level list or dict (a standalone module updates its own "
+                "copy of that), or pass it to the function as an argument")
+
+
+def _cell_value(pyfn, name):
+    cells = dict(zip(pyfn.__code__.co_freevars, pyfn.__closure__ or ())) if pyfn else {}
+    try:
+        return cells[name].cell_contents
+    except (KeyError, ValueError):
+        return []
 
 
 def _stable_comments(text: str, pyfn) -> str:

@@ -706,6 +706,33 @@ def _reads_claimed(fn, free, claimed, filename, seen) -> bool:
     return False
 
 
+def defined_in_generated_code(pyfn) -> bool:
+    """pyfn is a function defined inside zygote_py's generated gradient or pullback code (a
+    pullback's back), not the generated function itself (codegen/generate.py names their
+    file `<zygote_py:NAME:N>`; a call trampoline's, `<zygote_py:call NAME:N>`, is not one)."""
+    code = getattr(pyfn, "__code__", None)
+    filename = getattr(code, "co_filename", "")
+    return getattr(pyfn, "_zp_generated", None) is None and filename.startswith("<zygote_py:") \
+        and not filename.startswith("<zygote_py:call ")
+
+
+def _claims_in_generated_code(node, pyfn):
+    """The names `_zp_claim_outside(NAME, 'NAME', loc)` calls in generated code claim (the
+    callee found by the object its name is bound to, not by the name)."""
+    cells = dict(zip(pyfn.__code__.co_freevars, pyfn.__closure__ or ()))
+    for call in gast.walk(node):
+        if not isinstance(call, gast.Call) or not isinstance(call.func, gast.Name) or \
+                not call.args or not isinstance(call.args[0], gast.Name):
+            continue
+        name = call.func.id
+        try:
+            callee = cells[name].cell_contents if name in cells else pyfn.__globals__.get(name)
+        except ValueError:
+            continue
+        if callee is outside.claim_outside:
+            yield call.args[0].id
+
+
 class _InlinedReader:
     """A module-level function inlined where it is called (ClaimLowering.claim_reader):
     the LocalFunction protocol of lower.py's inline_call, and equal to the function itself,
@@ -790,6 +817,34 @@ class ClaimLowering:
             if type(held) is list or type(held) is dict:
                 return True
         return False
+
+    def claimed_by_generated_code(self) -> frozenset:
+        """The module globals that this function, when it is zygote_py's own generated
+        gradient or pullback code (forward mode over a gradient: zp.hessian, zp.hvp), claims
+        itself: `_zp_claim_outside(LOG, 'LOG', loc)` at its entry.  Its other reads of that
+        name are the claiming function's own (each guarded by `_zp_check_binding`), not
+        another function's, so they are not checked against the claim (check_outside_read).
+        Empty for the user's code, whose claims are lowered by claim_outside_names."""
+        found = getattr(self, "_generated_claims", None)
+        if found is None:
+            found = frozenset()
+            if getattr(self.pyfn, "_zp_generated", None) is not None:
+                found = frozenset(_claims_in_generated_code(self.node, self.pyfn))
+            self._generated_claims = found
+        return found
+
+    def claimed_read(self, name: str, kind: str, where, node):
+        """A read, by generated gradient code, of the global or cell it claims: not checked
+        against the claim (it is the claiming function's own read), and guarded on the type
+        it holds as the claiming function's code is (claim_outside checks it again)."""
+        try:
+            held = where.get(name, _ABSENT) if kind == "global" else where.cell_contents
+        except ValueError:
+            held = _ABSENT
+        self.guards.append(("container", where, name if kind == "global" else None, type(held)))
+        if kind == "cell":
+            return self.read_cell(name, node)
+        return self.emit("global", (), attrs={"name": name}, node=node, hint=name).result
 
     def claimed_kind(self, receiver) -> str | None:
         """'list' or 'dict' when receiver is the name of a claimed container."""

@@ -27,6 +27,7 @@ from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as _outside
 from ..runtime.outside_containers import plain_value
 from . import runtime_forms
+from .lower_containers import defined_in_generated_code
 from .scope import resolve_free, signature_of
 from .source import share_inside
 
@@ -199,6 +200,8 @@ class ExprLowering:
         if self.parent is not None:
             return self.parent.read_from_child(name, node, self)
         kind, where = resolve_free(name, self.pyfn)
+        if kind in ("cell", "global") and name in self.claimed_by_generated_code():
+            return self.claimed_read(name, kind, where, node)  # lower_containers.py
         if kind == "cell":
             try:
                 obj = where.cell_contents
@@ -225,10 +228,14 @@ class ExprLowering:
         or a number now is not, and the code is rebuilt if that changes (the guard "plain").
         A closure cell is checked whatever it holds now -- another closure of the same code
         may hold a list there, and a guard would rebuild the code for every such switch --
-        except the cells generated code binds its own helpers and constants to."""
+        except the cells generated code binds its own helpers and constants to, and the
+        cells of a closure defined in generated code (a pullback's back): the variables of
+        the generated code around it, whose reads of the user's objects carry the checks the
+        user's code needed where it read them (forward mode over a gradient)."""
         if name is None:
-            if value.hint.startswith("_zp_") and \
-                    getattr(self.root_lowerer().pyfn, "_zp_generated", None) is not None:
+            root = self.root_lowerer().pyfn
+            if value.hint.startswith("_zp_") and getattr(root, "_zp_generated", None) is not None \
+                    or defined_in_generated_code(root):
                 return value
         elif plain_value(obj):
             self.guards.append(("plain", where, name, None))

@@ -21,6 +21,7 @@ run-time helpers (runtime/writes.py) also take a list or a dict.
 
 from __future__ import annotations
 
+import gc
 import numbers
 import os
 import sys
@@ -145,26 +146,50 @@ _ONLY_THE_HOLDER = _only_the_holder()
 def claim_outside(value, name: str, loc=None) -> None:
     """At the entry of a function that updates the module-level or captured list or dict
     `name` by that name, value (read from the global or cell where it is passed): claim it
-    for this gradient call."""
+    for this gradient call.  (A standalone module has its own: aot/standalone_runtime.py.)"""
     refs = sys.getrefcount(value)
+    if refs > _ONLY_THE_HOLDER:
+        # garbage not yet collected may hold it (a cycle left by an earlier call: the code
+        # forward mode compiled for a pullback's back, an error's traceback): counted again
+        # once nothing unreachable is left, in this same frame (the count is the first's)
+        gc.collect()
+        refs = sys.getrefcount(value)
+    ctx = context.current()
+    settle_claim(value, name, loc, refs > _ONLY_THE_HOLDER, ctx.objects,
+                 ctx.object_tangents is not None)
+    for observer in ctx.observers:  # (zygote-py grad's example run: aot/record.py)
+        observer.claimed_container(value)
+
+
+def settle_claim(value, name: str, loc, held_elsewhere: bool, ledger, forward=False) -> None:
+    """The claim of value by ledger's gradient call, refused when ledger is not a gradient
+    call's, when a function of the call claimed value already, when value is no longer a
+    list or dict, or when something else refers to it (held_elsewhere: its reference
+    count, taken by claim_outside).  forward: the call is forward mode's (zp.jvp, a column
+    of zp.hessian), which runs a call resolved while the gradient runs twice."""
     kind = type(value).__name__
-    ledger = context.current().objects
     if ledger is None:
         raise MutationError(f"{name!r} is updated by differentiated code outside a gradient "
                             "call", loc)
     held = ledger.claims.get(id(value))
     if held is not None:
+        where = _line(held.loc)
         raise MutationError(
             f"the {kind} {name!r} is updated here and was already updated with derivatives "
-            f"earlier in this gradient call (at {_line(held.loc)}), by another call of a "
+            f"earlier in this gradient call (at {where}), by another call of a "
             "function; zygote_py follows a global or captured list or dict updated and read "
-            "within one call of one function", loc,
+            "within one call of one function" + (
+                " (under zp.hessian, a call that the gradient resolves while running, a "
+                "method call say, is run a second time by forward mode, and claims it "
+                "again)" if forward else ""), loc,
             f"pass {name} to the functions as an argument (or hold it in an object's "
-            "attribute) instead of reaching it by its global name")
+            "attribute) instead of reaching it by its global name" + (
+                "; under zp.hessian, update it in a function called by name, not in a "
+                "method" if forward else ""))
     if type(value) is not list and type(value) is not dict:  # (rebound since compiled)
         raise MutationError(f"{name!r} holds a {kind} now, not the list or dict the function "
                             "was compiled for", loc, "call the function again")
-    if refs > _ONLY_THE_HOLDER:
+    if held_elsewhere:
         raise MutationError(
             f"the {kind} {name!r}, which this function updates in place, is also held by "
             "something else (another name, a container, an object, a variable of a running "
@@ -194,9 +219,10 @@ def check_outside_read(value, name: str, loc=None) -> None:
         return
     for claim in ledger.claims.values():
         if value is claim.obj or holds(value, claim.obj) or _attribute_holds(value, claim.obj):
+            kind, where = type(claim.obj).__name__, _line(claim.loc)
             raise MutationError(
-                f"{name!r} is (or holds) the {type(claim.obj).__name__} {claim.name!r}, updated "
-                f"with derivatives at {_line(claim.loc)} earlier in this gradient call; this "
+                f"{name!r} is (or holds) the {kind} {claim.name!r}, updated "
+                f"with derivatives at {where} earlier in this gradient call; this "
                 "read would miss their derivatives (zygote_py follows such a list or dict "
                 "under the name of the function that updates it)", loc,
                 f"pass {claim.name} to this function as an argument, or read it in the "
@@ -231,6 +257,10 @@ def plain_value(value) -> bool:
 
 
 def _line(loc) -> str:
+    """`file.py:12` for a location: a SourceLoc, or a standalone module's "path/file.py:12:5"."""
+    if isinstance(loc, str) and loc.count(":") >= 2:
+        path, line, _ = loc.rsplit(":", 2)
+        return os.path.basename(path) + ":" + line
     if loc is None or getattr(loc, "line", None) is None:
         return "an earlier line"
-    return f"{os.path.basename(loc.filename)}:{loc.line}"
+    return os.path.basename(loc.filename) + ":" + str(loc.line)

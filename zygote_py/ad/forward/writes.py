@@ -15,7 +15,11 @@ The same helpers serve forward mode over gradient code (zp.hessian of a
 function with writes): the saves and restores a gradient makes around each
 write need no tangent work (see runtime/forward_writes.py), and its cotangent
 splits are linear in the cotangent, so their tangents are the same splits of
-the cotangent's tangent.
+the cotangent's tangent.  A claim of a module-level or captured list or dict in
+gradient code (runtime/outside_containers.py) is copied as it is: each column of a
+Hessian is its own call (forward_api._jvp) with a ledger of its own, so each claims the
+container afresh, and one that is not the last leaves it as the gradient's backward put
+it back (forward_objects.restore_final), so the next starts from the state at the call.
 
 `mark_in_place` runs over the finished forward function: a write's tangent may
 update the old tangent in place (at run time, when nothing else holds it) only
@@ -27,7 +31,6 @@ from __future__ import annotations
 from ...ir.core import Function, Op, Value, value_block
 from ...runtime import built_objects, outside_containers, writes
 from ...runtime import forward_containers as fc
-from ...errors import MutationError
 from ...runtime import forward_objects as fob
 from ...runtime import forward_writes as fw
 
@@ -59,14 +62,6 @@ def follow_write(tr, op: Op) -> bool:
     v, t_or_none = tr.v, tr.t_or_none
     if fn is outside_containers.claim_outside and id(op) in tr.unneeded_claims:
         return True  # (no tangent reaches the container: nothing to claim, analysis/claims.py)
-    if fn is outside_containers.claim_outside and \
-            getattr(tr.fn.meta.get("pyfn"), "_zp_generated", None) is not None:
-        # gradient code whose primal updates a global or captured list or dict: each column
-        # of a Hessian would run it (and claim the container) again in one call
-        raise MutationError(
-            "forward mode over the gradient (zp.hessian, zp.hvp, a forward zp.jacobian of a "
-            "gradient) does not follow a module-level or captured list or dict updated in "
-            "place", op.loc, "pass the list or dict to the function as an argument")
     if _is(fn, _NO_TANGENT):
         tr.copy(op)
         return True
