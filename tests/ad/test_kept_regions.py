@@ -46,6 +46,14 @@ def read_twice(u0, c):
     return (u * u).sum()
 
 
+def added_back_twice(u0, c):
+    """Two reads of the region, each passing the value's cotangent on unchanged."""
+    u = u0.copy()
+    for _ in range(5):
+        u[1:-1] = u[1:-1] + u[1:-1] + c * (u[2:] - u[:-2])
+    return (u * u).sum()
+
+
 def other_index_same_elements(u0, c):
     """u[1:11] is u[1:-1] for 12 points, but not the same constant index: not kept."""
     u = u0.copy()
@@ -99,7 +107,8 @@ def reversed_region(u0, c):
     return (u * u).sum()
 
 
-@pytest.mark.parametrize("f", [heat, added_last, scaled, read_twice, other_index_same_elements,
+@pytest.mark.parametrize("f", [heat, added_last, scaled, read_twice, added_back_twice,
+                               other_index_same_elements,
                                not_read, cotangent_read_after_a_change, two_writes,
                                region_read_before_another_write, reversed_region])
 @pytest.mark.parametrize("c", [0.3, -0.45])
