@@ -47,7 +47,7 @@ def test_the_stencil_excerpt_is_the_current_output():
     excerpt = page[start:].split("```python\n", 1)[1].split("```", 1)[0]
     source = zp.grad_source(heat, args=(np.sin(np.linspace(0, 3, 1000)), 0.2))
     lines = [line.strip() for line in excerpt.splitlines() if line.strip()]
-    assert len(lines) == 10
+    assert len(lines) == 8
     body = [line.strip() for line in source.splitlines()]
     first = body.index(lines[0])
     assert body[first:first + len(lines)] == lines, source

@@ -20,7 +20,8 @@ import operator
 
 from ...ir.clone import replace_all_uses
 from ...ir.core import Block, Function, Op, Value
-from ...runtime import writes
+from ...ir.ops import loop_layout
+from ...runtime import tape_rows, writes
 from .tapes import Tapes
 
 
@@ -65,6 +66,9 @@ class ForwardPlan:
         # ids of primal ops left out of the forward: claims of containers no derivative
         # reaches (analysis/claims.py)
         self.dropped: set[int] = set()
+        # id(primal op) -> the loop whose body makes its array, kept in tape rows
+        # (tape_rows.py: `t = tape_row(rows, <op>)`, rows made just before the loop)
+        self.tape_rows: dict[int, Op] = {}
 
     def save_before(self, op: Op, fn, operands, hint: str) -> Value:
         """Just before op, the forward calls fn(*operands, write_log): what a write into an
@@ -148,6 +152,7 @@ class _ForwardBuilder:
         self.plan = plan
         self.tapes = tapes
         self.vmap: dict[int, Value] = {}  # primal value id -> its copy in the forward
+        self.row_stores: dict[int, Value] = {}  # id(primal op) -> the tape rows it goes into
 
     def get(self, value: Value) -> Value:
         return self.vmap.get(value.id, value)  # values made for the forward map to themselves
@@ -239,6 +244,8 @@ class _ForwardBuilder:
         if count is not None:  # the counter starts at 0 before the loop, a slot after the others
             zero = out.append(Op("const", (), 1, {"value": 0}))
             operands.append(zero.result)
+        if op.opcode in ("for", "while"):
+            self._row_stores(op, operands, out)
         regions = [self.block(region, counted=count is not None) for region in op.regions]
         new = Op(op.opcode, operands, 0, attrs, regions, op.loc)
         self.results(new, op, count)
@@ -249,7 +256,40 @@ class _ForwardBuilder:
             out.append(Op("call", [new.results[0], *values], 1,
                           {"fn": fn, "expr": "_zp_" + fn.__name__, "kw": (), "star": ()},
                           (), op.loc))
+        store = self.row_stores.get(id(op))
+        if store is not None:
+            self._into_row(op, new, store, out)
         self._after(op, out)
+
+    def _row_stores(self, loop: Op, operands: list[Value], out: Block) -> None:
+        """Before loop, the tape rows of each array its body makes that tape_rows.py chose:
+        `rows = tape_rows(<the range's arguments>)` (sized by the range; else growing)."""
+        chosen = [inner for inner in loop.regions[-1].ops
+                  if self.plan.tape_rows.get(id(inner)) is loop]
+        if not chosen:
+            return
+        sizes = []
+        if loop.opcode == "for" and loop.attrs.get("kind") == "range":
+            sizes = operands[:len(loop_layout(loop).iterables)]
+        for inner in chosen:
+            made = out.append(Op("call", list(sizes), 1,
+                                 {"fn": tape_rows.tape_rows, "expr": "_zp_tape_rows", "kw": (),
+                                  "star": ()}, (), loop.loc, hints=["_zp_rows"]))
+            self.row_stores[id(inner)] = made.result
+
+    def _into_row(self, op: Op, new: Op, store: Value, out: Block) -> None:
+        """`t = tape_row(rows, <new>)`: the forward goes on with what tape_row returns (the
+        array's copy in a row, or the array itself); new's own result, renamed, is read
+        there alone, so the expression is written into the call (codegen/emit.py inlines a
+        pure op read once), and tape_row can tell from the reference count that nothing
+        else holds the array."""
+        made = new.results[0]
+        kept = Op("call", [store, made], 1,
+                  {"fn": tape_rows.tape_row, "expr": "_zp_tape_row", "kw": (), "star": ()},
+                  (), op.loc, hints=[made.hint])
+        made.hint = ""
+        out.append(kept)
+        self.vmap[op.result.id] = kept.result
 
     def _inline_write(self, op: Op, saved: Value, out: Block) -> None:
         """`saved = x[i]; x[i] = v`: the element the write destroys, then the write."""

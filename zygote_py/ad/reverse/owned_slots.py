@@ -48,6 +48,7 @@ from ...ir.ops import loop_layout
 from ...rules.indexing import _index_cotangent
 from ...runtime import helpers as runtime_helpers
 from ...runtime import writes
+from .kept_regions import keep_overwritten_regions
 
 _BASIC_PARTS = (int, slice)
 
@@ -101,6 +102,7 @@ def _own_slot(builder, loop: Op, layout, k: int, readers: dict[int, list[Op]],
         mapping[following.id] = carried
     for inner in body.walk():
         inner.operands = [mapping.get(v.id, v) for v in inner.operands]
+    keep_overwritten_regions(builder, body, carried)  # (kept_regions.py)
 
 
 def _chain(builder, body: Block, carried: Value, yielded: Value, readers) -> list[tuple[Op, Value]]:

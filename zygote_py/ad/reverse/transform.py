@@ -32,6 +32,7 @@ from .augment import augment
 from .owned_slots import own_loop_cotangents
 from .objects import check_underived_calls, effectful_ops, object_reads, written_objects
 from .reads import ConstantReads
+from .tape_rows import tape_row_values
 from .writes import same_object_slots
 
 
@@ -193,6 +194,7 @@ class ReverseTransform:
         builder.emit("return", [packed], 0)
         builder.tapes.place(builder.backward, builder.mirror)
         own_loop_cotangents(builder)  # (the backward is complete: owned_slots.py)
+        builder.plan.tape_rows = tape_row_values(builder)  # (tape_rows.py)
         forward = augment(fn, builder.plan, builder.tapes, builder.backward)
         program = AdjointProgram(forward, builder.backward, [o is not None for o in outputs],
                                  builder.callees, self.guards)
