@@ -37,7 +37,7 @@ import inspect
 import types
 
 from .. import context
-from ..errors import NoDerivativeRule
+from ..errors import InternalError, NoDerivativeRule
 from ..kinds import scalar_kinds
 from ..resolve import (
     CALLABLE,
@@ -114,15 +114,22 @@ def _ledger_mark(ledger):
 
 def call_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call(f, operands, spec, loc)`: the pair and its tangent."""
+    targs = fd._padded(targs, 4)
+    callee, operands, spec, call_loc = args
+    if _runs_program(callee):
+        # dispatch would run f's compiled pullback: it runs once, here, by forward mode
+        operands = tuple(operands)
+        f_dot, operand_dots = _written_operands(callee, targs[0], operands, targs[1], spec)
+        y_dot, back_dot = _call(callee, f_dot, operands, operand_dots, spec, call_loc or loc,
+                                None)
+        return _once(y_dot, back_dot, call_loc or loc)
     ledger = context.current().objects
     mark = _ledger_mark(ledger)
     pair = dispatch.call(*args, **kwargs)
     wrote = _ledger_mark(ledger) != mark  # (following it would run it a second time)
-    targs = fd._padded(targs, 4)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
         # nothing moves but, later, perhaps g
         return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
-    callee, operands, spec, call_loc = args
     if wrote:
         raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
@@ -134,14 +141,21 @@ def call_jvp(args, kwargs, targs, tkwargs, loc):
 
 def method_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call_method(obj, name, operands, spec, loc)`."""
+    targs = fd._padded(targs, 5)
+    obj, name, operands, spec, call_loc = args
+    if _method_runs_program(obj, name):
+        operands = tuple(operands)
+        obj_dot, operand_dots = _written_operands(obj, targs[0], operands, targs[2], spec,
+                                                  receiver=True)
+        y_dot, back_dot = _method(obj, obj_dot, name, operands, operand_dots, spec,
+                                  call_loc or loc, None)
+        return _once(y_dot, back_dot, call_loc or loc)
     ledger = context.current().objects
     mark = _ledger_mark(ledger)
     pair = dispatch.call_method(*args, **kwargs)
     wrote = _ledger_mark(ledger) != mark
-    targs = fd._padded(targs, 5)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
         return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
-    obj, name, operands, spec, call_loc = args
     if wrote:
         raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
@@ -149,6 +163,83 @@ def method_jvp(args, kwargs, targs, tkwargs, loc):
     y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
                               call_loc or loc, pair[0])
     return pair, (y_dot, back_dot)
+
+
+# -- calls of Python functions: the compiled pullback run once, by forward mode -------------
+# dispatch runs a Python function's compiled pullback (_function_pullback) and hands out its
+# back wrapped.  Forward mode over that call must not run it a second time beside dispatch's
+# run: a function that writes attributes (`self.s = self.s + ...`) would write them twice,
+# and its back, which undoes those writes, would undo them twice.  So for these calls the
+# pullback runs only here, by forward mode, which follows its writes in the book of
+# attribute tangents (forward_objects.py); the pair handed to the gradient code is built
+# from that one run, its back placing the program's cotangents as dispatch's back does, and
+# back's tangent (ProgramBack) runs that same back once, by forward mode, for both.
+
+
+def _runs_program(f) -> bool:
+    """Whether dispatch.call(f, ...) runs a compiled pullback of a Python function (f itself,
+    a bound method's, a callable object's, a partial's, an lru_cache wrapper's, a method
+    reached by name), decided in _call's order."""
+    how = resolve(f, registry)
+    kind = how.kind
+    if kind == FUNCTION:
+        return True
+    if kind in (CUSTOM, RULE, NONDIFF):
+        return False
+    if type(f) is dispatch.LRU_WRAPPER:
+        return _runs_program(f.__wrapped__)
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return True
+    if kind in (METHOD, CALLABLE):
+        return True
+    return kind == RECEIVER and _method_runs_program(how.receiver, how.name)
+
+
+def _method_runs_program(obj, name) -> bool:
+    """Whether dispatch.call_method(obj, name, ...) runs a method's compiled pullback."""
+    if type(obj) is super:
+        return False
+    how = resolve_method(obj, name, registry)
+    if how.kind in (METHOD, CLASS):
+        return True
+    return how.kind == STATIC and _runs_program(how.function)
+
+
+def _written_operands(head, head_dot, operands, operand_dots, spec, receiver=False):
+    """The tangents of the callee (or receiver) and the operands, with Written() for an
+    object whose attributes forward-mode code wrote (their tangents are in the book): the
+    program must read those, so it runs transformed even where nothing else moves."""
+    operand_dots = _operand_dots(operands, operand_dots)
+    book = context.current().object_tangents
+    if book is None or not book.fields:
+        return head_dot, operand_dots
+    operand_dots = forward_objects._with_written(book, operands, operand_dots, spec)
+    if receiver:
+        if not fd.has_tangent(head_dot) and id(head) in book.fields:
+            head_dot = forward_objects.Written()
+    else:
+        head_dot = forward_objects._callee_written(book, head, head_dot)
+    return head_dot, operand_dots
+
+
+def _once(y_dot, back_dot, loc):
+    """(the pair dispatch would have made, its tangent) from the one forward run."""
+    if not isinstance(back_dot, ProgramBack):  # (_runs_program and _call disagree)
+        raise InternalError("a call resolved while the gradient ran was expected to run a "
+                            "compiled pullback", loc,
+                            "this is a defect of zygote_py; please report it")
+    y = back_dot.y
+    if back_dot.back_dot is None and y_dot is None and not back_dot.effects:
+        fob_check_plain(y, loc)
+    return (y, back_dot.pair_back()), (y_dot, back_dot)
+
+
+def fob_check_plain(y, loc):
+    """A program that ran plainly (nothing it was given moves) after an attribute was
+    written with a tangent: refused when its result could carry a derivative (it may read
+    that attribute through a global), as forward_objects refuses such a call."""
+    forward_objects._check_plain(context.current().object_tangents, y,
+                                 "a call resolved while the gradient ran", loc)
 
 
 def _operand_dots(operands, dots):
@@ -409,7 +500,7 @@ def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, l
     cells = dispatch.active_cells(fn)
     program = dispatch._pullback_entry(fn, active, cells, scalar_kinds(values))
     all_targs = (*prefix_dots, *fd._padded(targs, len(flat.args)))
-    (_, inner_back), pair_dot = fd._python(program, cells_dot, args, flat.kwargs, all_targs,
+    (y, inner_back), pair_dot = fd._python(program, cells_dot, args, flat.kwargs, all_targs,
                                            tkwargs, loc)
     y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
     shifted = _Flat.prefixed(prefix, flat)
@@ -423,7 +514,8 @@ def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, l
         arg_bars, kw_bars = _spread(origins, dict(zip(names, out)), shifted)
         return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars[n_prefix:], kw_bars))
 
-    return y_dot, ProgramBack(inner_back, inner_back_dot, placed)
+    return y_dot, ProgramBack(inner_back, inner_back_dot, placed, y,
+                              len(names) + (1 if cells else 0))
 
 
 def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
@@ -439,25 +531,63 @@ def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
 
 
 class ProgramBack(_Arrangeable):
-    """The tangent of the back dispatch made for a Python function: calling it runs the
-    compiled pullback's back by forward mode (back, back_dot: from the forward run of the
-    program) and places its tangents as dispatch's back places the cotangents."""
+    """The tangent of the back of a call of a Python function, from the one forward run of
+    its compiled pullback (y, and back: the program's own back function; back_dot: its
+    tangent, from that run).  Calling it runs back once -- by forward mode where anything it
+    captured moves, or it has effects (it undoes attribute writes) -- and places the
+    program's cotangents, and their tangents, as dispatch's back places them (arrange)."""
 
-    __slots__ = ("arrange", "back", "back_dot")
+    __slots__ = ("arrange", "back", "back_dot", "n_out", "y")
 
-    def __init__(self, back, back_dot, arrange):
+    def __init__(self, back, back_dot, arrange, y=None, n_out=0):
         self.back, self.back_dot, self.arrange = back, back_dot, arrange
+        self.y, self.n_out = y, n_out
+
+    @property
+    def effects(self) -> bool:
+        return getattr(self.back, "_zp_effects", False)
+
+    def then(self, arrange):
+        inner = self.arrange
+        return ProgramBack(self.back, self.back_dot, lambda out: arrange(inner(out)), self.y,
+                           self.n_out)
+
+    def pair_back(self):
+        """The back dispatch would have handed out: the program's back, placed."""
+        inner, arrange, effects = self.back, self.arrange, self.effects
+        nones = (None,) * self.n_out
+
+        def back(g):
+            if g is None and not effects:
+                return arrange(nones)
+            return arrange(tuple(inner(g)))
+
+        if effects:
+            back._zp_effects = True
+        return back
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
-        value = fn(*args, **kwargs)
         g = args[0]
         g_dot = targs[0] if targs else None
-        if g is None and not fd.has_tangent(g_dot):
-            return value, None
-        _, outs_dot = fd.apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
+        effects = self.effects
+        if not effects and not fd.has_tangent(self.back_dot):
+            # nothing the back captured moves and it writes nothing: it is linear in g
+            value = self.arrange((None,) * self.n_out if g is None else tuple(self.back(g)))
+            if not fd.has_tangent(g_dot):
+                return value, None
+            return value, self.arrange(tuple(self.back(g_dot)))
+        if g is None and not fd.has_tangent(g_dot) and not effects:
+            return self.arrange((None,) * self.n_out), None
+        back_dot = self.back_dot
+        if not fd.has_tangent(back_dot):  # (it ran plainly: the written objects it holds move)
+            book = context.current().object_tangents
+            if book is not None and book.fields:
+                back_dot = forward_objects._callee_written(book, self.back, None)
+        outs, outs_dot = fd.apply(self.back, back_dot, (g,), {}, (g_dot,), {}, loc)
+        value = self.arrange(tuple(outs))
         if outs_dot is None:
             return value, None
-        return value, self.arrange(outs_dot)
+        return value, self.arrange(tuple(outs_dot))
 
 
 class _Then(_Arrangeable):
