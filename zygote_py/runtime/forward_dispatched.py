@@ -40,8 +40,10 @@ from .. import context
 from ..errors import InternalError, NoDerivativeRule
 from ..kinds import scalar_kinds
 from ..resolve import (
+    ATTRIBUTE,
     CALLABLE,
     CLASS,
+    CONSTRUCT,
     CUSTOM,
     FUNCTION,
     METHOD,
@@ -60,9 +62,11 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
+from ..tree import keyed_cotangent
 from . import dispatch
 from . import forward_dispatch as fd
 from . import forward_objects
+from . import built_objects
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
@@ -190,7 +194,7 @@ def _runs_program(f) -> bool:
         return _runs_program(f.__wrapped__)
     if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
         return True
-    if kind in (METHOD, CALLABLE):
+    if kind in (METHOD, CALLABLE, CONSTRUCT):
         return True
     return kind == RECEIVER and _method_runs_program(how.receiver, how.name)
 
@@ -202,7 +206,7 @@ def _method_runs_program(obj, name) -> bool:
     how = resolve_method(obj, name, registry)
     if how.kind in (METHOD, CLASS):
         return True
-    return how.kind == STATIC and _runs_program(how.function)
+    return how.kind in (STATIC, ATTRIBUTE) and _runs_program(how.function)
 
 
 def _written_operands(head, head_dot, operands, operand_dots, spec, receiver=False):
@@ -224,12 +228,13 @@ def _written_operands(head, head_dot, operands, operand_dots, spec, receiver=Fal
 
 def _once(y_dot, back_dot, loc):
     """(the pair dispatch would have made, its tangent) from the one forward run."""
-    if not isinstance(back_dot, ProgramBack):  # (_runs_program and _call disagree)
+    if not isinstance(back_dot, (ProgramBack, ConstructBack)):  # (_runs_program, _call disagree)
         raise InternalError("a call resolved while the gradient ran was expected to run a "
                             "compiled pullback", loc,
                             "this is a defect of zygote_py; please report it")
     y = back_dot.y
-    if back_dot.back_dot is None and y_dot is None and not back_dot.effects:
+    if type(back_dot) is ProgramBack and back_dot.back_dot is None and y_dot is None and \
+            not back_dot.effects:
         fob_check_plain(y, loc)
     return (y, back_dot.pair_back()), (y_dot, back_dot)
 
@@ -284,6 +289,8 @@ def _call(f, f_dot, operands, operand_dots, spec, loc, y):
     if kind == RECORD:  # a NamedTuple: its back only regroups g
         return f(*fd._padded(targs, len(flat.args)),
                  **{k: tkwargs.get(k) for k in flat.kwargs}), LINEAR_IN_G
+    if kind == CONSTRUCT:
+        return _construct(f, flat, targs, tkwargs, loc)
     raise _refusal(registry.qualified_name(f), "a class built or an object written there", loc)
 
 
@@ -302,6 +309,9 @@ def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
     if kind == STATIC:
         y_dot, back_dot = _call(how.function, None, operands, operand_dots, spec, loc, y)
         return y_dot, _then(back_dot, lambda out: (None, *out[1:]))
+    if kind == ATTRIBUTE and _runs_program(how.function):
+        return _attribute_held(obj, obj_dot, name, how.function, operands, operand_dots, spec,
+                               loc)
     if kind == CLASS:
         _no_own_cells(how.function, loc)
         y_dot, back_dot = _function(how.function, None, flat, targs, tkwargs,
@@ -314,6 +324,25 @@ def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
         return y_dot, back_dot.then(_drop(1))
     raise _refusal(f"the method {name!r}", "a method held in an attribute, or one without a "
                    "derivative", loc)
+
+
+def _attribute_held(obj, obj_dot, name, held, operands, operand_dots, spec, loc):
+    """obj.name(...) where obj.name holds a callable (Recur's `self.cell(...)`), as dispatch's
+    ATTRIBUTE: the held callable's call, its own cotangent given to obj as that of the
+    attribute -- into the ledger's slot for an object built or written in the call, and
+    then its tangent into the book's slot."""
+    held_dot = forward_objects.attribute_read(obj, obj_dot, name, loc)[1]
+    y_dot, back_dot = _call(held, held_dot, operands, operand_dots, spec, loc, None)
+
+    def own(out):
+        return (dispatch.attribute_cotangent_of(obj, name, out[0]), *out[1:])
+
+    def own_dot(out):
+        if out[0] is None or not forward_objects.deposit_tangent(obj, name, out[0]):
+            return (keyed_cotangent(obj, name, out[0]), *out[1:])
+        return (None, *out[1:])
+
+    return y_dot, back_dot.then(own, own_dot)
 
 
 def _refuse_object_operands(f, flat: _Flat, loc) -> None:
@@ -518,6 +547,75 @@ def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, l
                               len(names) + (1 if cells else 0))
 
 
+def _construct(cls, flat: _Flat, targs, tkwargs, loc):
+    """built_objects.construct (a class of the user's called, resolved while the gradient
+    ran: `Layer(w)` in a method) differentiated forward: the object made with
+    object.__new__, tracked by the ledger and entered in the book (its tangent: Written()),
+    its __init__'s compiled pullback run once by forward mode (_function)."""
+    init = built_objects._class_attribute(cls, "__init__")
+    if built_objects.is_dataclass_init(init):
+        raise _refusal(registry.qualified_name(cls), "a dataclass built there", loc)
+    book = forward_objects._book(loc)
+    obj = object.__new__(cls)
+    ledger = built_objects.track(obj, loc)
+    book.enter(obj)
+    if init is object.__init__:
+        init(obj, *flat.args, **flat.kwargs)  # Python's own error for unexpected arguments
+        inner = None
+    else:
+        _, inner = _function(init, None, flat, targs, tkwargs, (obj,), (forward_objects.Written(),),
+                             loc)
+    ledger.built[id(obj)] = ledger.versions[id(obj)]
+    return forward_objects.Written(), ConstructBack(obj, inner, len(flat.origin), loc)
+
+
+class ConstructBack(fd.CallTangent):
+    """The tangent of the back of an object's construction (built_objects.construct's back:
+    the object's whole cotangent settled into its slots, its __init__'s back run, what is
+    left in its slots -- class attributes' -- handed on), from the one forward run of its
+    __init__'s pullback (inner, a ProgramBack; None for object.__init__)."""
+
+    __slots__ = ("inner", "loc", "n", "y")
+
+    effects = True
+
+    def __init__(self, obj, inner, n, loc):
+        self.y, self.inner, self.n, self.loc = obj, inner, n, loc
+
+    def pair_back(self):
+        obj, loc, n = self.y, self.loc, self.n
+        init_back = self.inner.pair_back() if self.inner is not None else None
+
+        def back(g):
+            built_objects.settle(obj, g, loc)
+            out = init_back(None) if init_back is not None else (None,) * (2 + n)
+            built_objects.class_attribute_cotangents(obj)
+            return (None, *out[2:])  # past the cells' and self's cotangents
+
+        back._zp_effects = True
+        return back
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if fd.has_tangent(g_dot):  # (its reads deposit into its slots; whole, it is refused)
+            raise _refusal(type(self.y).__qualname__, "a derivative reaching an object built "
+                           "there whole, not through its attributes", self.loc)
+        built_objects.settle(self.y, g, self.loc)
+        if self.inner is None:
+            value, tangent = (None,) * (2 + self.n), None
+        else:
+            value, tangent = self.inner.call(None, (None,), {}, (None,), {}, loc)
+        built_objects.class_attribute_cotangents(self.y)
+        # what is left in its tangent slots belongs to class attributes: constants here
+        # (forward mode over a gradient has no Params collector)
+        left = context.current().object_tangents.slots.pop(id(self.y), None)
+        if context.current().collector is not None and fd.has_tangent(left):
+            raise _refusal(type(self.y).__qualname__, "class attributes of an object built "
+                           "there, read in a zp.params call", self.loc)
+        return (None, *value[2:]), (None, *tangent[2:]) if tangent is not None else None
+
+
 def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
     """dispatch._partial_pullback differentiated forward (its bound values carry no
     derivative: dispatch refuses them)."""
@@ -537,20 +635,24 @@ class ProgramBack(_Arrangeable):
     captured moves, or it has effects (it undoes attribute writes) -- and places the
     program's cotangents, and their tangents, as dispatch's back places them (arrange)."""
 
-    __slots__ = ("arrange", "back", "back_dot", "n_out", "y")
+    __slots__ = ("arrange", "arrange_dot", "back", "back_dot", "n_out", "y")
 
-    def __init__(self, back, back_dot, arrange, y=None, n_out=0):
+    def __init__(self, back, back_dot, arrange, y=None, n_out=0, arrange_dot=None):
         self.back, self.back_dot, self.arrange = back, back_dot, arrange
+        # the tangents' placement, where it differs from the cotangents' (a cotangent that
+        # goes to the ledger's slot has its tangent go to the book's: _attribute_held)
+        self.arrange_dot = arrange if arrange_dot is None else arrange_dot
         self.y, self.n_out = y, n_out
 
     @property
     def effects(self) -> bool:
         return getattr(self.back, "_zp_effects", False)
 
-    def then(self, arrange):
-        inner = self.arrange
+    def then(self, arrange, arrange_dot=None):
+        inner, inner_dot = self.arrange, self.arrange_dot
+        arrange_dot = arrange if arrange_dot is None else arrange_dot
         return ProgramBack(self.back, self.back_dot, lambda out: arrange(inner(out)), self.y,
-                           self.n_out)
+                           self.n_out, lambda out: arrange_dot(inner_dot(out)))
 
     def pair_back(self):
         """The back dispatch would have handed out: the program's back, placed."""
@@ -575,7 +677,7 @@ class ProgramBack(_Arrangeable):
             value = self.arrange((None,) * self.n_out if g is None else tuple(self.back(g)))
             if not fd.has_tangent(g_dot):
                 return value, None
-            return value, self.arrange(tuple(self.back(g_dot)))
+            return value, self.arrange_dot(tuple(self.back(g_dot)))
         if g is None and not fd.has_tangent(g_dot) and not effects:
             return self.arrange((None,) * self.n_out), None
         back_dot = self.back_dot
@@ -587,7 +689,7 @@ class ProgramBack(_Arrangeable):
         value = self.arrange(tuple(outs))
         if outs_dot is None:
             return value, None
-        return value, self.arrange(tuple(outs_dot))
+        return value, self.arrange_dot(tuple(outs_dot))
 
 
 class _Then(_Arrangeable):
