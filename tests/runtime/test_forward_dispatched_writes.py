@@ -228,3 +228,19 @@ def test_a_method_that_writes_into_an_array_it_holds():
         return f
 
     check_hessian(make, X)
+
+
+def test_a_method_reading_weights_the_function_set_on_its_object():
+    # the weights held by the object, set from x by f (their tangents in the book) and read
+    # by the method, which nothing else it is given moves: it runs transformed all the same
+    def make():
+        m = Lin(np.zeros(2))
+
+        def f(x):
+            m.w = np.exp(x)
+            m.s = x[0]
+            m.step(np.array([1.0, -2.0]))
+            return m.step(np.ones(2)) * m.s
+        return f
+
+    check_hessian(make, X)

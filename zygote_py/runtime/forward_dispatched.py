@@ -15,16 +15,20 @@ same way of binding operands to parameters -- and for each outcome gives:
   rule's vjp body by forward mode (its body is Python; or, when only g moves, the vjp of
   g's tangent, a vjp being linear in g);
 - a Python function (any signature: defaults, *args, **kwargs, keyword arguments), a
-  bound method, a callable object, a functools.partial, an lru_cache wrapper: the
-  function's compiled pullback -- the very program dispatch ran, same active arguments
-  and cells -- run by forward mode; back's tangent runs that program's back by forward
-  mode, its outputs placed per operand as dispatch's back places them (a linear,
-  structural map, so the same map places the tangents);
+  bound method, a callable object, a callable held in an attribute, a functools.partial,
+  an lru_cache wrapper, a class of the user's built: the function's compiled pullback --
+  the program dispatch would run, same active arguments and cells -- run *instead of*
+  dispatch, once, by forward mode, and the pair handed to the gradient code built from
+  that run; back's tangent runs that program's back once by forward mode, its outputs
+  placed per operand as dispatch's back places them (a linear, structural map, so the
+  same map places the tangents).  Running nothing twice is what lets forward mode follow
+  a function that writes or builds objects: its writes, and its back's undoing of them,
+  happen once, recorded in the book of attribute tangents (forward_objects.py);
 - a non-differentiable function, a NamedTuple: back is linear in g alone.
 
 What it refuses (NoDerivativeRule at the user's line, never a silent zero): complex
 values (forward mode is real), objects whose own operator methods or NumPy hand-offs
-decide a call, classes built or objects written in the call, custom rules (@zp.adjoint:
+decide a call (and write objects), dataclasses built there, custom rules (@zp.adjoint:
 their backward function is not code forward mode follows), and the nested zp.gradient,
 zp.pullback, zp.jvp, ... themselves -- forward mode over a nested derivative's gradient
 code is a third derivative (see docs/how-it-works.md section 8).
@@ -194,8 +198,10 @@ def _runs_program(f) -> bool:
         return _runs_program(f.__wrapped__)
     if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
         return True
-    if kind in (METHOD, CALLABLE, CONSTRUCT):
+    if kind in (METHOD, CALLABLE):
         return True
+    if kind == CONSTRUCT:  # (followed where the forward-mode call keeps a book: _construct)
+        return context.current().object_tangents is not None
     return kind == RECEIVER and _method_runs_program(how.receiver, how.name)
 
 
@@ -218,12 +224,20 @@ def _written_operands(head, head_dot, operands, operand_dots, spec, receiver=Fal
     if book is None or not book.fields:
         return head_dot, operand_dots
     operand_dots = forward_objects._with_written(book, operands, operand_dots, spec)
-    if receiver:
-        if not fd.has_tangent(head_dot) and id(head) in book.fields:
-            head_dot = forward_objects.Written()
-    else:
+    if not receiver:
         head_dot = forward_objects._callee_written(book, head, head_dot)
-    return head_dot, operand_dots
+    return _written(head, head_dot), operand_dots
+
+
+def _written(obj, obj_dot):
+    """obj_dot, or Written() for an object (a receiver, a callable object) whose attributes
+    forward-mode code wrote and that carries no tangent of its own."""
+    if fd.has_tangent(obj_dot):
+        return obj_dot
+    book = context.current().object_tangents
+    if book is not None and id(obj) in book.fields:
+        return forward_objects.Written()
+    return obj_dot
 
 
 def _once(y_dot, back_dot, loc):
@@ -331,7 +345,7 @@ def _attribute_held(obj, obj_dot, name, held, operands, operand_dots, spec, loc)
     ATTRIBUTE: the held callable's call, its own cotangent given to obj as that of the
     attribute -- into the ledger's slot for an object built or written in the call, and
     then its tangent into the book's slot."""
-    held_dot = forward_objects.attribute_read(obj, obj_dot, name, loc)[1]
+    held_dot = _written(held, forward_objects.attribute_read(obj, obj_dot, name, loc)[1])
     y_dot, back_dot = _call(held, held_dot, operands, operand_dots, spec, loc, None)
 
     def own(out):
