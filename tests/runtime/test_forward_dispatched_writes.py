@@ -7,6 +7,8 @@ against central differences of zp.gradient on fresh objects, and symmetric
 (tests/forward_object_checks.py); one against a Hessian derived by hand; the objects are
 left as one call of f leaves them."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 from forward_object_checks import check_hessian, fd_hessian
@@ -244,3 +246,24 @@ def test_a_method_reading_weights_the_function_set_on_its_object():
         return f
 
     check_hessian(make, X)
+
+
+@dataclass
+class Pair:
+    a: float
+
+
+class Maker:
+    def make(self, x):
+        return Pair(x * 2.0).a  # a dataclass built in a method called through dispatch
+
+
+def test_a_dataclass_built_through_dispatch_is_refused_not_guessed():
+    maker = Maker()
+
+    def f(x):
+        return np.sum(maker.make(x) ** 2)
+
+    np.testing.assert_allclose(zp.gradient(f, X)[0], 8 * X)
+    with pytest.raises(zp.NoDerivativeRule, match="dataclass built there"):
+        zp.hessian(f, X)

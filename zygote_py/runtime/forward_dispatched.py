@@ -67,10 +67,8 @@ from ..resolve import (
 )
 from ..rules import registry
 from ..tree import keyed_cotangent
-from . import dispatch
+from . import built_objects, dispatch, forward_objects
 from . import forward_dispatch as fd
-from . import forward_objects
-from . import built_objects
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .helpers import make_closure
