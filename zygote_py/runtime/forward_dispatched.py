@@ -28,7 +28,7 @@ same way of binding operands to parameters -- and for each outcome gives:
 
 What it refuses (NoDerivativeRule at the user's line, never a silent zero): complex
 values (forward mode is real), objects whose own operator methods or NumPy hand-offs
-decide a call (and write objects), dataclasses built there, custom rules (@zp.adjoint:
+decide a call (and write objects), dataclasses with __post_init__ built there, custom rules (@zp.adjoint:
 their backward function is not code forward mode follows), and the nested zp.gradient,
 zp.pullback, zp.jvp, ... themselves -- forward mode over a nested derivative's gradient
 code is a third derivative (see docs/how-it-works.md section 8).
@@ -36,6 +36,7 @@ code is a third derivative (see docs/how-it-works.md section 8).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -565,13 +566,17 @@ def _construct(cls, flat: _Flat, targs, tkwargs, loc):
     object.__new__, tracked by the ledger and entered in the book (its tangent: Written()),
     its __init__'s compiled pullback run once by forward mode (_function)."""
     init = built_objects._class_attribute(cls, "__init__")
-    if built_objects.is_dataclass_init(init):
-        raise _refusal(registry.qualified_name(cls), "a dataclass built there", loc)
+    dataclass = built_objects.is_dataclass_init(init)
+    if dataclass and built_objects._class_attribute(cls, "__post_init__") is not None:
+        raise _refusal(registry.qualified_name(cls), "a dataclass with __post_init__ built "
+                       "there", loc)
     book = forward_objects._book(loc)
     obj = object.__new__(cls)
     ledger = built_objects.track(obj, loc)
     book.enter(obj)
-    if init is object.__init__:
+    if dataclass:
+        inner = _DataclassInit(cls, init, obj, flat, targs, tkwargs, loc)
+    elif init is object.__init__:
         init(obj, *flat.args, **flat.kwargs)  # Python's own error for unexpected arguments
         inner = None
     else:
@@ -579,6 +584,53 @@ def _construct(cls, flat: _Flat, targs, tkwargs, loc):
                              loc)
     ledger.built[id(obj)] = ledger.versions[id(obj)]
     return forward_objects.Written(), ConstructBack(obj, inner, len(flat.origin), loc)
+
+
+class _DataclassInit:
+    """A dataclass's generated __init__ (no source), replayed as built_objects.dataclass_init
+    replays it -- each field from its argument, default or default_factory -- with each
+    write's tangent recorded in the book; its back (take_attribute per field, in reverse)
+    runs once, forward, in call().  The same two methods as a ProgramBack (ConstructBack
+    holds either)."""
+
+    def __init__(self, cls, init, obj, flat: _Flat, targs, tkwargs, loc):
+        owner = next(k for k in cls.__mro__ if vars(k).get("__init__") is init)
+        sig = inspect.signature(init)
+        given = sig.bind(obj, *flat.args, **flat.kwargs).arguments
+        tbound = sig.bind_partial(None, *fd._padded(targs, len(flat.args)), **tkwargs).arguments
+        self.obj, self.flat, self.loc = obj, flat, loc
+        self.shifted = _Flat.prefixed((obj,), flat)
+        self.origins = _origins(sig, self.shifted)
+        self.written = []  # (field, old value, value written, old value's tangent)
+        for field in owner.__dataclass_fields__.values():
+            if getattr(field, "_field_type", None) is not dataclasses._FIELD:
+                continue  # a ClassVar (an InitVar needs __post_init__: refused)
+            value = built_objects.dataclass_field_value(field, given)
+            if value is built_objects.NO_FIELD_VALUE:
+                continue
+            tangent = tbound.get(field.name) if field.init else None
+            old, old_dot = forward_objects.attribute_write(
+                obj, None, field.name, value, tangent, loc, built_objects.object_set_attribute)
+            self.written.append((field.name, old, value, old_dot))
+
+    def _placed(self, by_name):
+        arg_bars, kw_bars = _spread(self.origins, by_name, self.shifted)
+        return (None, arg_bars[0], *self.flat.regroup(arg_bars[1:], kw_bars))
+
+    def pair_back(self):
+        def back(g):  # (as built_objects.dataclass_init's back: each write taken back)
+            return self._placed({name: built_objects.take_attribute(self.obj, name, old, new)
+                                 for name, old, new, _ in reversed(self.written)})
+
+        return back
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        bars, bars_dot = {}, {}
+        for name, old, new, old_dot in reversed(self.written):
+            bars[name], bars_dot[name] = forward_objects.take_attribute_jvp(self.obj, name, old,
+                                                                           new, old_dot)
+        tangent = self._placed(bars_dot) if any(map(fd.has_tangent, bars_dot.values())) else None
+        return self._placed(bars), tangent
 
 
 class ConstructBack(fd.CallTangent):
