@@ -112,6 +112,26 @@ def test_two_objects_of_one_class_keep_their_own_state():
     check_hessian(make, X)
 
 
+def test_a_method_run_plainly_before_the_state_is_written_with_a_derivative():
+    # the first step moves nothing (its operand is a constant and the object was not yet
+    # written), so it runs plainly; the write after it is followed.  Each column must start
+    # from the state at the call, not from the value that first followed write replaced
+    # (forward_objects.undo_writes: a Hessian of 6 where 3 is right, before)
+    def make():
+        m = Lin(np.array([1.0, 2.0]))
+
+        def f(x):
+            a = m.step(np.ones(2))
+            m.s = m.s * x[0]
+            b = m.step(np.ones(2))
+            return m.s * x[1] + a * b * x[0]
+        return f
+
+    hess = check_hessian(make, X)
+    # a = 3, m.s = 3 x0, b = 3 x0 + 3: f = (3 x0 + 3) x1 + 3 (3 x0 + 3) x0
+    np.testing.assert_allclose(hess, [[18.0, 3.0], [3.0, 0.0]], atol=1e-12)
+
+
 # -- nn.Recur stepped one call at a time ---------------------------------------------------
 RNG = np.random.default_rng(5)
 MODEL = nn.RNN(3, 2)

@@ -745,15 +745,32 @@ class ProgramBack(_Arrangeable):
         if g is None and not fd.has_tangent(g_dot) and not effects:
             return self.arrange((None,) * self.n_out), None
         back_dot = self.back_dot
-        if not fd.has_tangent(back_dot):  # (it ran plainly: the written objects it holds move)
-            book = context.current().object_tangents
-            if book is not None and book.fields:
-                back_dot = forward_objects._callee_written(book, self.back, None)
+        if not fd.has_tangent(back_dot):
+            # (it ran plainly) the objects it holds that the ledger tracks count as moving:
+            # its take_attribute's then take the tangents the book's slots gathered for them
+            back_dot = _tracked_cells(self.back)
         outs, outs_dot = fd.apply(self.back, back_dot, (g,), {}, (g_dot,), {}, loc)
         value = self.arrange(tuple(outs))
         if outs_dot is None:
             return value, None
         return value, self.arrange_dot(tuple(outs_dot))
+
+
+def _tracked_cells(fn):
+    """CellTangents with Written() for fn's closure cells holding objects the reverse ledger
+    tracks (built or written in the call), or None."""
+    if not isinstance(fn, types.FunctionType) or not fn.__closure__ or \
+            context.current().object_tangents is None:
+        return None
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if is_tracked(value):
+            out[name] = forward_objects.Written()
+    return fd.CellTangents(out) if out else None
 
 
 class _Then(_Arrangeable):

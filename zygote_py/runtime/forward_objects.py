@@ -77,7 +77,7 @@ class ObjectTangents:
              (forward over reverse: gradient code's attribute cotangents);
     moves    how many tangents that may be nonzero were recorded (never decreases);
     first    (id(obj), name) -> (obj, name, the value before the call's first write):
-             what `undo_writes` puts back."""
+             what `undo_writes` puts back (None where code run plainly wrote it first)."""
 
     __slots__ = ("at_call_state", "fields", "first", "held", "moves", "slots")
 
@@ -95,7 +95,10 @@ class ObjectTangents:
         """Put every attribute the call wrote back to its value from before the call: the
         columns of zp.hessian and of a forward zp.jacobian each start from the state the
         first one started from, as one call of f sees it."""
-        for obj, name, old in self.first.values():
+        for entry in self.first.values():
+            if entry is None:  # first written by code run plainly (see _written_before)
+                continue
+            obj, name, old = entry
             if old is built_objects._ABSENT:
                 try:
                     object.__delattr__(obj, name)
@@ -133,6 +136,16 @@ def _unseen(obj, name, loc) -> ZygoteError:
 
 
 # -- writes and reads ------------------------------------------------------------------------
+def _written_before(obj, name) -> bool:
+    """Whether the call's ledger logged a write of obj.name before the one just made: a write
+    by gradient code run plainly (a call dispatched while the gradient runs, none of whose
+    inputs moved), not recorded here.  The value this write replaced is then not the one
+    from before the call, so `undo_writes` leaves that attribute alone: the gradient's
+    backward, which takes every logged write back, has put it back already."""
+    log = context.current().objects.log
+    return any(o is obj and n == name for o, n, _ in log[:-1])
+
+
 def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_objects.set_attribute):
     """`obj.name = value` in forward-mode code: the write, as reverse mode makes it, and its
     tangent recorded.  Returns (the old value, its tangent) -- what gradient code's backward
@@ -146,7 +159,9 @@ def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_object
         raise ZygoteError("forward-mode code wrote an attribute outside zp.jvp", loc,
                           "call generated forward code through zp.jvp")
     old = form(obj, name, value, loc)
-    book.first.setdefault((id(obj), name), (obj, name, old))
+    key = (id(obj), name)
+    if key not in book.first:
+        book.first[key] = None if _written_before(obj, name) else (obj, name, old)
     entry = book.enter(obj)
     previous = entry.get(name)
     if previous is not None:
