@@ -132,6 +132,36 @@ def test_a_method_run_plainly_before_the_state_is_written_with_a_derivative():
     np.testing.assert_allclose(hess, [[18.0, 3.0], [3.0, 0.0]], atol=1e-12)
 
 
+class Bumper:
+    def __init__(self):
+        self.t = 0.5
+
+    def bump(self, v):
+        self.t = self.t * v + 0.25
+        return self.t * self.t
+
+
+def test_a_method_that_runs_plainly_and_writes_is_undone_between_columns():
+    # q.bump(1.5) carries no derivative: the gradient runs it as plain Python, which the
+    # backward does not undo; each column must still start from q.t at the call (its
+    # attributes are compared around the call: forward_objects._note_plain_writes).  It
+    # ran once per column before, and the second column was that of another function.
+    def make():
+        q = Bumper()
+
+        def f(x):
+            a = q.bump(1.5)
+            return a * x[0] ** 2 * x[1]
+        return f
+
+    f = make()
+    hess = zp.hessian(f, X)
+    a = (0.5 * 1.5 + 0.25) ** 2
+    np.testing.assert_allclose(hess, [[2 * a * X[1], 2 * a * X[0]], [2 * a * X[0], 0.0]],
+                               atol=1e-12)
+    assert f.__closure__[0].cell_contents.t == 1.0  # as one call leaves it
+
+
 # -- nn.Recur stepped one call at a time ---------------------------------------------------
 RNG = np.random.default_rng(5)
 MODEL = nn.RNN(3, 2)

@@ -283,11 +283,34 @@ def jvp_method(obj, obj_dot, name, args, tangents, spec, loc):
             return y, None
         return jvp_call(bound, obj_dot, args, tangents, spec, loc)
     if obj_dot is None and not any(t is not None for t in tangents):
+        before = _instance_state(obj) if book is not None and book.at_call_state and \
+            _user_receiver(obj) else None
         y, _ = fwd.jvp_method(obj, None, name, args, tangents, spec, loc)
+        if before is not None:
+            _note_plain_writes(book, obj, before)
         if _user_receiver(obj):
             _check_plain(book, y, f".{name}(...)", loc)
         return y, None
     return fwd.jvp_method(obj, obj_dot, name, args, tangents, spec, loc)
+
+
+def _instance_state(obj):
+    """A shallow copy of obj's own attributes (its __dict__), or None without one."""
+    held = getattr(obj, "__dict__", None)
+    return dict(held) if type(held) is dict else None
+
+
+def _note_plain_writes(book, obj, before) -> None:
+    """After a method of obj ran plainly (nothing it was given moves) in one column of
+    several: the attributes it changed are entered in `first` with their values from
+    before, so that `undo_writes` puts them back and the next column starts from the state
+    at the call (the gradient's backward does not know of these writes)."""
+    after = getattr(obj, "__dict__", {})
+    for name in set(before) | set(after):
+        old = before.get(name, built_objects._ABSENT)
+        if after.get(name, built_objects._ABSENT) is not old:
+            book.first.setdefault((id(obj), name), (obj, name, old))
+            book.held[id(obj)] = obj
 
 
 def plain_method(obj, name, args, spec, loc):
@@ -309,12 +332,23 @@ def jvp_call(f, f_dot, args, tangents, spec, loc):
                 pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
                 return construct(f, pargs, kwargs, targs, tkwargs, loc)
             y, _ = fwd.jvp_call(f, None, args, tangents, spec, loc)
-            _check_plain(book, y, f"{getattr(f, '__qualname__', type(f).__name__)}(...)", loc)
+            if not _runs_no_user_code(f, args):
+                _check_plain(book, y, f"{getattr(f, '__qualname__', type(f).__name__)}(...)",
+                             loc)
             return y, None
     if isinstance(f, type) and any(t is not None for t in tangents) and _constructs(f):
         pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
         return construct(f, pargs, kwargs, targs, tkwargs, loc)
     return fwd.jvp_call(f, f_dot, args, tangents, spec, loc)
+
+
+def _runs_no_user_code(f, args) -> bool:
+    """gradient code's `attribute_cotangent(obj, name, g)` of a plain attribute: it only
+    wraps g ({name: g}, or into a tracked object's slot), reading nothing of the user's (a
+    property's getter, a rule, super() do: they are checked as any call)."""
+    if f is not dispatch.attribute_cotangent or len(args) != 3 or type(args[0]) is super:
+        return False
+    return resolve_attribute(type(args[0]), args[1], registry).kind not in (PROPERTY, RULE)
 
 
 def plain_call(f, args, spec, loc):
