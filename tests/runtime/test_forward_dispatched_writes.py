@@ -154,12 +154,26 @@ def test_a_method_that_runs_plainly_and_writes_is_undone_between_columns():
             return a * x[0] ** 2 * x[1]
         return f
 
-    f = make()
-    hess = zp.hessian(f, X)
+    def make_by_name():  # the same through a function called by name, given the object
+        q = Bumper()
+
+        def f(x):
+            a = bump(q, 1.5)
+            return a * x[0] ** 2 * x[1]
+        return f
+
     a = (0.5 * 1.5 + 0.25) ** 2
-    np.testing.assert_allclose(hess, [[2 * a * X[1], 2 * a * X[0]], [2 * a * X[0], 0.0]],
-                               atol=1e-12)
-    assert f.__closure__[0].cell_contents.t == 1.0  # as one call leaves it
+    for maker in (make, make_by_name):
+        f = maker()
+        hess = zp.hessian(f, X)
+        np.testing.assert_allclose(hess, [[2 * a * X[1], 2 * a * X[0]], [2 * a * X[0], 0.0]],
+                                   atol=1e-12)
+        assert f.__closure__[0].cell_contents.t == 1.0  # as one call leaves it
+
+
+def bump(q, v):
+    q.t = q.t * v + 0.25
+    return q.t * q.t
 
 
 # -- nn.Recur stepped one call at a time ---------------------------------------------------

@@ -283,34 +283,42 @@ def jvp_method(obj, obj_dot, name, args, tangents, spec, loc):
             return y, None
         return jvp_call(bound, obj_dot, args, tangents, spec, loc)
     if obj_dot is None and not any(t is not None for t in tangents):
-        before = _instance_state(obj) if book is not None and book.at_call_state and \
-            _user_receiver(obj) else None
+        before = _states(book, (obj, *args)) if _user_receiver(obj) else None
         y, _ = fwd.jvp_method(obj, None, name, args, tangents, spec, loc)
-        if before is not None:
-            _note_plain_writes(book, obj, before)
+        if before:
+            _note_plain_writes(book, before)
         if _user_receiver(obj):
             _check_plain(book, y, f".{name}(...)", loc)
         return y, None
     return fwd.jvp_method(obj, obj_dot, name, args, tangents, spec, loc)
 
 
-def _instance_state(obj):
-    """A shallow copy of obj's own attributes (its __dict__), or None without one."""
-    held = getattr(obj, "__dict__", None)
-    return dict(held) if type(held) is dict else None
+def _states(book, values):
+    """In one column of several (book.at_call_state), before code of the user's runs plainly
+    (nothing it is given moves): [(obj, a shallow copy of its __dict__)] for the instances
+    of the user's classes among values (a receiver, the arguments)."""
+    if book is None or not book.at_call_state:
+        return None
+    out = []
+    for obj in values:
+        held = getattr(obj, "__dict__", None)
+        if type(held) is dict and _user_receiver(obj) and not isinstance(obj, type):
+            out.append((obj, dict(held)))
+    return out
 
 
-def _note_plain_writes(book, obj, before) -> None:
-    """After a method of obj ran plainly (nothing it was given moves) in one column of
-    several: the attributes it changed are entered in `first` with their values from
+def _note_plain_writes(book, before) -> None:
+    """After code of the user's ran plainly in one column of several: the attributes it
+    changed on the objects it was given are entered in `first` with their values from
     before, so that `undo_writes` puts them back and the next column starts from the state
     at the call (the gradient's backward does not know of these writes)."""
-    after = getattr(obj, "__dict__", {})
-    for name in set(before) | set(after):
-        old = before.get(name, built_objects._ABSENT)
-        if after.get(name, built_objects._ABSENT) is not old:
-            book.first.setdefault((id(obj), name), (obj, name, old))
-            book.held[id(obj)] = obj
+    for obj, state in before:
+        after = getattr(obj, "__dict__", {})
+        for name in set(state) | set(after):
+            old = state.get(name, built_objects._ABSENT)
+            if after.get(name, built_objects._ABSENT) is not old:
+                book.first.setdefault((id(obj), name), (obj, name, old))
+                book.held[id(obj)] = obj
 
 
 def plain_method(obj, name, args, spec, loc):
@@ -331,7 +339,10 @@ def jvp_call(f, f_dot, args, tangents, spec, loc):
                 # its __init__ may read written attributes: built as with tangents (exact)
                 pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
                 return construct(f, pargs, kwargs, targs, tkwargs, loc)
+            before = _states(book, args)
             y, _ = fwd.jvp_call(f, None, args, tangents, spec, loc)
+            if before:
+                _note_plain_writes(book, before)
             if not _runs_no_user_code(f, args):
                 _check_plain(book, y, f"{getattr(f, '__qualname__', type(f).__name__)}(...)",
                              loc)
@@ -339,6 +350,12 @@ def jvp_call(f, f_dot, args, tangents, spec, loc):
     if isinstance(f, type) and any(t is not None for t in tangents) and _constructs(f):
         pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
         return construct(f, pargs, kwargs, targs, tkwargs, loc)
+    if f_dot is None and not any(t is not None for t in tangents):
+        before = _states(book, args)
+        if before:
+            y, _ = fwd.jvp_call(f, None, args, tangents, spec, loc)
+            _note_plain_writes(book, before)
+            return y, None
     return fwd.jvp_call(f, f_dot, args, tangents, spec, loc)
 
 
