@@ -176,6 +176,26 @@ def bump(q, v):
     return q.t * q.t
 
 
+GLOBAL_BUMPER = Bumper()
+
+
+def bump_global(v):  # writes an object it is not given
+    GLOBAL_BUMPER.t = GLOBAL_BUMPER.t * v + 0.25
+    return GLOBAL_BUMPER.t * GLOBAL_BUMPER.t
+
+
+def test_plain_code_changing_state_it_is_not_given_is_refused_not_a_wrong_hessian():
+    # the columns cannot put that state back; the second column's value differs from the
+    # first's (forward_api._same_call), which is refused
+    def f(x):
+        return bump_global(1.5) * x[0] ** 2 * x[1]
+
+    with pytest.raises(zp.ZygoteError, match="do not all start from the same state"):
+        zp.hessian(f, X)
+    with pytest.raises(zp.ZygoteError, match="do not all start from the same state"):
+        zp.jacobian(f, X, mode="forward")
+
+
 # -- nn.Recur stepped one call at a time ---------------------------------------------------
 RNG = np.random.default_rng(5)
 MODEL = nn.RNN(3, 2)
