@@ -164,6 +164,7 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
     g = (lambda *xs: f(*xs, **kwargs)) if kwargs else f
     out = []
     y = None
+    first = None
     for i, x in enumerate(args):
         x_arr = np.asarray(x, dtype=float)
         columns = []
@@ -174,6 +175,7 @@ def jacobian(f, *args, mode: str = "auto", **kwargs):
             tangents[i] = e if x_arr.shape else 1.0
             last = i == len(args) - 1 and index == tuple(d - 1 for d in x_arr.shape)
             y, dy = _jvp(g, args, tangents, undo_writes=not last)  # (each column: one call)
+            first = _same_call(first, y, f)
             columns.append(np.asarray(dy, dtype=np.result_type(dy, float)))
         if y is None:
             y = f(*args, **kwargs)
@@ -242,14 +244,48 @@ def hessian(f, x):
         return 0.0 if second is None else float(second)  # None: the gradient does not move
     columns = []
     final = tuple(d - 1 for d in x.shape)
+    first = None
     for index in np.ndindex(x.shape):
         e = np.zeros(x.shape)
         e[index] = 1.0
-        _, dy = _over_gradient(grad_fn, x, e, f, last=index == final)
+        y, dy = _over_gradient(grad_fn, x, e, f, last=index == final)
+        first = _same_call(first, y, f)
         columns.append(np.asarray(dense_tangent(real_where_real(dy[1][0], x), x), dtype=float))
     if not columns:
         return np.zeros(x.shape + x.shape)
     return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+def _same_call(first, y, f):
+    """Each column of zp.hessian or a forward zp.jacobian is one call of f from the state at
+    the call, so each computes the same value (and, for a Hessian, the same gradient).
+    A column whose value differs started from another state: code that ran as plain Python
+    (no derivative reached it) changed an object the columns could not put back (a
+    global's attribute), and the columns after the first would be derivatives of another
+    function.  Refused; returns the first column's value."""
+    if first is None:
+        return (y,)
+    if not _equal_values(first[0], y):
+        raise ZygoteError(
+            f"the columns of this derivative of {getattr(f, '__name__', f)!r} do not all start "
+            "from the same state: its value differs between two calls, so code it runs "
+            "without derivatives changed state that zygote_py could not put back (an "
+            "attribute of an object that code was not given, a global)", None,
+            "pass that object to the code that changes it, keep the change in code that "
+            "carries a derivative, or take the columns one at a time with zp.hvp / zp.jvp")
+    return first
+
+
+def _equal_values(a, b) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_equal_values(p, q) for p, q in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal_values(a[k], b[k]) for k in a)
+    try:  # (the same code on the same inputs: equal to rounding, whatever a BLAS does)
+        return np.shape(a) == np.shape(b) and \
+            bool(np.allclose(a, b, rtol=1e-10, atol=0.0, equal_nan=True))
+    except (TypeError, ValueError):
+        return a is b or a == b
 
 
 def real_where_real(t, x):

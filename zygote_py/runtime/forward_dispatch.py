@@ -291,6 +291,13 @@ def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
     if f_dot is None and _is_runtime_pullback(f):
         # a pullback whose operands do not move: back(g) is linear in g
         g_dot = targs[0] if targs else None
+        if has_tangent(g_dot) and getattr(f, "_zp_effects", False):
+            # unless it undoes attribute writes (and moves their cotangents): running it a
+            # second time for g's tangent would undo them twice
+            raise NoDerivativeRule(
+                "forward mode over a gradient reaches the back of a call that writes or builds "
+                "objects without knowing how that call was run (its pair lost its tangent)",
+                loc, "call the function by name, or use finite differences of zp.gradient")
         return f(*args, **kwargs), (f(g_dot) if has_tangent(g_dot) else None)
     handler = handler_for(f)
     if handler is not None:
@@ -569,7 +576,8 @@ def _padded(targs, n):
 # gradient code, and registers itself as the handler of dispatch.call and call_method)
 
 
-_RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls")
+_RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls",
+                             "zygote_py.runtime.forward_dispatched")
 
 
 def _is_runtime_pullback(f) -> bool:

@@ -15,16 +15,20 @@ same way of binding operands to parameters -- and for each outcome gives:
   rule's vjp body by forward mode (its body is Python; or, when only g moves, the vjp of
   g's tangent, a vjp being linear in g);
 - a Python function (any signature: defaults, *args, **kwargs, keyword arguments), a
-  bound method, a callable object, a functools.partial, an lru_cache wrapper: the
-  function's compiled pullback -- the very program dispatch ran, same active arguments
-  and cells -- run by forward mode; back's tangent runs that program's back by forward
-  mode, its outputs placed per operand as dispatch's back places them (a linear,
-  structural map, so the same map places the tangents);
+  bound method, a callable object, a callable held in an attribute, a functools.partial,
+  an lru_cache wrapper, a class of the user's built: the function's compiled pullback --
+  the program dispatch would run, same active arguments and cells -- run *instead of*
+  dispatch, once, by forward mode, and the pair handed to the gradient code built from
+  that run; back's tangent runs that program's back once by forward mode, its outputs
+  placed per operand as dispatch's back places them (a linear, structural map, so the
+  same map places the tangents).  Running nothing twice is what lets forward mode follow
+  a function that writes or builds objects: its writes, and its back's undoing of them,
+  happen once, recorded in the book of attribute tangents (forward_objects.py);
 - a non-differentiable function, a NamedTuple: back is linear in g alone.
 
 What it refuses (NoDerivativeRule at the user's line, never a silent zero): complex
 values (forward mode is real), objects whose own operator methods or NumPy hand-offs
-decide a call, classes built or objects written in the call, custom rules (@zp.adjoint:
+decide a call (and write objects), dataclasses with __post_init__ built there, custom rules (@zp.adjoint:
 their backward function is not code forward mode follows), and the nested zp.gradient,
 zp.pullback, zp.jvp, ... themselves -- forward mode over a nested derivative's gradient
 code is a third derivative (see docs/how-it-works.md section 8).
@@ -32,6 +36,7 @@ code is a third derivative (see docs/how-it-works.md section 8).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import types
@@ -39,11 +44,13 @@ import types
 import numpy as np
 
 from .. import context
-from ..errors import NoDerivativeRule
+from ..errors import InternalError, NoDerivativeRule
 from ..kinds import scalar_kinds
 from ..resolve import (
+    ATTRIBUTE,
     CALLABLE,
     CLASS,
+    CONSTRUCT,
     CUSTOM,
     FUNCTION,
     METHOD,
@@ -63,9 +70,9 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
-from . import dispatch
+from ..tree import keyed_cotangent
+from . import built_objects, dispatch, forward_objects
 from . import forward_dispatch as fd
-from . import forward_objects
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .protocols import is_numpy_callable, refuse_object_operands
@@ -118,15 +125,22 @@ def _ledger_mark(ledger):
 
 def call_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call(f, operands, spec, loc)`: the pair and its tangent."""
+    targs = fd._padded(targs, 4)
+    callee, operands, spec, call_loc = args
+    if _runs_program(callee):
+        # dispatch would run f's compiled pullback: it runs once, here, by forward mode
+        operands = tuple(operands)
+        f_dot, operand_dots = _written_operands(callee, targs[0], operands, targs[1], spec)
+        y_dot, back_dot = _call(callee, f_dot, operands, operand_dots, spec, call_loc or loc,
+                                None)
+        return _once(y_dot, back_dot, call_loc or loc)
     ledger = context.current().objects
     mark = _ledger_mark(ledger)
     pair = dispatch.call(*args, **kwargs)
     wrote = _ledger_mark(ledger) != mark  # (following it would run it a second time)
-    targs = fd._padded(targs, 4)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[1]):
         # nothing moves but, later, perhaps g
         return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
-    callee, operands, spec, call_loc = args
     if wrote:
         raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
@@ -138,14 +152,21 @@ def call_jvp(args, kwargs, targs, tkwargs, loc):
 
 def method_jvp(args, kwargs, targs, tkwargs, loc):
     """The handler of `dispatch.call_method(obj, name, operands, spec, loc)`."""
+    targs = fd._padded(targs, 5)
+    obj, name, operands, spec, call_loc = args
+    if _method_runs_program(obj, name):
+        operands = tuple(operands)
+        obj_dot, operand_dots = _written_operands(obj, targs[0], operands, targs[2], spec,
+                                                  receiver=True)
+        y_dot, back_dot = _method(obj, obj_dot, name, operands, operand_dots, spec,
+                                  call_loc or loc, None)
+        return _once(y_dot, back_dot, call_loc or loc)
     ledger = context.current().objects
     mark = _ledger_mark(ledger)
     pair = dispatch.call_method(*args, **kwargs)
     wrote = _ledger_mark(ledger) != mark
-    targs = fd._padded(targs, 5)
     if not fd.has_tangent(targs[0]) and not fd.has_tangent(targs[2]):
         return pair, (None, WRITES_OBJECTS if wrote else LINEAR_IN_G)
-    obj, name, operands, spec, call_loc = args
     if wrote:
         raise _writes_refusal(call_loc or loc)
     operands = tuple(operands)
@@ -153,6 +174,94 @@ def method_jvp(args, kwargs, targs, tkwargs, loc):
     y_dot, back_dot = _method(obj, targs[0], name, operands, operand_dots, spec,
                               call_loc or loc, pair[0])
     return pair, (y_dot, back_dot)
+
+
+# -- calls of Python functions: the compiled pullback run once, by forward mode -------------
+# dispatch runs a Python function's compiled pullback (_function_pullback) and hands out its
+# back wrapped.  Forward mode over that call must not run it a second time beside dispatch's
+# run: a function that writes attributes (`self.s = self.s + ...`) would write them twice,
+# and its back, which undoes those writes, would undo them twice.  So for these calls the
+# pullback runs only here, by forward mode, which follows its writes in the book of
+# attribute tangents (forward_objects.py); the pair handed to the gradient code is built
+# from that one run, its back placing the program's cotangents as dispatch's back does, and
+# back's tangent (ProgramBack) runs that same back once, by forward mode, for both.
+
+
+def _runs_program(f) -> bool:
+    """Whether dispatch.call(f, ...) runs a compiled pullback of a Python function (f itself,
+    a bound method's, a callable object's, a partial's, an lru_cache wrapper's, a method
+    reached by name), decided in _call's order."""
+    how = resolve(f, registry)
+    kind = how.kind
+    if kind == FUNCTION:
+        return True
+    if kind in (CUSTOM, RULE, NONDIFF):
+        return False
+    if type(f) is dispatch.LRU_WRAPPER:
+        return _runs_program(f.__wrapped__)
+    if isinstance(f, functools.partial) and isinstance(f.func, types.FunctionType):
+        return True
+    if kind in (METHOD, CALLABLE):
+        return True
+    if kind == CONSTRUCT:  # (followed where the forward-mode call keeps a book: _construct)
+        return context.current().object_tangents is not None
+    return kind == RECEIVER and _method_runs_program(how.receiver, how.name)
+
+
+def _method_runs_program(obj, name) -> bool:
+    """Whether dispatch.call_method(obj, name, ...) runs a method's compiled pullback."""
+    if type(obj) is super:
+        return False
+    how = resolve_method(obj, name, registry)
+    if how.kind in (METHOD, CLASS):
+        return True
+    return how.kind in (STATIC, ATTRIBUTE) and _runs_program(how.function)
+
+
+def _written_operands(head, head_dot, operands, operand_dots, spec, receiver=False):
+    """The tangents of the callee (or receiver) and the operands, with Written() for an
+    object whose attributes forward-mode code wrote (their tangents are in the book): the
+    program must read those, so it runs transformed even where nothing else moves."""
+    operand_dots = _operand_dots(operands, operand_dots)
+    book = context.current().object_tangents
+    if book is None or not book.fields:
+        return head_dot, operand_dots
+    operand_dots = forward_objects._with_written(book, operands, operand_dots, spec)
+    if not receiver:
+        head_dot = forward_objects._callee_written(book, head, head_dot)
+    return _written(head, head_dot), operand_dots
+
+
+def _written(obj, obj_dot):
+    """obj_dot, or Written() for an object (a receiver, a callable object) whose attributes
+    forward-mode code wrote and that carries no tangent of its own."""
+    if fd.has_tangent(obj_dot):
+        return obj_dot
+    book = context.current().object_tangents
+    if book is not None and id(obj) in book.fields:
+        return forward_objects.Written()
+    return obj_dot
+
+
+def _once(y_dot, back_dot, loc):
+    """(the pair dispatch would have made, its tangent) from the one forward run."""
+    if not isinstance(back_dot, (ProgramBack, ConstructBack)):  # (_runs_program, _call disagree)
+        raise InternalError("a call resolved while the gradient ran was expected to run a "
+                            "compiled pullback", loc,
+                            "this is a defect of zygote_py; please report it")
+    y = back_dot.y
+    if type(back_dot) is ProgramBack and back_dot.back_dot is None and y_dot is None and \
+            not back_dot.effects:
+        fob_check_plain(y, loc)
+    return (y, back_dot.pair_back()), (y_dot, back_dot)
+
+
+def fob_check_plain(y, loc):
+    """A program that ran plainly (nothing it was given moves) after an attribute was
+    written with a tangent: refused when its result could carry a derivative (it may read
+    that attribute through a global), as forward_objects refuses such a call."""
+    forward_objects._check_plain(context.current().object_tangents, y,
+                                 "a call resolved while the gradient ran", loc)
 
 
 def _operand_dots(operands, dots):
@@ -197,6 +306,8 @@ def _call(f, f_dot, operands, operand_dots, spec, loc, y):
     if kind == RECORD:  # a NamedTuple: its back only regroups g
         return f(*fd._padded(targs, len(flat.args)),
                  **{k: tkwargs.get(k) for k in flat.kwargs}), LINEAR_IN_G
+    if kind == CONSTRUCT:
+        return _construct(f, flat, targs, tkwargs, loc)
     raise _refusal(registry.qualified_name(f), "a class built or an object written there", loc)
 
 
@@ -217,6 +328,9 @@ def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
     if kind == STATIC:
         y_dot, back_dot = _call(how.function, None, operands, operand_dots, spec, loc, y)
         return y_dot, _then(back_dot, lambda out: (None, *out[1:]))
+    if kind == ATTRIBUTE and _runs_program(how.function):
+        return _attribute_held(obj, obj_dot, name, how.function, operands, operand_dots, spec,
+                               loc)
     if kind == CLASS:
         _no_own_cells(how.function, loc)
         y_dot, back_dot = _function(how.function, None, flat, targs, tkwargs,
@@ -229,6 +343,25 @@ def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
         return y_dot, back_dot.then(_drop(1))
     raise _refusal(f"the method {name!r}", "a method held in an attribute, or one without a "
                    "derivative", loc)
+
+
+def _attribute_held(obj, obj_dot, name, held, operands, operand_dots, spec, loc):
+    """obj.name(...) where obj.name holds a callable (Recur's `self.cell(...)`), as dispatch's
+    ATTRIBUTE: the held callable's call, its own cotangent given to obj as that of the
+    attribute -- into the ledger's slot for an object built or written in the call, and
+    then its tangent into the book's slot."""
+    held_dot = _written(held, forward_objects.attribute_read(obj, obj_dot, name, loc)[1])
+    y_dot, back_dot = _call(held, held_dot, operands, operand_dots, spec, loc, None)
+
+    def own(out):
+        return (dispatch.attribute_cotangent_of(obj, name, out[0]), *out[1:])
+
+    def own_dot(out):
+        if out[0] is None or not forward_objects.deposit_tangent(obj, name, out[0]):
+            return (keyed_cotangent(obj, name, out[0]), *out[1:])
+        return (None, *out[1:])
+
+    return y_dot, back_dot.then(own, own_dot)
 
 
 def _refuse_object_operands(f, flat: _Flat, loc) -> None:
@@ -418,7 +551,7 @@ def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, l
     cells = dispatch.active_cells(fn)
     program = dispatch._pullback_entry(fn, active, cells, scalar_kinds(values))
     all_targs = (*prefix_dots, *fd._padded(targs, len(flat.args)))
-    (_, inner_back), pair_dot = fd._python(program, cells_dot, args, flat.kwargs, all_targs,
+    (y, inner_back), pair_dot = fd._python(program, cells_dot, args, flat.kwargs, all_targs,
                                            tkwargs, loc)
     y_dot, inner_back_dot = pair_dot if pair_dot is not None else (None, None)  # None: all zero
     shifted = _Flat.prefixed(prefix, flat)
@@ -432,7 +565,128 @@ def _function(fn, cells_dot, flat: _Flat, targs, tkwargs, prefix, prefix_dots, l
         arg_bars, kw_bars = _spread(origins, dict(zip(names, out)), shifted)
         return (own, *arg_bars[:n_prefix], *flat.regroup(arg_bars[n_prefix:], kw_bars))
 
-    return y_dot, ProgramBack(inner_back, inner_back_dot, placed)
+    return y_dot, ProgramBack(inner_back, inner_back_dot, placed, y,
+                              len(names) + (1 if cells else 0))
+
+
+def _construct(cls, flat: _Flat, targs, tkwargs, loc):
+    """built_objects.construct (a class of the user's called, resolved while the gradient
+    ran: `Layer(w)` in a method) differentiated forward: the object made with
+    object.__new__, tracked by the ledger and entered in the book (its tangent: Written()),
+    its __init__'s compiled pullback run once by forward mode (_function)."""
+    init = built_objects._class_attribute(cls, "__init__")
+    dataclass = built_objects.is_dataclass_init(init)
+    if dataclass and built_objects._class_attribute(cls, "__post_init__") is not None:
+        raise _refusal(registry.qualified_name(cls), "a dataclass with __post_init__ built "
+                       "there", loc)
+    book = forward_objects._book(loc)
+    obj = object.__new__(cls)
+    ledger = built_objects.track(obj, loc)
+    book.enter(obj)
+    if dataclass:
+        inner = _DataclassInit(cls, init, obj, flat, targs, tkwargs, loc)
+    elif init is object.__init__:
+        init(obj, *flat.args, **flat.kwargs)  # Python's own error for unexpected arguments
+        inner = None
+    else:
+        _, inner = _function(init, None, flat, targs, tkwargs, (obj,), (forward_objects.Written(),),
+                             loc)
+    ledger.built[id(obj)] = ledger.versions[id(obj)]
+    return forward_objects.Written(), ConstructBack(obj, inner, len(flat.origin), loc)
+
+
+class _DataclassInit:
+    """A dataclass's generated __init__ (no source), replayed as built_objects.dataclass_init
+    replays it -- each field from its argument, default or default_factory -- with each
+    write's tangent recorded in the book; its back (take_attribute per field, in reverse)
+    runs once, forward, in call().  The same two methods as a ProgramBack (ConstructBack
+    holds either)."""
+
+    def __init__(self, cls, init, obj, flat: _Flat, targs, tkwargs, loc):
+        owner = next(k for k in cls.__mro__ if vars(k).get("__init__") is init)
+        sig = inspect.signature(init)
+        given = sig.bind(obj, *flat.args, **flat.kwargs).arguments
+        tbound = sig.bind_partial(None, *fd._padded(targs, len(flat.args)), **tkwargs).arguments
+        self.obj, self.flat, self.loc = obj, flat, loc
+        self.shifted = _Flat.prefixed((obj,), flat)
+        self.origins = _origins(sig, self.shifted)
+        self.written = []  # (field, old value, value written, old value's tangent)
+        for field in owner.__dataclass_fields__.values():
+            if getattr(field, "_field_type", None) is not dataclasses._FIELD:
+                continue  # a ClassVar (an InitVar needs __post_init__: refused)
+            value = built_objects.dataclass_field_value(field, given)
+            if value is built_objects.NO_FIELD_VALUE:
+                continue
+            tangent = tbound.get(field.name) if field.init else None
+            old, old_dot = forward_objects.attribute_write(
+                obj, None, field.name, value, tangent, loc, built_objects.object_set_attribute)
+            self.written.append((field.name, old, value, old_dot))
+
+    def _placed(self, by_name):
+        arg_bars, kw_bars = _spread(self.origins, by_name, self.shifted)
+        return (None, arg_bars[0], *self.flat.regroup(arg_bars[1:], kw_bars))
+
+    def pair_back(self):
+        def back(g):  # (as built_objects.dataclass_init's back: each write taken back)
+            return self._placed({name: built_objects.take_attribute(self.obj, name, old, new)
+                                 for name, old, new, _ in reversed(self.written)})
+
+        return back
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        bars, bars_dot = {}, {}
+        for name, old, new, old_dot in reversed(self.written):
+            bars[name], bars_dot[name] = forward_objects.take_attribute_jvp(self.obj, name, old,
+                                                                           new, old_dot)
+        tangent = self._placed(bars_dot) if any(map(fd.has_tangent, bars_dot.values())) else None
+        return self._placed(bars), tangent
+
+
+class ConstructBack(fd.CallTangent):
+    """The tangent of the back of an object's construction (built_objects.construct's back:
+    the object's whole cotangent settled into its slots, its __init__'s back run, what is
+    left in its slots -- class attributes' -- handed on), from the one forward run of its
+    __init__'s pullback (inner, a ProgramBack; None for object.__init__)."""
+
+    __slots__ = ("inner", "loc", "n", "y")
+
+    effects = True
+
+    def __init__(self, obj, inner, n, loc):
+        self.y, self.inner, self.n, self.loc = obj, inner, n, loc
+
+    def pair_back(self):
+        obj, loc, n = self.y, self.loc, self.n
+        init_back = self.inner.pair_back() if self.inner is not None else None
+
+        def back(g):
+            built_objects.settle(obj, g, loc)
+            out = init_back(None) if init_back is not None else (None,) * (2 + n)
+            built_objects.class_attribute_cotangents(obj)
+            return (None, *out[2:])  # past the cells' and self's cotangents
+
+        back._zp_effects = True
+        return back
+
+    def call(self, fn, args, kwargs, targs, tkwargs, loc):
+        g = args[0]
+        g_dot = targs[0] if targs else None
+        if fd.has_tangent(g_dot):  # (its reads deposit into its slots; whole, it is refused)
+            raise _refusal(type(self.y).__qualname__, "a derivative reaching an object built "
+                           "there whole, not through its attributes", self.loc)
+        built_objects.settle(self.y, g, self.loc)
+        if self.inner is None:
+            value, tangent = (None,) * (2 + self.n), None
+        else:
+            value, tangent = self.inner.call(None, (None,), {}, (None,), {}, loc)
+        built_objects.class_attribute_cotangents(self.y)
+        # what is left in its tangent slots belongs to class attributes: constants here
+        # (forward mode over a gradient has no Params collector)
+        left = context.current().object_tangents.slots.pop(id(self.y), None)
+        if context.current().collector is not None and fd.has_tangent(left):
+            raise _refusal(type(self.y).__qualname__, "class attributes of an object built "
+                           "there, read in a zp.params call", self.loc)
+        return (None, *value[2:]), (None, *tangent[2:]) if tangent is not None else None
 
 
 def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
@@ -448,25 +702,84 @@ def _partial(p: functools.partial, flat: _Flat, targs, tkwargs, loc):
 
 
 class ProgramBack(_Arrangeable):
-    """The tangent of the back dispatch made for a Python function: calling it runs the
-    compiled pullback's back by forward mode (back, back_dot: from the forward run of the
-    program) and places its tangents as dispatch's back places the cotangents."""
+    """The tangent of the back of a call of a Python function, from the one forward run of
+    its compiled pullback (y, and back: the program's own back function; back_dot: its
+    tangent, from that run).  Calling it runs back once -- by forward mode where anything it
+    captured moves, or it has effects (it undoes attribute writes) -- and places the
+    program's cotangents, and their tangents, as dispatch's back places them (arrange)."""
 
-    __slots__ = ("arrange", "back", "back_dot")
+    __slots__ = ("arrange", "arrange_dot", "back", "back_dot", "n_out", "y")
 
-    def __init__(self, back, back_dot, arrange):
+    def __init__(self, back, back_dot, arrange, y=None, n_out=0, arrange_dot=None):
         self.back, self.back_dot, self.arrange = back, back_dot, arrange
+        # the tangents' placement, where it differs from the cotangents' (a cotangent that
+        # goes to the ledger's slot has its tangent go to the book's: _attribute_held)
+        self.arrange_dot = arrange if arrange_dot is None else arrange_dot
+        self.y, self.n_out = y, n_out
+
+    @property
+    def effects(self) -> bool:
+        return getattr(self.back, "_zp_effects", False)
+
+    def then(self, arrange, arrange_dot=None):
+        inner, inner_dot = self.arrange, self.arrange_dot
+        arrange_dot = arrange if arrange_dot is None else arrange_dot
+        return ProgramBack(self.back, self.back_dot, lambda out: arrange(inner(out)), self.y,
+                           self.n_out, lambda out: arrange_dot(inner_dot(out)))
+
+    def pair_back(self):
+        """The back dispatch would have handed out: the program's back, placed."""
+        inner, arrange, effects = self.back, self.arrange, self.effects
+        nones = (None,) * self.n_out
+
+        def back(g):
+            if g is None and not effects:
+                return arrange(nones)
+            return arrange(tuple(inner(g)))
+
+        if effects:
+            back._zp_effects = True
+        return back
 
     def call(self, fn, args, kwargs, targs, tkwargs, loc):
-        value = fn(*args, **kwargs)
         g = args[0]
         g_dot = targs[0] if targs else None
-        if g is None and not fd.has_tangent(g_dot):
-            return value, None
-        _, outs_dot = fd.apply(self.back, self.back_dot, (g,), {}, (g_dot,), {}, loc)
+        effects = self.effects
+        if not effects and not fd.has_tangent(self.back_dot):
+            # nothing the back captured moves and it writes nothing: it is linear in g
+            value = self.arrange((None,) * self.n_out if g is None else tuple(self.back(g)))
+            if not fd.has_tangent(g_dot):
+                return value, None
+            return value, self.arrange_dot(tuple(self.back(g_dot)))
+        if g is None and not fd.has_tangent(g_dot) and not effects:
+            return self.arrange((None,) * self.n_out), None
+        back_dot = self.back_dot
+        if not fd.has_tangent(back_dot):
+            # (it ran plainly) the objects it holds that the ledger tracks count as moving:
+            # its take_attribute's then take the tangents the book's slots gathered for them
+            back_dot = _tracked_cells(self.back)
+        outs, outs_dot = fd.apply(self.back, back_dot, (g,), {}, (g_dot,), {}, loc)
+        value = self.arrange(tuple(outs))
         if outs_dot is None:
             return value, None
-        return value, self.arrange(outs_dot)
+        return value, self.arrange_dot(tuple(outs_dot))
+
+
+def _tracked_cells(fn):
+    """CellTangents with Written() for fn's closure cells holding objects the reverse ledger
+    tracks (built or written in the call), or None."""
+    if not isinstance(fn, types.FunctionType) or not fn.__closure__ or \
+            context.current().object_tangents is None:
+        return None
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if is_tracked(value):
+            out[name] = forward_objects.Written()
+    return fd.CellTangents(out) if out else None
 
 
 class _Then(_Arrangeable):

@@ -77,7 +77,7 @@ class ObjectTangents:
              (forward over reverse: gradient code's attribute cotangents);
     moves    how many tangents that may be nonzero were recorded (never decreases);
     first    (id(obj), name) -> (obj, name, the value before the call's first write):
-             what `undo_writes` puts back."""
+             what `undo_writes` puts back (None where code run plainly wrote it first)."""
 
     __slots__ = ("at_call_state", "fields", "first", "held", "moves", "slots")
 
@@ -95,7 +95,10 @@ class ObjectTangents:
         """Put every attribute the call wrote back to its value from before the call: the
         columns of zp.hessian and of a forward zp.jacobian each start from the state the
         first one started from, as one call of f sees it."""
-        for obj, name, old in self.first.values():
+        for entry in self.first.values():
+            if entry is None:  # first written by code run plainly (see _written_before)
+                continue
+            obj, name, old = entry
             if old is built_objects._ABSENT:
                 try:
                     object.__delattr__(obj, name)
@@ -133,6 +136,16 @@ def _unseen(obj, name, loc) -> ZygoteError:
 
 
 # -- writes and reads ------------------------------------------------------------------------
+def _written_before(obj, name) -> bool:
+    """Whether the call's ledger logged a write of obj.name before the one just made: a write
+    by gradient code run plainly (a call dispatched while the gradient runs, none of whose
+    inputs moved), not recorded here.  The value this write replaced is then not the one
+    from before the call, so `undo_writes` leaves that attribute alone: the gradient's
+    backward, which takes every logged write back, has put it back already."""
+    log = context.current().objects.log
+    return any(o is obj and n == name for o, n, _ in log[:-1])
+
+
 def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_objects.set_attribute):
     """`obj.name = value` in forward-mode code: the write, as reverse mode makes it, and its
     tangent recorded.  Returns (the old value, its tangent) -- what gradient code's backward
@@ -146,7 +159,9 @@ def attribute_write(obj, obj_dot, name, value, value_dot, loc, form=built_object
         raise ZygoteError("forward-mode code wrote an attribute outside zp.jvp", loc,
                           "call generated forward code through zp.jvp")
     old = form(obj, name, value, loc)
-    book.first.setdefault((id(obj), name), (obj, name, old))
+    key = (id(obj), name)
+    if key not in book.first:
+        book.first[key] = None if _written_before(obj, name) else (obj, name, old)
     entry = book.enter(obj)
     previous = entry.get(name)
     if previous is not None:
@@ -268,11 +283,42 @@ def jvp_method(obj, obj_dot, name, args, tangents, spec, loc):
             return y, None
         return jvp_call(bound, obj_dot, args, tangents, spec, loc)
     if obj_dot is None and not any(t is not None for t in tangents):
+        before = _states(book, (obj, *args)) if _user_receiver(obj) else None
         y, _ = fwd.jvp_method(obj, None, name, args, tangents, spec, loc)
+        if before:
+            _note_plain_writes(book, before)
         if _user_receiver(obj):
             _check_plain(book, y, f".{name}(...)", loc)
         return y, None
     return fwd.jvp_method(obj, obj_dot, name, args, tangents, spec, loc)
+
+
+def _states(book, values):
+    """In one column of several (book.at_call_state), before code of the user's runs plainly
+    (nothing it is given moves): [(obj, a shallow copy of its __dict__)] for the instances
+    of the user's classes among values (a receiver, the arguments)."""
+    if book is None or not book.at_call_state:
+        return None
+    out = []
+    for obj in values:
+        held = getattr(obj, "__dict__", None)
+        if type(held) is dict and _user_receiver(obj) and not isinstance(obj, type):
+            out.append((obj, dict(held)))
+    return out
+
+
+def _note_plain_writes(book, before) -> None:
+    """After code of the user's ran plainly in one column of several: the attributes it
+    changed on the objects it was given are entered in `first` with their values from
+    before, so that `undo_writes` puts them back and the next column starts from the state
+    at the call (the gradient's backward does not know of these writes)."""
+    for obj, state in before:
+        after = getattr(obj, "__dict__", {})
+        for name in set(state) | set(after):
+            old = state.get(name, built_objects._ABSENT)
+            if after.get(name, built_objects._ABSENT) is not old:
+                book.first.setdefault((id(obj), name), (obj, name, old))
+                book.held[id(obj)] = obj
 
 
 def plain_method(obj, name, args, spec, loc):
@@ -293,13 +339,33 @@ def jvp_call(f, f_dot, args, tangents, spec, loc):
                 # its __init__ may read written attributes: built as with tangents (exact)
                 pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
                 return construct(f, pargs, kwargs, targs, tkwargs, loc)
+            before = _states(book, args)
             y, _ = fwd.jvp_call(f, None, args, tangents, spec, loc)
-            _check_plain(book, y, f"{getattr(f, '__qualname__', type(f).__name__)}(...)", loc)
+            if before:
+                _note_plain_writes(book, before)
+            if not _runs_no_user_code(f, args):
+                _check_plain(book, y, f"{getattr(f, '__qualname__', type(f).__name__)}(...)",
+                             loc)
             return y, None
     if isinstance(f, type) and any(t is not None for t in tangents) and _constructs(f):
         pargs, kwargs, targs, tkwargs = fwd._spread(args, tangents, spec)
         return construct(f, pargs, kwargs, targs, tkwargs, loc)
+    if f_dot is None and not any(t is not None for t in tangents):
+        before = _states(book, args)
+        if before:
+            y, _ = fwd.jvp_call(f, None, args, tangents, spec, loc)
+            _note_plain_writes(book, before)
+            return y, None
     return fwd.jvp_call(f, f_dot, args, tangents, spec, loc)
+
+
+def _runs_no_user_code(f, args) -> bool:
+    """gradient code's `attribute_cotangent(obj, name, g)` of a plain attribute: it only
+    wraps g ({name: g}, or into a tracked object's slot), reading nothing of the user's (a
+    property's getter, a rule, super() do: they are checked as any call)."""
+    if f is not dispatch.attribute_cotangent or len(args) != 3 or type(args[0]) is super:
+        return False
+    return resolve_attribute(type(args[0]), args[1], registry).kind not in (PROPERTY, RULE)
 
 
 def plain_call(f, args, spec, loc):

@@ -48,7 +48,7 @@ from ...kinds import is_complex_kind
 from ...resolve import CALLABLE, CONSTRUCT, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, resolve
 from ...rules import registry
 from ...rules.jvp_complex import forward_rule
-from ...runtime import built_objects, forward_writes, outside_containers, writes
+from ...runtime import built_objects, dispatch, forward_writes, outside_containers, writes
 from ...runtime import forward_dispatch as fwd
 from ...runtime import forward_objects as fob
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
@@ -217,6 +217,13 @@ class ForwardTransform:
             follow_write(self, op)  # whatever its tangents (writes.py)
             return
         if not any(self.t(x) is not None for x in op.operands):
+            if fn is dispatch.call or fn is dispatch.call_method:
+                # a call gradient code resolves while running: its handler decides, even
+                # where nothing moves (a method of an object whose attributes were written
+                # with tangents runs transformed; its back, which may undo writes, once)
+                self.dynamic(op, fwd.jvp_call, self.ir.const(fn), self.ir.const(None),
+                             op.operands)
+                return
             if len(op.results) == 1 and _user_code(fn):  # it may read written attributes
                 self.plain(op, fob.plain_call, self.ir.const(fn), op.operands)
             else:
