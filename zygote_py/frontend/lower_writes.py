@@ -106,6 +106,7 @@ FRESH_CALLS = _numpy_fresh() | {builtins.len, builtins.int, builtins.float, buil
                                 iterators.type_of, iterators.isinstance_of,
                                 writes.check_unaliased, writes.check_distinct_arguments,
                                 writes.check_sortable, writes.refuse_array_out,
+                                writes.check_output_shape,
                                 alias_checks.check_array_method, alias_checks.check_method_is,
                                 writes.put_positions,
                                 writes.place_positions, writes.diagonal_positions,
@@ -458,7 +459,34 @@ class WriteLowering:
                 return self.const(None, node)
         if isinstance(fn, np.ufunc) and None not in kw:
             return self.ufunc_out(fn, callee, operands, kw, node)
+        if "out" in kw and None not in kw and _has_out_rule(fn):
+            return self.function_out(fn, callee, operands, kw, node)
         return None
+
+    def function_out(self, fn, callee, operands, kw, node):
+        """`np.sum(x, axis=0, out=a)` and other NumPy functions with a rule and an `out=`:
+        the result computed as without it, then written into a (its shape checked, NumPy's
+        same_kind casting); the call's value is a, as NumPy returns it.  None for out=None
+        or an output that is not a name of this function (refused by the caller)."""
+        npos = len(operands) - len(kw)
+        position = npos + kw.index("out")
+        target = next((k.value for k in node.keywords if k.arg == "out"), None)
+        if isinstance(target, gast.Constant) and target.value is None:
+            return None  # out=None: a new array, as without it
+        with self.written_name(target, operands[position]) as name:
+            array = self.env.get(name) if name is not None else None
+            if not isinstance(array, Value):
+                return None
+            rest = [v for i, v in enumerate(operands) if i != position]
+            rest_kw = tuple(k for k in kw if k != "out")
+            owner = getattr(callee, "defining_op", None)
+            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
+                                                    "star": ()}, node=node).result
+            self.emit("call", [result, array, self.const(fn.__name__, node), self.loc_const(node)],
+                      attrs={"fn": writes.check_output_shape, "expr": "_zp_check_output_shape",
+                             "kw": (), "star": ()}, node=node)
+            return self.whole_write(name, array, result, writes.write_item_augmented, node)
 
     def ufunc_out(self, fn, callee, operands, kw, node):
         """A ufunc writing its result into an output array, named by `out=a`, `out=(a,)` or
@@ -1007,6 +1035,19 @@ _METHOD_OUT = {"sum": 2, "mean": 2, "prod": 2, "cumsum": 2, "cumprod": 2, "std":
                "max": 1, "min": 1, "argmax": 1, "argmin": 1, "ptp": 1, "all": 1, "any": 1,
                "clip": 2, "round": 1, "dot": 1, "trace": 4, "take": 2, "choose": 1,
                "compress": 2}
+
+
+def _has_out_rule(fn) -> bool:
+    """fn is a NumPy function (not a ufunc) with a derivative rule and an `out` parameter:
+    its `out=a` is the result written into a."""
+    if isinstance(fn, np.ufunc) or not (getattr(fn, "__module__", None) or "").startswith("numpy"):
+        return False
+    try:
+        if registry.function_rule(fn) is None:
+            return False
+        return "out" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # unhashable, or no signature to read
+        return False
 
 
 def _identity(fn):

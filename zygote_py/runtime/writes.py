@@ -939,6 +939,14 @@ def refuse_array_out(receiver, name, loc=None) -> None:
                             "use the returned value instead")
 
 
+def check_output_shape(result, out, name, loc=None) -> None:
+    """`np.sum(x, axis=0, out=a)`, compiled as the result computed and then written into a:
+    NumPy refuses an output array of another shape (the write would broadcast into it)."""
+    if np.shape(result) != np.shape(out):
+        raise ValueError(f"{name}(..., out=...): the output array has shape {np.shape(out)}, "
+                         f"but the result has shape {np.shape(result)}")
+
+
 def position_count(index) -> int:
     """How many elements an index from the functions above selects."""
     return int(np.size(index[0]))
