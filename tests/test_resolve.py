@@ -126,7 +126,9 @@ def test_receiver_methods_resolve_by_the_object():
     assert rs.resolve_method(array, "sum", registry).kind == rs.RULE
     assert rs.resolve_method(np.float64(2.0), "sum", registry).kind == rs.RULE  # as a 0-d array
     assert rs.resolve_method(array, "argmax", registry).kind == rs.NONDIFF
-    assert rs.resolve_method(GENERATOR, "normal", registry).kind == rs.NONDIFF
+    assert rs.resolve_method(GENERATOR, "standard_normal", registry).kind == rs.NONDIFF
+    # a draw that moves with its parameters has no rule: refused where they are active
+    assert rs.resolve_method(GENERATOR, "normal", registry).kind == rs.UNKNOWN
     held = rs.resolve_method(OBJECT, "held", registry)
     assert held.kind == rs.ATTRIBUTE and held.function is user_function
     assert rs.resolve_method(OBJECT, "apply", registry).kind == rs.METHOD

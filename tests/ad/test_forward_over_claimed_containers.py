@@ -291,11 +291,22 @@ def appends_in_a_method(x):
     return ACCUMULATOR.add(x) * 2.0  # resolved while the gradient runs
 
 
-def test_a_method_that_claims_is_refused_under_hessians():
-    """Forward mode over a call the gradient resolves while running runs it twice (once
-    as the gradient runs it, once forward): the second claim is refused, with why."""
+def test_a_method_that_claims_is_followed_under_hessians():
+    """Forward mode over a call the gradient resolves while running runs it once (the
+    hesswrite branch: forward mode runs the callee's pullback program itself), so the
+    method claims the list once per column, from the state at the call."""
     reset_log()
     assert zp.gradient(appends_in_a_method, 0.7)[0] == pytest.approx(2 * (6.0 + 3 * 0.49))
     reset_log()
-    with pytest.raises(zp.MutationError, match="run a second time by forward mode"):
-        zp.hessian(appends_in_a_method, 0.7)
+    H = zp.hessian(appends_in_a_method, 0.7)
+    after = list(LOG)
+    reset_log()
+    appends_in_a_method(0.7)
+    assert after == LOG  # what one plain call leaves
+
+    def gradient_at(x):
+        reset_log()
+        return zp.gradient(appends_in_a_method, x)[0]
+
+    h = 1e-6
+    assert H == pytest.approx((gradient_at(0.7 + h) - gradient_at(0.7 - h)) / (2 * h), rel=1e-6)
