@@ -177,6 +177,11 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
             have = gradient_at(g[i], path)
             if not abs(have - want) <= RTOL * abs(want) + ATOL * scale:
                 where = "".join(f"[{k!r}]" for _, k in path)
+                if want == 0.0 and _quantised(f, args, i, path, have):
+                    return Outcome(UNSTABLE, f"arg{i}{where}: the value moves in steps wider "
+                                   "than finite differences' own (a low-precision "
+                                   "intermediate, such as NumPy's float16 sine of a bool): "
+                                   "flat at their step, with the gradient's slope wider")
                 if _only_at_the_point(f, args, i, path):
                     return Outcome(UNSTABLE, f"arg{i}{where}: the gradient differs from finite "
                                    "differences at this point only (a tie or a branch "
@@ -192,6 +197,32 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
     if failure is not None:
         return dataclasses.replace(failure, forward=notes)
     return Outcome(OK, forward=notes)
+
+
+QUANTISED_SPANS = (2e-2, 5e-2)  # relative: wide enough to span many float16 rounding steps
+
+
+def _quantised(f, args: tuple, i: int, path: tuple, have: float) -> bool:
+    """Whether a derivative that finite differences see as exactly 0 is the slope the
+    value follows over wider spans: the least-squares slope of 21 values across each of
+    QUANTISED_SPANS agrees with the gradient (to 5%).  A value computed in float16
+    somewhere (`np.sin(b)` of a bool b is float16, and `2.0 + np.float16(0)` stays one
+    under NumPy 2) moves in rounding steps, flat at finite differences' step.  A program
+    whose value is truly constant there is flat over the spans too, so a nonzero gradient
+    of it keeps its verdict."""
+    x = float(get_at(args[i], path))
+    try:
+        for span in QUANTISED_SPANS:
+            offsets = np.linspace(-span, span, 21) * max(1.0, abs(x))
+            values = [scalar_value(f(*copy.deepcopy(
+                args[:i] + (replace_at(args[i], path, x + d),) + args[i + 1:])))
+                for d in offsets]
+            slope = float(np.polyfit(offsets, values, 1)[0])
+            if slope == 0.0 or not abs(slope - have) <= 0.05 * abs(slope):
+                return False
+    except Exception:  # noqa: BLE001 -- anything odd a step away keeps the verdict
+        return False
+    return True
 
 
 def _only_at_the_point(f, args: tuple, i: int, path: tuple) -> bool:

@@ -164,6 +164,32 @@ def test_oracle_does_not_judge_a_float16_value():
         assert outcome.kind == OK
 
 
+def _float16_inside(a0, a2_x):
+    # fuzz seed 20261402, program 1325, shrunk: `2.0 + np.sin(False)` is a float16 under
+    # NumPy 2, so a0 is carried in float16 and the float64 value moves in its rounding
+    # steps: finite differences at 1e-6 see 0, zygote_py the slope (0.9**4 * 7.5 = 4.92)
+    for _ in range(4):
+        a0 = a0 * 0.9 + min(a2_x * 2, -0.01)
+    for i in range(4):
+        a0 = a0 * 0.5 + a0 * (i + 1) / (2.0 + np.sin(a2_x > -0.61 and a2_x))
+    return np.mean(np.array([0.71, 0.03]) ** 2) + a0
+
+
+def test_oracle_does_not_judge_a_float16_intermediate():
+    args = (0.376, -0.76)
+    outcome = oracle.classify_function(_float16_inside, args)
+    if isinstance(2.0 + np.sin(False), np.float16):  # NumPy 2 (NEP 50)
+        assert outcome.kind == UNSTABLE and "low-precision" in outcome.detail
+    else:  # NumPy 1.x: float64 throughout, judged (and right)
+        assert outcome.kind == OK
+    # a value that is truly flat keeps its verdict: a gradient of 1 through np.floor would
+    # be wrong, and the wide spans see the floor's steps, not a slope of 1
+    assert not oracle._quantised(lambda x: np.floor(10 * x), (0.3456,), 0, (), 1.0)
+    assert not oracle._quantised(lambda x: np.floor(10 * x), (0.3456,), 0, (), 10.0)
+    # and a value rounded to float16 is judged by its slope
+    assert oracle._quantised(lambda x: float(np.float16(x) * np.float16(3)), (0.3456,), 0, (), 3.0)
+
+
 def test_oracle_refused_kink_and_invalid(tmp_path):
     refused = _classify(
         tmp_path,
