@@ -291,3 +291,16 @@ def test_sizes_unpacked_from_a_shape_are_plain_and_the_rules_spliced():
     got = zp.gradient(_heads, x, w)
     for g, n in zip(got, numerical_gradient(_heads, (x, w))):
         np.testing.assert_allclose(g, n, rtol=1e-6, atol=1e-8)
+
+
+def test_numpy_callables_that_make_other_objects_are_not_array_results():
+    # NumPy 1.26's np.random.default_rng was taken to return an array, so
+    # `rng.shuffle(y)` was an ndarray method call, pure, and dropped from the adjoint
+    # (a silently wrong gradient there; refused now, as on NumPy 2)
+    from zygote_py.analysis.receivers import _numpy_array_function
+
+    for fn in (np.random.default_rng, np.errstate, np.vectorize, np.finfo, np.dtype,
+               np.random.Generator, np.result_type, np.printoptions):
+        assert not _numpy_array_function(fn), fn
+    for fn in (np.sum, np.float64, np.asarray, np.exp, np.linalg.inv):
+        assert _numpy_array_function(fn), fn

@@ -73,15 +73,28 @@ def _known_constant(value) -> bool:
     return isinstance(value, (np.ndarray, np.generic, numbers.Number))
 
 
+# NumPy functions that return objects other than arrays and numbers: their methods are
+# their own (a Generator's shuffle writes into its argument), never an ndarray's
+_OBJECT_RESULTS = {getattr(np.random, name, None) for name in (
+    "default_rng", "get_state", "get_bit_generator")} | {getattr(np, name, None) for name in (
+    "printoptions", "get_printoptions", "geterr", "seterr", "geterrcall", "seterrcall",
+    "frompyfunc", "result_type", "promote_types", "min_scalar_type", "broadcast_shapes",
+    "load", "fromfunction", "fromiter", "iterable")} - {None}
+
+
 def _numpy_array_function(fn) -> bool:
-    """fn is a NumPy function returning one array (or number)."""
+    """fn is a NumPy function returning one array (or number).  A NumPy class (a
+    Generator, np.errstate, np.vectorize, np.finfo) makes an array only when it is an
+    array or scalar type itself."""
     if isinstance(fn, np.ufunc):
         return fn.nout == 1
     try:
-        if fn in _SEQUENCE_RESULTS:
+        if fn in _SEQUENCE_RESULTS or fn in _OBJECT_RESULTS:
             return False
     except TypeError:
         return False
+    if isinstance(fn, type):
+        return issubclass(fn, (np.ndarray, np.generic))
     return (getattr(fn, "__module__", "") or "").startswith("numpy")
 
 
