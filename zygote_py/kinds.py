@@ -60,17 +60,17 @@ def holds_complex(x, _seen=None) -> bool:
         return True
     if isinstance(x, _NEVER_COMPLEX) or t.__name__ in _NEVER_COMPLEX_TYPE_NAMES:
         return False
-    dtype = _found(x, "dtype")  # array subclasses and array-protocol types
-    if dtype is not None and _found(x, "shape") is not None:
+    dtype = found_attribute(x, "dtype")  # array subclasses and array-protocol types
+    if dtype is not None and found_attribute(x, "shape") is not None:
         return getattr(dtype, "kind", "") == "c"
     if isinstance(x, (list, tuple)):
         values = x
     elif isinstance(x, dict):
         values = x.values()
     else:
-        values = _found(x, "__dict__")
+        values = found_attribute(x, "__dict__")
         values = values.values() if isinstance(values, dict) else \
-            [v for v in (_found(x, n) for n in getattr(type(x), "__slots__", ())) if v is not None]
+            [v for v in (found_attribute(x, n) for n in getattr(type(x), "__slots__", ())) if v is not None]
     seen = _seen if _seen is not None else set()
     if id(x) in seen:  # objects may refer to each other in a cycle
         return False
@@ -78,7 +78,7 @@ def holds_complex(x, _seen=None) -> bool:
     return any(holds_complex(v, seen) for v in values)
 
 
-def _found(x, name: str):
+def found_attribute(x, name: str):
     """x.name as Python's normal lookup finds it (the class, the instance), None where it
     does not: never the class's own __getattr__, which is user code that may expect state
     the object does not have yet (a kind is taken of `self` before its __init__ runs)."""

@@ -5,6 +5,7 @@ NameError.  It is now a local carried around the comprehension's loop."""
 
 import numpy as np
 import pytest
+from derivative_checks import assert_gradient_and_jvp, assert_hessian
 
 import zygote_py as zp
 
@@ -43,27 +44,16 @@ CASES = [in_a_filter, in_a_list_filter, read_after, max_then_last, nested, in_a_
 MAYBE_UNBOUND_AFTER = (read_after, max_then_last, nested)
 
 
-def _fd(f, h=1e-6):
-    return np.array([(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(4)])
-
-
 @pytest.mark.parametrize("f", CASES)
 def test_gradient_jvp_and_hessian(f):
-    y, (g,) = zp.withgradient(f, X.copy())
-    assert y == pytest.approx(f(X)) and np.allclose(g, _fd(f), rtol=1e-6, atol=1e-8)
-    _, t = zp.jvp(f, (X.copy(),), (V,))
-    assert t == pytest.approx(_fd(f) @ V, rel=1e-6, abs=1e-8)
+    assert_gradient_and_jvp(f, X, V, value=True)
     if f in MAYBE_UNBOUND_AFTER:
         # read after a loop that may not run: the gradient checks whether the name is
         # bound (locals()), which forward mode over it refuses, as after a for loop
         with pytest.raises(zp.ZygoteError, match="locals"):
             zp.hessian(f, X.copy())
         return
-    H = zp.hessian(f, X.copy())
-    h = 1e-6
-    H_fd = np.stack([(zp.gradient(f, X + h * e)[0] - zp.gradient(f, X - h * e)[0]) / (2 * h)
-                     for e in np.eye(4)])
-    assert np.allclose(H, H_fd, atol=1e-5)
+    assert_hessian(f, X)
 
 
 def test_an_empty_comprehension_leaves_the_name_unbound_as_python_does():

@@ -59,6 +59,7 @@ import numpy as np
 
 from ..api import finalize, is_active, scalar_kinds
 from ..callables import structure_at_call
+from ..kinds import found_attribute
 from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, gathered_cotangents,
                                      is_dataclass_init, is_tracked, settle_seed, with_effects)
 from ..runtime.containers import refuse_container_update
@@ -76,7 +77,7 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, 
                        resolve, resolve_attribute, resolve_method)
 from ..runtime.outside_containers import _only_the_holder as references_when_held_once
 from ..runtime.outside_containers import settle_claim
-from ..runtime.protocols import call_operator, is_numpy_callable, refuse_object_operands
+from ..runtime.protocols import call_operator, refuse_numpy_object_operands
 from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
@@ -237,10 +238,7 @@ def is_complex_value(x) -> bool:
     """A complex number or array, or a list/tuple holding one (runtime/complex_guard.py)."""
     if isinstance(x, (list, tuple)):
         return any(map(is_complex_value, x))
-    try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
-        dtype = object.__getattribute__(x, "dtype")
-    except AttributeError:
-        dtype = None
+    dtype = found_attribute(x, "dtype")  # (never the class's own __getattr__: user code)
     return isinstance(x, complex) or (dtype is not None and getattr(dtype, "kind", "") == "c")
 
 
@@ -375,8 +373,7 @@ def object_operands(f, flat, loc):
         y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
         rest = [None] * (len(flat.args) - 1)
         return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
-    if is_numpy_callable(f):
-        refuse_object_operands(f, tuple(flat.args), flat.kwargs, failure(loc))
+    refuse_numpy_object_operands(f, tuple(flat.args), flat.kwargs, failure(loc))
     return None
 
 
@@ -402,9 +399,8 @@ def call_method(obj, name, operands, spec, loc):
     how = resolve_method(obj, name, TableRules)
     kind = how.kind
     if kind == RULE:
-        if isinstance(obj, np.ufunc):  # np.add.reduce([obj, obj]): the objects' own __add__
-            refuse_object_operands(getattr(obj, name), tuple(flat.args), flat.kwargs,
-                                   failure(loc))
+        refuse_numpy_object_operands(getattr(obj, name), tuple(flat.args), flat.kwargs,
+                                     failure(loc))  # np.add.reduce([obj, obj])
         return rule_pullback(how.rule, getattr(obj, name), flat, 1, loc)
     if kind == NO_DERIVATIVE:
         return getattr(obj, name)(*flat.args[1:], **flat.kwargs), zero_back(n)

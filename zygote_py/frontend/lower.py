@@ -375,6 +375,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
     # -- comprehensions -----------------------------------------------------
     def comprehension(self, node, kind) -> Value:
         saved = dict(self.env)
+        walrus = comprehension_walrus_targets(node)  # `:=` binds in the enclosing scope
         inner_names = set()
         for gen in node.generators:
             inner_names.update(_target_names(gen.target))
@@ -413,13 +414,12 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
 
                 nest(0)
 
-            self.loop_with_body(loop, body, comprehension_walrus_targets(node))
+            self.loop_with_body(loop, body, walrus)
 
         level(0)
         result = self.env["_zp_acc"]
         # `:=` inside binds in the enclosing scope (PEP 572): its name outlives the loop
-        kept = {name: self.env[name] for name in comprehension_walrus_targets(node)
-                if name in self.env}
+        kept = {name: self.env[name] for name in walrus if name in self.env}
         self.env = saved
         self.env.update(kept)
         self.local_names = saved_locals

@@ -477,12 +477,7 @@ class WriteLowering:
             array = self.env.get(name) if name is not None else None
             if not isinstance(array, Value):
                 return None
-            rest = [v for i, v in enumerate(operands) if i != position]
-            rest_kw = tuple(k for k in kw if k != "out")
-            owner = getattr(callee, "defining_op", None)
-            expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
-            result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
-                                                    "star": ()}, node=node).result
+            result = self._call_without(fn, callee, operands, kw, (position,), node)
             self.emit("call", [result, array, self.const(fn.__name__, node), self.loc_const(node)],
                       attrs={"fn": writes.check_output_shape, "expr": "_zp_check_output_shape",
                              "kw": (), "star": ()}, node=node)
@@ -528,15 +523,21 @@ class WriteLowering:
         npos = len(operands) - len(kw)
         where_at = npos + kw.index("where") if "where" in kw else None
         where = operands[where_at] if where_at is not None else None
-        rest = [v for i, v in enumerate(operands) if i != position and i != where_at]
-        rest_kw = tuple(k for k in kw if k not in ("out", "where"))
-        owner = getattr(callee, "defining_op", None)
-        expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
-        result = self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw,
-                                                "star": ()}, node=node).result
+        result = self._call_without(fn, callee, operands, kw, (position, where_at), node)
         if where is not None:  # NumPy leaves the output as it was where `where` is False
             result = self.call_static(np.where, (where, result, array), node)
         return self.whole_write(name, array, result, writes.write_item_augmented, node)
+
+    def _call_without(self, fn, callee, operands, kw, dropped, node) -> Value:
+        """fn called with operands (the last len(kw) by keyword) but those at the positions
+        dropped (an output array, a `where=`): the result NumPy would write out."""
+        npos = len(operands) - len(kw)
+        rest = [v for i, v in enumerate(operands) if i not in dropped]
+        rest_kw = tuple(k for i, k in enumerate(kw, npos) if i not in dropped)
+        owner = getattr(callee, "defining_op", None)
+        expr = owner.attrs.get("expr") if owner is not None and owner.opcode == "const" else None
+        return self.emit("call", rest, attrs={"fn": fn, "expr": expr, "kw": rest_kw, "star": ()},
+                         node=node).result
 
     @contextmanager
     def written_name(self, target, value):

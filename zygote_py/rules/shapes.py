@@ -427,17 +427,14 @@ def linspace(g, y, start, stop, num=50, endpoint=True, retstep=False, dtype=None
 def arange(g, y, start, stop=None, step=None, dtype=None, **kwargs):
     """y[i] = start + i * step: start's cotangent is sum(g), step's sum(i * g); stop only
     decides how many values there are.  With one argument it is the stop (start 0)."""
-    return _arange_cotangents(g, y, start, stop, step)
+    return _arange_cotangents(g, stop, step)
 
 
-def _arange_cotangents(g, y, start, stop, step):
-    if g is None:
+def _arange_cotangents(g, stop, step):
+    if g is None or stop is None:  # np.arange(stop): its values do not move with it
         return None, None, None
     g = np.asarray(g)
-    if stop is None:  # np.arange(stop)
-        return None, None, None
-    g_step = None if step is None else np.sum(g * np.arange(g.size)) if g.size else 0.0
-    return np.sum(g), None, g_step
+    return np.sum(g), None, None if step is None else np.sum(g * np.arange(g.size))
 
 
 @vjp(np.unique, diff=("ar",))

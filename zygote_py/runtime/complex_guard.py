@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NoDerivativeRule
+from ..kinds import found_attribute
 
 _ndarray = np.ndarray
 
@@ -30,10 +31,7 @@ def is_complex(x) -> bool:
         return True
     if t is list or t is tuple:
         return any(is_complex(v) for v in x)
-    try:  # Python's normal lookup: never a class's own __getattr__ (user code, probed here)
-        dtype = object.__getattribute__(x, "dtype")
-    except AttributeError:
-        return False
+    dtype = found_attribute(x, "dtype")  # (never the class's own __getattr__: user code)
     return dtype is not None and getattr(dtype, "kind", "") == "c"
 
 

@@ -48,7 +48,7 @@ from .containers import refuse_container_update
 from .built_objects import (construct, dataclass_init, deposit, deposit_whole, is_dataclass_init,
                             is_tracked, with_effects)
 from .library_code import restated_at_call
-from .protocols import call_operator, is_numpy_callable, refuse_object_operands
+from .protocols import call_operator, refuse_numpy_object_operands
 
 
 def _pullback_entry(f, active: tuple, cells: tuple, scalars: tuple):
@@ -311,8 +311,7 @@ def _object_operands(f, flat: _Flat, loc):
         y, back = call_method(flat.args[0], name, tuple(keywords.values()), tuple(keywords), loc)
         rest = [None] * (len(flat.args) - 1)
         return y, lambda g: (None, *flat.regroup([back(g)[0], *rest], {}))
-    if is_numpy_callable(f):
-        refuse_object_operands(f, tuple(flat.args), flat.kwargs, _failure(loc))
+    refuse_numpy_object_operands(f, tuple(flat.args), flat.kwargs, _failure(loc))
     return None
 
 
@@ -335,9 +334,8 @@ def call_method(obj, name, operands, spec, loc):
     how = resolve_method(obj, name, _ObservedRegistry)
     kind = how.kind
     if kind == RULE:
-        if isinstance(obj, np.ufunc):  # np.add.reduce([obj, obj]): the objects' own __add__
-            refuse_object_operands(getattr(obj, name), tuple(flat.args), flat.kwargs,
-                                   _failure(loc))
+        refuse_numpy_object_operands(getattr(obj, name), tuple(flat.args), flat.kwargs,
+                                     _failure(loc))  # np.add.reduce([obj, obj])
         return _rule_pullback(how.rule, getattr(obj, name), flat, loc, self_obj=obj)
     if kind == NONDIFF:
         return getattr(obj, name)(*flat.args, **flat.kwargs), _zero_back(n)

@@ -63,7 +63,7 @@ from ..rules.registry import forward_rule
 from . import dispatch
 from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
 from .iterators import Items, Pass
-from .protocols import is_numpy_callable, refuse_object_operands
+from .protocols import refuse_numpy_object_operands
 from .tangent_checks import CellTangents, has_tangent, refuse_object_iteration  # noqa: F401
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
@@ -320,8 +320,7 @@ def apply(f, f_dot, args, kwargs, targs, tkwargs, loc):
     res = resolve(f, registry)
     kind = res.kind
     if kind == RULE:
-        if is_numpy_callable(f):  # np.sum([obj, obj]): an object array, the objects' __add__
-            refuse_object_operands(f, args, kwargs, _failure(loc))
+        refuse_numpy_object_operands(f, args, kwargs, _failure(loc))  # np.sum([obj, obj])
         y = f(*args, **kwargs)
         return y, _rule_jvp(res.rule, args, kwargs, targs, tkwargs, y, loc)
     if kind == NONDIFF:
@@ -352,8 +351,8 @@ def apply_method(obj, obj_dot, name, args, kwargs, targs, tkwargs, loc):
     res = resolve_method(obj, name, registry)
     kind = res.kind
     if kind == RULE:
-        if isinstance(obj, np.ufunc):  # np.add.reduce([obj, obj]): the objects' own __add__
-            refuse_object_operands(getattr(obj, name), args, kwargs, _failure(loc))
+        refuse_numpy_object_operands(getattr(obj, name), args, kwargs,
+                                     _failure(loc))  # np.add.reduce([obj, obj])
         y = getattr(obj, name)(*args, **kwargs)
         return y, _rule_jvp(res.rule, (obj, *args), kwargs, (obj_dot, *_padded(targs, len(args))),
                             tkwargs, y, loc)

@@ -75,7 +75,7 @@ from . import built_objects, dispatch, forward_objects
 from . import forward_dispatch as fd
 from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
-from .protocols import is_numpy_callable, refuse_object_operands
+from .protocols import refuse_numpy_object_operands
 from .helpers import make_closure
 
 
@@ -320,8 +320,7 @@ def _method(obj, obj_dot, name, operands, operand_dots, spec, loc, y):
     how = resolve_method(obj, name, registry)
     kind = how.kind
     if kind == RULE:
-        if isinstance(obj, np.ufunc):  # np.add.reduce([obj, obj]): the objects' own __add__
-            _refuse_object_operands(getattr(obj, name), flat, loc)
+        _refuse_object_operands(getattr(obj, name), flat, loc)  # np.add.reduce([obj, obj])
         return _rule(how.rule, flat, targs, tkwargs, y, obj, obj_dot, loc)
     if kind == NONDIFF:
         return None, LINEAR_IN_G
@@ -378,9 +377,8 @@ def _refuse_object_operands(f, flat: _Flat, loc) -> None:
     if numpy_handoff(f, args, flat.kwargs) is not None:
         raise _refusal(registry.qualified_name(f), "a NumPy function handing the work to an "
                        "object's method", loc)
-    if is_numpy_callable(f):  # np.sum([obj, obj]): an object array, the objects' own __add__
-        refuse_object_operands(f, args, flat.kwargs,
-                               lambda message, hint: NoDerivativeRule(message, loc, hint))
+    refuse_numpy_object_operands(f, args, flat.kwargs,  # np.sum([obj, obj])
+                                 lambda message, hint: NoDerivativeRule(message, loc, hint))
 
 
 def _no_own_cells(fn, loc) -> None:

@@ -96,17 +96,27 @@ def refuse_object_operands(fn, args: tuple, kwargs: dict, fail) -> None:
                        "@zp.adjoint for a function that takes the object")
 
 
+def refuse_numpy_object_operands(fn, args: tuple, kwargs: dict, fail) -> None:
+    """refuse_object_operands where fn is a NumPy function, a ufunc or a ufunc's method
+    (`np.sum([obj, obj])` makes an object array whose arithmetic is the objects' own)."""
+    if is_numpy_callable(fn):
+        refuse_object_operands(fn, args, kwargs, fail)
+
+
 def _described_operand(value) -> str:
     """'an object of type W', or 'a list holding W objects' (NumPy makes an object array of
     it, whose arithmetic is the objects' own methods)."""
     if type(value) in (list, tuple):
-        for item in value:
-            if not is_plain_operand([item]):
-                inner = item
-                while type(inner) in (list, tuple):
-                    inner = next(i for i in inner if not is_plain_operand([i]))
-                return f"a {type(value).__name__} holding {type(inner).__name__} objects"
+        return f"a {type(value).__name__} holding {type(_first_object(value)).__name__} objects"
     return f"an object of type {type(value).__name__}"
+
+
+def _first_object(items):
+    """The first item, at any depth of lists and tuples, that is not plain."""
+    for item in items:
+        if not is_plain_operand([item]):
+            return _first_object(item) if type(item) in (list, tuple) else item
+    return None
 
 
 def is_numpy_callable(fn) -> bool:
