@@ -107,7 +107,8 @@ def _described_operand(value) -> str:
     """'an object of type W', or 'a list holding W objects' (NumPy makes an object array of
     it, whose arithmetic is the objects' own methods)."""
     if type(value) in (list, tuple):
-        return f"a {type(value).__name__} holding {type(_first_object(value)).__name__} objects"
+        held = type(_first_object(value)).__name__  # (outside the f-string: aot/ renames names)
+        return f"a {type(value).__name__} holding {held} objects"
     return f"an object of type {type(value).__name__}"
 
 
