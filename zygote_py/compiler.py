@@ -31,6 +31,7 @@ from .ad.implicit import ImplicitParamReads, holds_current_parameter, namespace_
 from .ad.reverse import ReverseTransform
 from .analysis.receivers import receiver_facts
 from .codegen.generate import compile_generated, generate
+from .collector_pause import collector_paused
 from .codegen.naming import function_name
 from .errors import MutationError, ZygoteError
 from .frontend.lower import lower_function
@@ -391,8 +392,9 @@ class Compiler:
             sibling = self.by_code.get(fn.__code__, {}).get(key)
             entry = sibling.rebound(fn) if sibling is not None else None
             if entry is None:
-                entry = self._build(fn, active, mode, cells, scalars, implicit, build or Build(self),
-                                    called, threads, arrays)
+                with collector_paused():
+                    entry = self._build(fn, active, mode, cells, scalars, implicit,
+                                        build or Build(self), called, threads, arrays)
             self.cache.setdefault(fn, {})[key] = entry
             self.by_code.setdefault(fn.__code__, {})[key] = entry
         return entry

@@ -26,6 +26,7 @@ from .ad.forward import ForwardTransform
 from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
+from .collector_pause import collector_paused
 from .compiler import Build, Compiler, _guards_hold, _show
 from .frontend.lower_containers import defined_in_generated_code
 from .runtime import forward_dispatched  # noqa: F401  (forward over run-time dispatched calls)
@@ -125,26 +126,32 @@ class ForwardCompiler(Compiler):
             if entry is not None:
                 self.forward_cache.setdefault(fn, {})[key] = entry
                 return entry
-            ir = self.lowered_ir(fn, tuple(threads))
-            build = Build(self)
-            program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
-            dce(program)  # tangents of values nothing reads (a tuple of shapes' tangents)
-            _show("jvp", program)
-            base = function_name(ir.name) if ir.name != "lambda" else "lambda_"
-            gen = generate_forward(program, fn, f"{base}_jvp")
-            compiled = compile_generated(gen, fn)
-            compiled.__defaults__ = None  # every parameter is passed (tangents follow the primals)
-            compiled.__kwdefaults__ = None
-            cell_names = {id(cell): name
-                          for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
-            entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__,
-                                 cell_names)
-            self.forward_cache.setdefault(fn, {})[key] = entry
-            if defined_in_generated_code(fn):  # made again by every run: keep none of its cells
-                self.forward_by_code.setdefault(fn.__code__, {})[key] = entry.detached()
-                self.lowered.pop(fn, None)  # (its IR names fn itself: the cache would keep it)
-            else:
-                self.forward_by_code.setdefault(fn.__code__, {})[key] = entry
+            with collector_paused():
+                return self._build_forward(fn, active, cells, kinds, threads, key)
+
+    def _build_forward(self, fn, active, cells, kinds, threads, key) -> ForwardEntry:
+        """Transform, generate and compile fn's forward-mode function, and cache it under key
+        (the caller holds the lock)."""
+        ir = self.lowered_ir(fn, tuple(threads))
+        build = Build(self)
+        program = ForwardTransform(ir, active, cells, kinds, build.returns_array).run()
+        dce(program)  # tangents of values nothing reads (a tuple of shapes' tangents)
+        _show("jvp", program)
+        base = function_name(ir.name) if ir.name != "lambda" else "lambda_"
+        gen = generate_forward(program, fn, f"{base}_jvp")
+        compiled = compile_generated(gen, fn)
+        compiled.__defaults__ = None  # every parameter is passed (tangents follow the primals)
+        compiled.__kwdefaults__ = None
+        cell_names = {id(cell): name
+                      for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+        entry = ForwardEntry(compiled, list(ir.meta["guards"]), gen.text, fn.__code__,
+                             cell_names)
+        self.forward_cache.setdefault(fn, {})[key] = entry
+        if defined_in_generated_code(fn):  # made again by every run: keep none of its cells
+            self.forward_by_code.setdefault(fn.__code__, {})[key] = entry.detached()
+            self.lowered.pop(fn, None)  # (its IR names fn itself: the cache would keep it)
+        else:
+            self.forward_by_code.setdefault(fn.__code__, {})[key] = entry
         return entry
 
 

@@ -36,11 +36,21 @@ def _matmul_operands(g, a, b):
     return g2, a2, b2
 
 
+def _stack_times_matrix(g, a, b) -> bool:
+    """Whether a @ b is a stack of matrices times one matrix, (..., m, k) @ (k, n), with g
+    of the product's shape: then each cotangent is one matrix product over the stack's
+    rows laid end to end, (... * m, k), one BLAS call where a stacked product makes one
+    per matrix and the cotangent of b would sum a (..., k, n) stack of them afterwards."""
+    return a.ndim > 2 and b.ndim == 2 and np.shape(g) == a.shape[:-1] + b.shape[1:]
+
+
 def _matmul_cotangent_of_a(g, a, b):
     """The cotangent of a in a @ b for 1-D operands and (broadcasting) stacks of matrices;
     only this product is computed (a cotangent of b nobody needs costs nothing)."""
     if a.ndim == 1 and b.ndim == 1:
         return g * b
+    if _stack_times_matrix(g, a, b):
+        return np.reshape(np.reshape(g, (-1, b.shape[1])) @ b.T, a.shape)
     g2, a2, b2 = _matmul_operands(g, a, b)
     return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), a.shape)
 
@@ -49,6 +59,8 @@ def _matmul_cotangent_of_b(g, a, b):
     """The cotangent of b in a @ b (see `_matmul_cotangent_of_a`)."""
     if a.ndim == 1 and b.ndim == 1:
         return g * a
+    if _stack_times_matrix(g, a, b):
+        return np.reshape(a, (-1, a.shape[-1])).T @ np.reshape(g, (-1, b.shape[1]))
     g2, a2, b2 = _matmul_operands(g, a, b)
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), b.shape)
 
