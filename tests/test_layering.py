@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "zygote_py"
 
 # Bottom first.  A module's layer is the longest prefix listed here.
 LAYERS = [
-    ["errors", "tree", "context", "allocator", "qualnames"],
+    ["errors", "tree", "context", "allocator", "collector_pause", "qualnames"],
     ["runtime.helpers", "runtime", "kinds"],
     ["rules"],
     ["resolve", "runtime.implicit", "runtime.dispatch", "runtime.flat_calls", "runtime.protocols",
