@@ -3,9 +3,9 @@
 A build makes tens of thousands of small objects (IR ops and values, AST nodes,
 names) that live until it ends.  Each few hundred allocations start a young
 collection, and every so often a full one, which walks every object the process
-holds: NumPy's, SciPy's and the user's modules included.  On the transformer block
-of bench/ these full collections added 10 to 40 ms to a 50 ms build, at random
-(docs/performance.md).  Nothing a build makes needs collecting before it ends, so
+holds: NumPy's, SciPy's and the user's modules included.  Building bench/'s N-body
+and LSTM gradients four times in one process took 33-52 ms and 41-63 ms with the
+collector on, 33-34 ms and 41-42 ms with it off (docs/performance.md).  Nothing a build makes needs collecting before it ends, so
 the collector waits until then.
 
 The collector's switch belongs to the interpreter, not to zygote_py, so this touches
