@@ -154,12 +154,10 @@ def _einsum_specs(subscripts, ndims):
     return specs, out
 
 
-@functools.lru_cache(maxsize=512)
 def _einsum_plan(subscripts, shapes):
-    """What the cotangents of np.einsum(subscripts, *operands) need, decided once per
-    subscripts and operand shapes: per operand, the einsum that computes its cotangent
-    and how to bring that to the operand's shape.  A memo of a pure function of its
-    key (like the cached rule IR in ad/splice.py), so it never changes a result."""
+    """What the cotangents of np.einsum(subscripts, *operands) need, from the subscripts and
+    operand shapes: per operand, the einsum that computes its cotangent and how to bring
+    that to the operand's shape (a pure function; `_cotangent_recipe` memoises it)."""
     specs, out = _einsum_specs(subscripts, [len(s) for s in shapes])
     plans = []
     for i, (target, op_shape) in enumerate(zip(specs, shapes)):
@@ -186,7 +184,9 @@ def _cotangent_recipe(subscripts, i, shapes):
     and the other operands, its contraction order (False: none, see `_greedy_path`), the
     pairwise steps that replace it (`_pairwise_steps`, or None), and post, None where that
     einsum's result is the cotangent as it is, else (target, uniq, keep, size) for
-    bringing it to the operand's shape.  A memo of a pure function of its key."""
+    bringing it to the operand's shape.  The one memo of the einsum cotangents: a pure
+    function of its key (like the cached rule IR in ad/splice.py), so it never changes a
+    result."""
     expr, target, uniq, keep, size, direct = _einsum_plan(subscripts.replace(" ", ""), shapes[1:])[i]
     arg_shapes = shapes[:i + 1] + shapes[i + 2:]  # g's, then the other operands'
     # no path for two operands (one direct call), and none where ordering saves little
@@ -201,10 +201,9 @@ def _cotangent_recipe(subscripts, i, shapes):
 _WORTH_ORDERING = 4.0
 
 
-@functools.lru_cache(maxsize=512)
 def _greedy_path(expr, shapes):
-    """The greedy path, or False where it is not worth its per-call cost.  A memo of a
-    pure function of its key: it changes how einsum sums, never what."""
+    """The greedy path, or False where it is not worth its per-call cost (it changes how
+    einsum sums, never what; `_cotangent_recipe` memoises it)."""
     path, report = np.einsum_path(expr, *[np.empty(s) for s in shapes], optimize="greedy")
     found = re.search(r"speedup:\s*([0-9.eE+]+)", report)
     if found is not None and float(found.group(1)) < _WORTH_ORDERING:
@@ -212,7 +211,6 @@ def _greedy_path(expr, shapes):
     return path
 
 
-@functools.lru_cache(maxsize=512)
 def _pairwise_steps(expr, shapes):
     """How to run an einsum of three or more operands as einsums of two, one after another,
     the pair with the smallest result first: ((i, j, subscripts), ...), each step replacing
@@ -220,7 +218,7 @@ def _pairwise_steps(expr, shapes):
     is given no path for as one loop over every letter of every operand, which for three
     operands costs about twice the pairs (N-body's `ik,ijk,j->ij`: 11 against 6 us; a path
     would be re-validated on every call).  None where an operand repeats a letter (a
-    diagonal).  A memo of a pure function of its key."""
+    diagonal).  A pure function; `_cotangent_recipe` memoises it."""
     ins, out = expr.split("->")
     current = ins.split(",")
     if any(len(set(spec)) != len(spec) for spec in current):
