@@ -42,9 +42,49 @@ def _real_for(z, g):
     return np.real(g) if np.iscomplexobj(g) and not np.iscomplexobj(z) else g
 
 
+def _whole_view_shape(index, shape):
+    """The shape of a[index] where index only takes all of a and inserts unit axes
+    (`a[None]`, `a[:, None, :]`, `a[..., None]`): a's elements in a's order, with 1s
+    inserted; None for any other index."""
+    parts = index if type(index) is tuple else (index,)
+    explicit = 0
+    ellipses = 0
+    for part in parts:
+        if part is Ellipsis:
+            ellipses += 1
+        elif part is not None:
+            if type(part) is not slice or part.start is not None or part.stop is not None \
+                    or part.step is not None:
+                return None
+            explicit += 1
+    if ellipses > 1 or explicit > len(shape):
+        return None
+    out = []
+    k = 0
+    for part in parts:
+        if part is None:
+            out.append(1)
+        elif part is Ellipsis:
+            take = len(shape) - explicit
+            out.extend(shape[k:k + take])
+            k += take
+        else:
+            out.append(shape[k])
+            k += 1
+    out.extend(shape[k:])
+    return tuple(out)
+
+
 def _index_cotangent(g, a, index):
     """Cotangent of a[index] for arrays (or an array's ArrayShape), lists, tuples and dicts."""
     if isinstance(a, (np.ndarray, ArrayShape)):
+        if type(g) is np.ndarray and g.dtype == (a.dtype if a.dtype.kind in "fc" else np.float64) \
+                and g.shape == _whole_view_shape(index, a.shape):
+            # a view of all of a with unit axes inserted (N-body's `pos[None, :, :]`): g holds
+            # a's cotangent in a's order, so it is g with those axes taken out, not zeros
+            # with g assigned into them (a view of g: every helper that writes into a
+            # cotangent in place copies one that has a base)
+            return g.reshape(a.shape)
         parts = index if type(index) is tuple else (index,)
         for part in parts:
             if _is_int_array_index(part):

@@ -192,7 +192,38 @@ def _cotangent_recipe(subscripts, i, shapes):
     # no path for two operands (one direct call), and none where ordering saves little
     path = _greedy_path(expr, arg_shapes) if len(arg_shapes) > 2 else False
     steps = _pairwise_steps(expr, arg_shapes) if path is False and len(arg_shapes) > 2 else None
+    if steps is not None:
+        steps = tuple((i, j, pair, _broadcast_product(pair)) for i, j, pair in steps)
+    elif len(arg_shapes) == 2:
+        steps = ((0, 1, expr, _broadcast_product(expr)),)  # one pair: the same loop runs it
     return expr, path, steps, (None if direct else (target, uniq, keep, size))
+
+
+def _broadcast_product(subscripts):
+    """For an einsum of two operands that sums nothing and whose result is lettered like
+    one of them (`ij,ijk->ijk`, `j,ij->ij`): (which operand is the full one, the axis
+    order that brings the other one's letters into the result's order, and the index that
+    inserts its missing axes), so that a broadcasting multiply computes it; None otherwise.
+
+    NumPy's ufunc loop is faster there than einsum's (N-body's 32 x 32 x 3 pairwise
+    cotangents: 10 against 17 us, and 3 against 6 for `ij,j->ij`); where neither operand
+    is lettered like the result (an outer product, `ij,ik->ijk`) einsum is the faster and
+    stays.  A repeated letter (a diagonal) or a summed one keeps einsum too."""
+    ins, out = subscripts.split("->")
+    first, second = ins.split(",")
+    if "." in subscripts or any(len(set(spec)) != len(spec) for spec in (first, second, out)) \
+            or set(first) | set(second) != set(out):
+        return None
+    if first == out:
+        full, other = 0, second
+    elif second == out:
+        full, other = 1, first
+    else:
+        return None
+    order = sorted(other, key=out.index)
+    perm = tuple(other.index(c) for c in order)
+    expand = tuple(slice(None) if c in other else None for c in out)
+    return full, (None if perm == tuple(range(len(perm))) else perm), expand
 
 
 # Below this theoretical speedup a contraction of three or more operands runs as one
@@ -245,9 +276,23 @@ def _pairwise_steps(expr, shapes):
 
 
 def _contract_pairwise(steps, arrays):
+    """The einsum the steps stand for, two operands at a time (see `_pairwise_steps`; a
+    step that is a broadcasting product is one multiply: `_broadcast_product`)."""
     arrays = list(arrays)
-    for i, j, subscripts in steps:
-        pair = np.einsum(subscripts, arrays[i], arrays[j])
+    for i, j, subscripts, product in steps:
+        a, b = arrays[i], arrays[j]
+        if product is not None and type(a) is np.ndarray and type(b) is np.ndarray:
+            full, perm, expand = product
+            other = b if full == 0 else a
+            if perm is not None:
+                other = other.transpose(perm)
+            other = other[expand]
+            # (the operands' order kept: a product of two numbers does not depend on it)
+            pair = a * other if full == 0 else other * b
+        else:
+            pair = np.einsum(subscripts, a, b)
+        if len(arrays) == 2:
+            return pair
         arrays = [a for k, a in enumerate(arrays) if k not in (i, j)] + [pair]
     return arrays[0]
 

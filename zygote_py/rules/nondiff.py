@@ -24,6 +24,7 @@ from zygote_py.rules.registry import (
     nondifferentiable_methods,
     since,
 )
+from zygote_py.rules import operators
 from zygote_py.runtime import built_objects, complex_guard, containers, helpers, iterators
 
 # --- Python operators ------------------------------------------------------
@@ -46,6 +47,9 @@ nondifferentiable(
     builtins.any, builtins.all, builtins.ord, builtins.chr,
     builtins.slice,  # x[a:b]: the bounds are positions, never differentiated
 )
+
+# whether a power's adjoint may divide y by a instead of taking a ** (b - 1): a test
+nondifferentiable(operators._quotient_is_slope)
 
 # a check that raises for an update of a list or dict the function did not create
 nondifferentiable(containers.refuse_container_update)

@@ -106,8 +106,10 @@ def unbroadcast(g, x):
     if extra < 0:  # g has fewer axes than x (a Python float against an array): broadcast it up
         return np.broadcast_to(g, xshape)
     if extra > 0:
-        g = np.sum(g, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
+        # (np.sum of an exact ndarray is this reduction, behind two Python layers)
+        g = np.add.reduce(g, axis=tuple(range(extra))) if type(g) is _ndarray \
+            else np.sum(g, axis=tuple(range(extra)))
+    axes = tuple([i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1])
     if axes:
         g = _sum_kept(g, axes)
     if g.shape != xshape:  # e.g. g was a scalar and x is an array
@@ -132,6 +134,8 @@ def _sum_kept(g, axes):
         folded = g.reshape(math.prod(shape[:first]), run, math.prod(shape[last + 1:]))
         summed = np.matmul(np.ones(run, dtype=g.dtype), folded)
         return summed.reshape(shape[:first] + (1,) * len(axes) + shape[last + 1:])
+    if type(g) is _ndarray:
+        return np.add.reduce(g, axis=axes, keepdims=True)  # np.sum's own reduction
     return np.sum(g, axis=axes, keepdims=True)
 
 
