@@ -6,11 +6,10 @@ numbers exactly."""
 import types
 
 import numpy as np
+from derivative_checks import fd_gradient
 
 import zygote_py as zp
 from zygote_py.aot.module import standalone_module
-
-from derivative_checks import fd_gradient
 
 
 def pairwise_forces(x):

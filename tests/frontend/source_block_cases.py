@@ -33,7 +33,7 @@ second"""
     return x * len(s)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def decorated(x):
     return x * 4.0
 

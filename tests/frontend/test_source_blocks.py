@@ -7,10 +7,9 @@ import ast
 import sys
 
 import pytest
+import source_block_cases as cases
 
 from zygote_py.frontend import source
-
-import source_block_cases as cases
 
 FUNCTIONS = [cases.one_line, cases.trailing_pass, cases.trailing_string,
              cases.dedented_continuation, cases.multi_line_string, cases.decorated.__wrapped__,
@@ -19,7 +18,8 @@ FUNCTIONS = [cases.one_line, cases.trailing_pass, cases.trailing_string,
 
 
 def _from_the_whole_file(fn):
-    tree = ast.parse(open(fn.__code__.co_filename).read())
+    with open(fn.__code__.co_filename) as file:
+        tree = ast.parse(file.read())
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == fn.__name__ and \
                 (node.decorator_list[0].lineno if node.decorator_list else node.lineno) == \
@@ -42,7 +42,8 @@ def test_the_block_parses_to_the_files_node(fn, positions, monkeypatch):
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="co_positions is new in 3.11")
 def test_the_fast_block_stops_at_the_last_instruction_only_where_nothing_follows():
-    lines = open(cases.__file__).readlines()
+    with open(cases.__file__) as file:
+        lines = file.readlines()
     # a string after the return makes no instruction: the fast block cannot tell, getblock does
     assert source._fast_block(cases.trailing_string.__code__, lines) is None
     assert source._fast_block(cases.dedented_continuation.__code__, lines)[-1] == "1.0)\n"

@@ -4,11 +4,10 @@ as np.einsum, for transposed letters, size-1 axes, views, dtypes and non-arrays.
 
 import numpy as np
 import pytest
+from derivative_checks import fd_gradient
 
 import zygote_py as zp
 from zygote_py.rules import linalg
-
-from derivative_checks import fd_gradient
 
 RNG = np.random.default_rng(31)
 

@@ -5,11 +5,10 @@ small arrays and Python numbers."""
 
 import numpy as np
 import pytest
+from derivative_checks import assert_hessian, fd_gradient
 
 import zygote_py as zp
 from zygote_py.rules import operators
-
-from derivative_checks import assert_hessian, fd_gradient
 
 RNG = np.random.default_rng(23)
 

@@ -6,12 +6,11 @@ into, written into, or read twice."""
 
 import numpy as np
 import pytest
+from derivative_checks import fd_gradient
 
 import zygote_py as zp
 from zygote_py.rules import indexing
 from zygote_py.runtime.helpers import array_shape
-
-from derivative_checks import fd_gradient
 
 RNG = np.random.default_rng(29)
 S = slice(None)

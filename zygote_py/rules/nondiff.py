@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from zygote_py.rules import operators
 from zygote_py.rules.registry import (
     nondifferentiable,
     nondifferentiable_as,
@@ -24,7 +25,6 @@ from zygote_py.rules.registry import (
     nondifferentiable_methods,
     since,
 )
-from zygote_py.rules import operators
 from zygote_py.runtime import built_objects, complex_guard, containers, helpers, iterators
 
 # --- Python operators ------------------------------------------------------
