@@ -1,6 +1,9 @@
-"""Einsum cotangent steps that sum nothing and are lettered like one operand run as one
-broadcasting multiply (zygote_py/rules/linalg.py: _broadcast_product): the same numbers
-as np.einsum, for transposed letters, size-1 axes, views, dtypes and non-arrays."""
+"""Einsum cotangent steps of two operands run by a kernel chosen once per subscripts and
+shapes (zygote_py/rules/linalg.py: _with_kernels): a step that sums nothing and is
+lettered like one operand as one broadcasting multiply (`_broadcast_product`: the same
+numbers as np.einsum), one that is a batch of matrix products as np.matmul
+(`_matmul_product`: einsum's numbers to rounding), for transposed letters, size-1 axes,
+views, dtypes and non-arrays."""
 
 import numpy as np
 import pytest
@@ -52,7 +55,8 @@ def test_the_product_equals_einsum(subscripts, dtype, transposed):
     size = {"i": 4, "j": 5, "k": 3}
     ins, _ = subscripts.split("->")
     a, b = (_operand(spec, size, dtype, transposed) for spec in ins.split(","))
-    steps = ((0, 1, subscripts, linalg._broadcast_product(subscripts)),)
+    steps = linalg._with_kernels(((0, 1, subscripts),), (a.shape, b.shape))
+    assert steps[0][3][0] == "multiply"
     got = linalg._contract_pairwise(steps, [a, b])
     want = np.einsum(subscripts, a, b)
     assert got.shape == want.shape and got.dtype == want.dtype
@@ -62,21 +66,96 @@ def test_the_product_equals_einsum(subscripts, dtype, transposed):
 def test_size_one_axes_broadcast_as_einsum_broadcasts_them():
     a = RNG.standard_normal((4, 1))
     b = RNG.standard_normal((4, 5, 3))
-    steps = ((0, 1, "ij,ijk->ijk", linalg._broadcast_product("ij,ijk->ijk")),)
+    steps = linalg._with_kernels(((0, 1, "ij,ijk->ijk"),), (a.shape, b.shape))
     np.testing.assert_array_equal(linalg._contract_pairwise(steps, [a, b]),
                                   np.einsum("ij,ijk->ijk", a, b))
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 def test_non_arrays_go_to_einsum():
-    steps = ((0, 1, "j,ij->ij", linalg._broadcast_product("j,ij->ij")),)
     b = RNG.standard_normal((2, 3))
+    steps = linalg._with_kernels(((0, 1, "j,ij->ij"),), ((3,), b.shape))
     np.testing.assert_array_equal(linalg._contract_pairwise(steps, [[1.0, 2.0, 3.0], b]),
                                   np.einsum("j,ij->ij", [1.0, 2.0, 3.0], b))
     m = np.matrix(RNG.standard_normal((2, 3)))  # `*` is a matrix product for np.matrix
-    got = linalg._contract_pairwise(((0, 1, "ij,ij->ij", (0, None, (slice(None), slice(None)))),),
+    got = linalg._contract_pairwise(linalg._with_kernels(((0, 1, "ij,ij->ij"),), (m.shape, m.shape)),
                                     [m, np.asarray(m)])
     np.testing.assert_array_equal(np.asarray(got), np.asarray(m) ** 2)
+
+
+@pytest.mark.parametrize("subscripts, shapes, recipe", [
+    ("ik,ijk->ij", ((4, 3), (4, 5, 3)), ((0, 1), (4, 1, 3), (0, 2, 1), (4, 3, 5), (4, 5), None)),
+    ("ijk,ik->ji", ((4, 5, 3), (4, 3)), ((0, 1, 2), (4, 5, 3), (0, 1), (4, 3, 1), (4, 5), (1, 0))),
+    ("ij,ik->ijk", ((4, 5), (4, 3)), ((0, 1), (4, 5, 1), (0, 1), (4, 1, 3), (4, 5, 3), None)),
+    ("bhqk,bhkd->bhqd", ((2, 3, 4, 5), (2, 3, 5, 6)),
+     ((0, 1, 2, 3), (6, 4, 5), (0, 1, 2, 3), (6, 5, 6), (2, 3, 4, 6), None)),
+    ("ij,jk->ik", ((4, 5), (5, 3)), ((0, 1), (1, 4, 5), (0, 1), (1, 5, 3), (4, 3), None)),
+])
+def test_matmul_recipes(subscripts, shapes, recipe):
+    assert linalg._matmul_product(subscripts, *shapes) == recipe
+
+
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ii,ij->j", ((3, 3), (3, 4))),  # a diagonal
+    ("ij,jk->k", ((3, 4), (4, 5))),  # i summed inside the first operand alone
+    ("ij,jk->ik", ((3, 1), (4, 5))),  # j broadcast from size 1
+    ("...j,jk->...k", ((3, 4), (4, 5))),  # an ellipsis
+])
+def test_einsum_stays_where_a_matrix_product_does_not_apply(subscripts, shapes):
+    assert linalg._matmul_product(subscripts, *shapes) is None
+
+
+def _random_pairs(count):
+    import random
+
+    chooser = random.Random(41)
+    letters = "abcde"
+    for _ in range(count):
+        first = "".join(chooser.sample(letters, chooser.randint(0, 4)))
+        second = "".join(chooser.sample(letters, chooser.randint(0, 4)))
+        pool = sorted(set(first) | set(second))
+        out = "".join(chooser.sample(pool, chooser.randint(0, len(pool))))
+        size = {c: chooser.choice([1, 2, 3, 5]) for c in letters}
+        yield f"{first},{second}->{out}", size, chooser.choice(["float64", "float32", "complex128",
+                                                                   "int64"]), chooser.random() < 0.3
+
+
+@pytest.mark.parametrize("subscripts, size, dtype, fortran", list(_random_pairs(400)))
+def test_every_kernel_gives_einsums_numbers(subscripts, size, dtype, fortran):
+    ins, _ = subscripts.split("->")
+    first, second = ins.split(",")
+    a = (3 * RNG.standard_normal(tuple(size[c] for c in first))).astype(dtype)
+    b = (3 * RNG.standard_normal(tuple(size[c] for c in second))).astype(dtype)
+    if fortran:  # (other strides; a 0-d array has none to change)
+        a, b = (np.asfortranarray(x) if x.ndim else x for x in (a, b))
+    got = linalg._contract_pairwise(linalg._with_kernels(((0, 1, subscripts),), (a.shape, b.shape)),
+                                    [a, b])
+    want = np.einsum(subscripts, a, b)
+    assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    tolerance = 1e-4 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+
+
+def test_three_operand_steps_carry_their_shapes():
+    """The kernels of later steps are planned for the shapes of the earlier steps' results."""
+    steps = linalg._with_kernels(linalg._pairwise_steps("ik,ijk,j->ij", ((5, 3), (5, 5, 3), (5,))),
+                                 ((5, 3), (5, 5, 3), (5,)))
+    assert [kernel[0] for *_, kernel in steps] == ["matmul", "multiply"]
+    assert steps[0][3][-2:] == ((5, 5), None)
+
+
+def test_an_einsum_attention_gradient():
+    def attention(x):
+        q = np.reshape(x[:48], (2, 2, 4, 3))
+        k = np.reshape(x[48:], (2, 2, 4, 3))
+        s = np.einsum("bhqd,bhkd->bhqk", q, k)
+        a = np.exp(s - np.max(s, axis=-1, keepdims=True))
+        a = a / np.sum(a, axis=-1, keepdims=True)
+        return np.sum(np.einsum("bhqk,bhkd->bhqd", a, k) ** 2)
+
+    x = RNG.standard_normal(96)
+    np.testing.assert_allclose(zp.gradient(attention, x)[0], fd_gradient(attention, x),
+                               rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])

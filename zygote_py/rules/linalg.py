@@ -192,11 +192,74 @@ def _cotangent_recipe(subscripts, i, shapes):
     # no path for two operands (one direct call), and none where ordering saves little
     path = _greedy_path(expr, arg_shapes) if len(arg_shapes) > 2 else False
     steps = _pairwise_steps(expr, arg_shapes) if path is False and len(arg_shapes) > 2 else None
+    if steps is None and len(arg_shapes) == 2:
+        steps = ((0, 1, expr),)  # one pair: the same loop runs it
     if steps is not None:
-        steps = tuple((i, j, pair, _broadcast_product(pair)) for i, j, pair in steps)
-    elif len(arg_shapes) == 2:
-        steps = ((0, 1, expr, _broadcast_product(expr)),)  # one pair: the same loop runs it
+        steps = _with_kernels(steps, arg_shapes)
     return expr, path, steps, (None if direct else (target, uniq, keep, size))
+
+
+def _with_kernels(steps, shapes):
+    """The pairwise steps, each with the kernel that runs it (`_contract_pairwise`): a
+    broadcasting multiply (`_broadcast_product`), a matrix product (`_matmul_product`), or
+    None for np.einsum.  Shapes of the steps' results follow from their operands'."""
+    shapes = list(shapes)
+    out = []
+    for i, j, subscripts in steps:
+        ins, keep = subscripts.split("->")
+        first, second = ins.split(",")
+        product = _broadcast_product(subscripts)
+        kernel = ("multiply", *product) if product is not None else None
+        if kernel is None:
+            matmul = _matmul_product(subscripts, shapes[i], shapes[j])
+            kernel = ("matmul", *matmul) if matmul is not None else None
+        out.append((i, j, subscripts, kernel))
+        size: dict[str, int] = {}
+        for spec, shape in ((first, shapes[i]), (second, shapes[j])):
+            for letter, n in zip(spec, shape):
+                size[letter] = max(size.get(letter, 1), n)
+        shapes = [shape for k, shape in enumerate(shapes) if k not in (i, j)] + \
+            [tuple(size.get(c, 1) for c in keep)]
+    return tuple(out)
+
+
+def _matmul_product(subscripts, shape_a, shape_b):
+    """For an einsum of two operands that contracts (or multiplies) them as a batch of
+    matrix products (`ik,ijk->ij`, `bhqk,bhkd->bhqd`, `ij,ik->ijk`): how to run it as
+    np.matmul, which calls BLAS where np.einsum without a path loops over every letter
+    (a (8, 4, 64, 64) by (8, 4, 64, 32) batch: 0.37 against 2.9 ms; N-body's `ik,ijk->ij`:
+    3.7 against 9.2 us).  Returns (order of a's axes, a's shape as (batch, rows,
+    contracted), order of b's axes, b's shape as (batch, contracted, columns), the
+    product's shape unfolded, the order that brings it to the result's letters), or None:
+    for a letter repeated (a diagonal), summed inside one operand only, or of different
+    sizes in the two (broadcast), which einsum keeps."""
+    ins, out = subscripts.split("->")
+    first, second = ins.split(",")
+    if "." in subscripts or any(len(set(spec)) != len(spec) for spec in (first, second, out)) \
+            or len(first) != len(shape_a) or len(second) != len(shape_b):
+        return None
+    size: dict[str, int] = {}
+    for spec, shape in ((first, shape_a), (second, shape_b)):
+        for letter, n in zip(spec, shape):
+            if size.setdefault(letter, n) != n:
+                return None
+    if any(c not in out and not (c in first and c in second) for c in first + second):
+        return None
+    batch = [c for c in out if c in first and c in second]
+    rows = [c for c in out if c in first and c not in second]
+    columns = [c for c in out if c in second and c not in first]
+    contracted = [c for c in first if c in second and c not in out]
+
+    def count(letters):
+        return math.prod(size[c] for c in letters)
+
+    order_a = tuple(first.index(c) for c in batch + rows + contracted)
+    order_b = tuple(second.index(c) for c in batch + contracted + columns)
+    unfolded = batch + rows + columns
+    to_out = tuple(unfolded.index(c) for c in out)
+    return (order_a, (count(batch), count(rows), count(contracted)),
+            order_b, (count(batch), count(contracted), count(columns)),
+            tuple(size[c] for c in unfolded), None if to_out == tuple(range(len(out))) else to_out)
 
 
 def _broadcast_product(subscripts):
@@ -276,19 +339,30 @@ def _pairwise_steps(expr, shapes):
 
 
 def _contract_pairwise(steps, arrays):
-    """The einsum the steps stand for, two operands at a time (see `_pairwise_steps`; a
-    step that is a broadcasting product is one multiply: `_broadcast_product`)."""
+    """The einsum the steps stand for, two operands at a time (see `_pairwise_steps`),
+    each by its kernel (`_with_kernels`) where both operands are exact ndarrays (a matrix
+    product only of float or complex arrays: BLAS's; it may sum in another order than
+    einsum, so the last bits may differ), else by np.einsum."""
     arrays = list(arrays)
-    for i, j, subscripts, product in steps:
+    for i, j, subscripts, kernel in steps:
         a, b = arrays[i], arrays[j]
-        if product is not None and type(a) is np.ndarray and type(b) is np.ndarray:
-            full, perm, expand = product
-            other = b if full == 0 else a
-            if perm is not None:
-                other = other.transpose(perm)
-            other = other[expand]
-            # (the operands' order kept: a product of two numbers does not depend on it)
-            pair = a * other if full == 0 else other * b
+        if kernel is not None and type(a) is np.ndarray and type(b) is np.ndarray:
+            if kernel[0] == "multiply":
+                _, full, perm, expand = kernel
+                other = b if full == 0 else a
+                if perm is not None:
+                    other = other.transpose(perm)
+                other = other[expand]
+                # (the operands' order kept: a product of two numbers does not depend on it)
+                pair = a * other if full == 0 else other * b
+            elif a.dtype.kind in "fc" and b.dtype.kind in "fc":
+                _, order_a, folded_a, order_b, folded_b, unfolded, to_out = kernel
+                pair = np.matmul(a.transpose(order_a).reshape(folded_a),
+                                 b.transpose(order_b).reshape(folded_b)).reshape(unfolded)
+                if to_out is not None:
+                    pair = pair.transpose(to_out)
+            else:
+                pair = np.einsum(subscripts, a, b)
         else:
             pair = np.einsum(subscripts, a, b)
         if len(arrays) == 2:
