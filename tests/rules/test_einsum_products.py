@@ -182,3 +182,24 @@ def test_gradient_against_central_differences():
 
     x = RNG.standard_normal(15)
     np.testing.assert_allclose(zp.gradient(accel, x)[0], fd_gradient(accel, x), rtol=1e-6, atol=1e-7)
+
+
+def test_a_greedy_path_runs_as_kernels():
+    """Where ordering the contraction pays (a chain of matrices), the greedy path's pairs
+    run by the kernels (no path to re-validate at every call), with einsum's numbers."""
+    a, b, c = RNG.standard_normal((50, 60)), RNG.standard_normal((60, 80)), RNG.standard_normal((80, 40))
+    g = RNG.standard_normal((50, 40))
+    _, path, steps, _ = linalg._cotangent_recipe("ij,jk,kl->il", 0, (g.shape, a.shape, b.shape, c.shape))
+    assert path is False and [kernel[0] for *_, kernel in steps] == ["matmul", "matmul"]
+    wants = [np.einsum("il,jk,kl->ij", g, b, c), np.einsum("il,ij,kl->jk", g, a, c),
+             np.einsum("il,ij,jk->kl", g, a, b)]
+    for k, want in enumerate(wants):
+        np.testing.assert_allclose(linalg.einsum_operand_cotangent(g, k, "ij,jk,kl->il", a, b, c),
+                                   want, rtol=1e-10, atol=1e-10)
+
+
+def test_steps_along_a_path():
+    assert linalg._steps_along("il,jk,kl->ij", ["einsum_path", (1, 2), (0, 1)]) == (
+        (1, 2, "jk,kl->jl"), (0, 1, "il,jl->ij"))
+    assert linalg._steps_along("ii,ij,j->i", ["einsum_path", (0, 1), (0, 1)]) is None  # a diagonal
+    assert linalg._steps_along("ij,jk,k->i", ["einsum_path", (0, 1, 2)]) is None  # three at once

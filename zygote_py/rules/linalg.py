@@ -192,6 +192,10 @@ def _cotangent_recipe(subscripts, i, shapes):
     # no path for two operands (one direct call), and none where ordering saves little
     path = _greedy_path(expr, arg_shapes) if len(arg_shapes) > 2 else False
     steps = _pairwise_steps(expr, arg_shapes) if path is False and len(arg_shapes) > 2 else None
+    if path is not False:
+        steps = _steps_along(expr, path)  # run by the kernels below: no path check per call
+        if steps is not None:
+            path = False
     if steps is None and len(arg_shapes) == 2:
         steps = ((0, 1, expr),)  # one pair: the same loop runs it
     if steps is not None:
@@ -336,6 +340,29 @@ def _pairwise_steps(expr, shapes):
         current = [spec for k, spec in enumerate(current) if k not in (i, j)] + [keep]
     steps.append((0, 1, f"{current[0]},{current[1]}->{out}"))
     return tuple(steps)
+
+
+def _steps_along(expr, path):
+    """The pairwise steps (as `_pairwise_steps` gives them) of an einsum path of
+    np.einsum_path, whose contractions likewise take two operands out of the list and put
+    their result at its end; None where one takes one or more than two operands, or an
+    operand repeats a letter (np.einsum then runs the path itself)."""
+    ins, out = expr.split("->")
+    current = ins.split(",")
+    if any(len(set(spec)) != len(spec) for spec in current):
+        return None
+    steps = []
+    for contraction in path[1:]:
+        if len(contraction) != 2:
+            return None
+        i, j = sorted(contraction)
+        rest = set(out).union(*(spec for k, spec in enumerate(current) if k not in (i, j)))
+        keep = "".join(c for c in dict.fromkeys(current[i] + current[j]) if c in rest)
+        if len(current) == 2:
+            keep = out
+        steps.append((i, j, f"{current[i]},{current[j]}->{keep}"))
+        current = [spec for k, spec in enumerate(current) if k not in (i, j)] + [keep]
+    return tuple(steps) if len(current) == 1 else None
 
 
 def _contract_pairwise(steps, arrays):
