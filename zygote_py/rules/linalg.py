@@ -274,8 +274,9 @@ def _broadcast_product(subscripts):
 
     NumPy's ufunc loop is faster there than einsum's (N-body's 32 x 32 x 3 pairwise
     cotangents: 10 against 17 us, and 3 against 6 for `ij,j->ij`); where neither operand
-    is lettered like the result (an outer product, `ij,ik->ijk`) einsum is the faster and
-    stays.  A repeated letter (a diagonal) or a summed one keeps einsum too."""
+    is lettered like the result (an outer product, `ij,ik->ijk`), a ufunc's broadcast is
+    slower than einsum and `_matmul_product` takes it instead.  A repeated letter (a
+    diagonal) or a summed one is not a product of this kind."""
     ins, out = subscripts.split("->")
     first, second = ins.split(",")
     if "." in subscripts or any(len(set(spec)) != len(spec) for spec in (first, second, out)) \
