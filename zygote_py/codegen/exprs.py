@@ -67,8 +67,12 @@ class Binder:
     def expr_for(self, obj, preferred: str | None) -> ast.expr:
         if preferred and _is_dotted(preferred) and preferred.split(".")[0] not in self.local_names \
                 and self._resolve(preferred) is obj:  # (a local of that name would hide it)
-            self.roots.add(preferred.split(".")[0])
-            return ast.parse(preferred, mode="eval").body
+            root, *attributes = preferred.split(".")
+            self.roots.add(root)
+            node = ast.Name(root, ast.Load())  # (what ast.parse would give, without parsing)
+            for attribute in attributes:
+                node = ast.Attribute(node, attribute, ast.Load())
+            return node
         return ast.Name(self.bind(obj, preferred), ast.Load())
 
     def bind(self, obj, preferred: str | None = None) -> str:

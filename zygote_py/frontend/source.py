@@ -107,6 +107,8 @@ def _contains(node, line: int, col: int) -> bool:
 
 def _byte_to_char_col(filename: str, line: int, byte_col: int) -> int:
     text = linecache.getline(filename, line)
+    if text.isascii():  # one byte per character: nothing to convert (almost every line)
+        return min(byte_col, len(text))
     return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
 

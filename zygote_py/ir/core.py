@@ -70,8 +70,11 @@ class Op:
         self.regions: list[Block] = list(regions)
         self.loc: SourceLoc | None = loc
         self.block: Block | None = None
-        hints = list(hints) + [""] * (nresults - len(hints))
-        self.results: list[Value] = [Value(hints[i], self) for i in range(nresults)]
+        if nresults == 1:  # (most ops: a build makes thousands)
+            self.results: list[Value] = [Value(hints[0] if hints else "", self)]
+        else:
+            hints = list(hints) + [""] * (nresults - len(hints))
+            self.results = [Value(hints[i], self) for i in range(nresults)]
         for region in self.regions:
             region.parent = self
 
