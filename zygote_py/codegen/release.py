@@ -26,6 +26,7 @@ forward mode's compiled gradients, which zygote_py reads again, keep the plain t
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 # Names not worth a line: saved shapes (adjoint.py: fetch_shape), a few bytes each, and
@@ -74,16 +75,17 @@ def _plan(fn: ast.FunctionDef, inserts: dict[int, list[str]], keep: frozenset) -
                 for name in _target_names(target):
                     simple_store[name] = index
         for node in _walk_own_scope(stmt, excluded):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
+            kind = type(node)
+            if kind is ast.Name:
+                if type(node.ctx) is ast.Load:
                     last_read[node.id] = index
                 else:  # Store or Del
                     stores[node.id] = stores.get(node.id, 0) + 1
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            elif kind is ast.Global or kind is ast.Nonlocal:
                 excluded.update(node.names)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
+            elif kind is ast.ExceptHandler and node.name:
                 excluded.add(node.name)  # bound without a Name node
-            elif isinstance(node, ast.alias):
+            elif kind is ast.alias:
                 excluded.add((node.asname or node.name).split(".")[0])
     final_return = len(body) - 1 if body and isinstance(body[-1], ast.Return) else len(body)
     releases: dict[int, list[str]] = {}
@@ -113,14 +115,51 @@ def _target_names(target: ast.expr) -> list[str]:
 
 def _walk_own_scope(node: ast.AST, excluded: set[str]):
     """The nodes of node that run in the function's own scope; every name a nested scope
-    mentions (a closure, a comprehension) goes into excluded instead."""
+    mentions (a closure, a comprehension) goes into excluded instead.  Expression contexts,
+    operators and constants hold no name and are not visited (a walk with
+    ast.iter_child_nodes spends most of its time on them)."""
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, _SCOPES):
-            if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        kind = type(current)
+        if kind in _SCOPE_TYPES:
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef:
                 excluded.add(current.name)  # the def binds its name here
-            excluded.update(n.id for n in ast.walk(current) if isinstance(n, ast.Name))
+            excluded.update(_names_in(current))
             continue
         yield current
-        stack.extend(ast.iter_child_nodes(current))
+        if kind is ast.Name:
+            continue
+        for field in current._fields:
+            child = getattr(current, field, None)
+            if type(child) is list:
+                stack.extend(item for item in child if _holds_names(type(item)))
+            elif _holds_names(type(child)):
+                stack.append(child)
+
+
+_SCOPE_TYPES = frozenset(_SCOPES)
+
+
+def _names_in(node: ast.AST):
+    """The ids of every Name node in node, nested scopes included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is ast.Name:
+            yield current.id
+            continue
+        for field in current._fields:
+            child = getattr(current, field, None)
+            if type(child) is list:
+                stack.extend(item for item in child if _holds_names(type(item)))
+            elif _holds_names(type(child)):
+                stack.append(child)
+
+
+@functools.cache
+def _holds_names(kind: type) -> bool:
+    """Whether a child of this type is visited: an AST node other than an expression
+    context, an operator or a constant (none of which can hold a name)."""
+    return issubclass(kind, ast.AST) and not issubclass(
+        kind, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Constant))
