@@ -45,6 +45,7 @@ method is refused (`refuse_positional_out`, `check_method_out`).
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import operator
 import os
@@ -575,17 +576,13 @@ class WriteLowering:
         try:
             if registry.function_rule(fn) is None and not registry.is_nondifferentiable(fn):
                 return  # Python source is transformed; anything else is resolved elsewhere
-            params = list(inspect.signature(fn).parameters.values())
-        except (TypeError, ValueError):  # unhashable, or no signature to read
+            index = _positional_out(fn)
+        except TypeError:  # unhashable
             return
-        for index, param in enumerate(params[:npos]):
-            if param.name == "out" and param.kind in (param.POSITIONAL_ONLY,
-                                                      param.POSITIONAL_OR_KEYWORD):
-                if self.constant_of(operands[index], 0) is not None:
-                    raise self.mutation_error(
-                        node, "the output array passed positionally writes the result into an "
-                        "existing array in place", "use the returned value instead")
-                return
+        if index is not None and index < npos and self.constant_of(operands[index], 0) is not None:
+            raise self.mutation_error(
+                node, "the output array passed positionally writes the result into an "
+                "existing array in place", "use the returned value instead")
 
     def check_method_out(self, receiver: Value, name: str, operands, kw, node) -> None:
         """`x.sum(0, None, y)`, `x.sum(out=y)`: an ndarray method given an output array
@@ -1118,3 +1115,18 @@ def _entry_check(lowerer, params, node) -> None:
                              lowerer.builder.const(tuple(written)),
                              lowerer.builder.emit("const", (), attrs={"value": loc, "expr": "loc"}).result,
                              expr="_zp_check_distinct_arguments")
+
+
+@functools.lru_cache(maxsize=1024)  # asked at every call of a library function; a
+def _positional_out(fn) -> int | None:  # function's signature does not change
+    """The position of fn's `out` parameter where it may be passed positionally, else None
+    (also where fn has no signature to read)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for index, param in enumerate(params):
+        if param.name == "out":
+            return index if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) \
+                else None
+    return None

@@ -14,6 +14,7 @@ standard library, site-packages, or zygote_py itself.
 
 from __future__ import annotations
 
+import functools
 import os
 import sysconfig
 
@@ -39,6 +40,10 @@ def is_library_function(fn) -> bool:
     return is_library_file(code.co_filename)
 
 
+# Per file name: os.path.realpath makes a system call per path component, and a build
+# asks once per call it lowers.  A code object's file name never changes, so the answer
+# cannot go stale except by moving a directory of a running program, which is not done.
+@functools.lru_cache(maxsize=4096)
 def is_library_file(filename: str) -> bool:
     """Whether filename is in the standard library, site-packages or zygote_py."""
     path = os.path.realpath(filename)

@@ -24,6 +24,7 @@ inside loops go through a tape (see `fetch`).
 from __future__ import annotations
 
 import dis
+import functools
 import operator
 
 from ...errors import InternalError
@@ -357,6 +358,11 @@ def _may_read_output(vjp) -> bool:
     code = getattr(vjp, "__code__", None)
     if code is None or code.co_argcount < 2:
         return True
+    return _code_reads_output(code)
+
+
+@functools.lru_cache(maxsize=1024)  # asked at every call site; a code object never changes
+def _code_reads_output(code) -> bool:
     output = code.co_varnames[1]
     if output in code.co_cellvars:
         return True  # read by a nested function
