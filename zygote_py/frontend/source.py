@@ -4,7 +4,8 @@ The whole file is parsed once (cached by file name and text) with the standard
 `ast` module, and the node whose code object this is gets located by line;
 lambdas sharing a line are told apart by their parameter names and by the
 column positions Python records for each instruction (3.11+).  Only the
-located subtree is converted to gast, which keeps a first gradient cheap.
+located subtree is converted to gast (by frontend/to_gast.py), which keeps a first
+gradient cheap.
 Working from the whole file means line and column numbers are the real ones.
 
 Two process-wide caches keep this cheap; neither can change a result.
@@ -26,6 +27,7 @@ import types
 import gast
 
 from ..errors import SourceLoc, SourceUnavailable
+from .to_gast import to_gast
 
 _FILE_CACHE: dict[str, tuple[str, ast.Module]] = {}
 
@@ -235,7 +237,7 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
     if code.co_name != "<lambda>":
         node = _def_from_block(code, filename, getattr(fn, "__globals__", None))
         if node is not None:
-            return gast.ast_to_gast(node), filename
+            return to_gast(node), filename
     tree = _file_tree(filename, getattr(fn, "__globals__", None))
     if tree is None:
         raise SourceUnavailable(
@@ -277,4 +279,4 @@ def find_function_node(fn) -> tuple[gast.AST, str]:
             hint="put each lambda on its own line, or use a def",
         )
     node = candidates[0]
-    return gast.ast_to_gast(node), filename
+    return to_gast(node), filename
