@@ -128,14 +128,8 @@ def _walk_own_scope(node: ast.AST, excluded: set[str]):
             excluded.update(_names_in(current))
             continue
         yield current
-        if kind is ast.Name:
-            continue
-        for field in current._fields:
-            child = getattr(current, field, None)
-            if type(child) is list:
-                stack.extend(item for item in child if _holds_names(type(item)))
-            elif _holds_names(type(child)):
-                stack.append(child)
+        if kind is not ast.Name:
+            _push_children(current, stack)
 
 
 _SCOPE_TYPES = frozenset(_SCOPES)
@@ -148,13 +142,18 @@ def _names_in(node: ast.AST):
         current = stack.pop()
         if type(current) is ast.Name:
             yield current.id
-            continue
-        for field in current._fields:
-            child = getattr(current, field, None)
-            if type(child) is list:
-                stack.extend(item for item in child if _holds_names(type(item)))
-            elif _holds_names(type(child)):
-                stack.append(child)
+        else:
+            _push_children(current, stack)
+
+
+def _push_children(node: ast.AST, stack: list) -> None:
+    """Put node's child nodes that can hold a name on stack (in ast.iter_child_nodes' order)."""
+    for field in node._fields:
+        child = getattr(node, field, None)
+        if type(child) is list:
+            stack.extend(item for item in child if _holds_names(type(item)))
+        elif _holds_names(type(child)):
+            stack.append(child)
 
 
 @functools.cache
