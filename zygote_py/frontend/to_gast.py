@@ -18,7 +18,7 @@ parameters of 3.12) is handed to gast's converter whole.
 
 tests/frontend/test_to_gast.py checks that both converters give equal trees, location
 attributes included, for a sample of every syntax form, zygote_py's rule modules and
-standard-library modules (and, once, for the 282,304 defs, classes and lambdas of the
+standard-library modules (and, once, for the 282,306 defs, classes and lambdas of the
 standard library, NumPy and zygote_py).  Where the installed gast is not 0.7, the version
 this was checked against (0.5 and 0.6 leave `type_params` out differently), gast's own
 converter is used.
