@@ -285,6 +285,9 @@ class Emitter:
                 args = [self.expr(op.operands[0]), self.expr(op.operands[1], in_subscript=True)]
             else:
                 args = [self.expr(v) for v in op.operands]
+            spent_flags = getattr(fn, "_zp_spent_flags", None)
+            if spent_flags:
+                self._keep_spent_flags_sound(op, args, spent_flags)
             return call_expr(fn, attrs.get("expr"), args, attrs.get("kw", ()), attrs.get("star", ()),
                              self.binder)
         if code == "callv":
@@ -306,6 +309,25 @@ class Emitter:
             values = [self.expr(v) for v in op.operands]
             return ast.Dict(values[::2], values[1::2])
         raise NotImplementedError(code)
+
+    @staticmethod
+    def _keep_spent_flags_sound(op: Op, args: list[ast.expr], spent_flags: dict[int, int]) -> None:
+        """A helper that may write into an operand the code never reads again
+        (`_add_index_cotangent`; its `_zp_spent_flags` map the operand to its flag) proves
+        while running that nothing else holds it by its reference count: the caller's
+        variable alone.  That proof needs the operand written
+        as a local variable; an expression in its place (an item or attribute read, a
+        global, a cell, `np.asarray(v)`) may return an array that a container, an object or
+        another variable holds once, which the count cannot tell from the variable.  The
+        flag is written False there."""
+        for operand, flag in spent_flags.items():
+            if flag >= len(args) or operand >= len(args):
+                continue
+            source = op.operands[operand].defining_op
+            local = isinstance(args[operand], ast.Name) and \
+                (source is None or source.opcode not in ("global", "cell"))
+            if not local:
+                args[flag] = ast.Constant(False)
 
     # -- statements -----------------------------------------------------------------
     def simple(self, op: Op) -> None:

@@ -9,7 +9,10 @@ LSTM's four gate slices, a stencil's three shifted reads): no array of zeros, no
 `last_read` says the generated code never reads acc's value after this call, on any
 path (`_is_last_read`).  The helper then adds in place when, besides, nothing else holds
 the array at run time (its reference count, as `overwritten_cotangent` decides); else it
-adds into a copy.  So no other value can see the write.
+adds into a copy.  So no other value can see the write.  The count proves it only for an
+accumulator written in the call as a local variable: the emitter writes the flag False
+where the accumulator is an expression (an item or attribute read, a global: what a
+container or object holds once counts as one variable would; codegen/emit.py).
 
 Only in code the reverse compiler builds to run (where it also spills tapes): gradients
 compiled for forward mode to read again (zp.hessian, forward_compiler.py) keep the two

@@ -180,6 +180,9 @@ def _add_index_cotangent(acc, g, a, index, last_read=False):
     return accum(acc, _index_cotangent(g, a, index))
 
 
+_add_index_cotangent._zp_spent_flags = {0: 4}  # (codegen/emit.py: acc written as a variable)
+
+
 def _take_cotangent(g, a, indices, axis, mode):
     a = np.asarray(a)
     z = _float_zeros(a)
