@@ -136,6 +136,73 @@ def test_every_kernel_gives_einsums_numbers(subscripts, size, dtype, fortran):
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
 
 
+@pytest.mark.parametrize("shape, short", [
+    ((32, 32, 3), True), ((64, 4), True), ((16, 4, 2), True), ((8, 7, 3), False),  # 56 < 64
+    ((32, 32, 5), False), ((3,), False), ((64, 1), True), ((4, 64), False),
+])
+def test_which_results_are_laid_out_last_axis_first(shape, short):
+    assert linalg._short_last_axis(shape) is short
+
+
+@pytest.mark.parametrize("subscripts, recipe", [
+    ("ik,ij->ijk", ((None, (slice(None), None, slice(None))), (None, (slice(None), slice(None), None)))),
+    ("ki,ij->ijk", (((1, 0), (slice(None), None, slice(None))), (None, (slice(None), slice(None), None)))),
+    ("i,k->ik", ((None, (slice(None), None)), (None, (None, slice(None))))),
+])
+def test_outer_product_recipes(subscripts, recipe):
+    (perm_a, expand_a), (perm_b, expand_b) = recipe
+    assert linalg._outer_product(subscripts) == (perm_a, expand_a, perm_b, expand_b)
+
+
+@pytest.mark.parametrize("subscripts", ["ij,ijk->ijk", "ij,jk->ik", "ii,ik->ik", "...i,k->...ik",
+                                        "ij,ik->ij"])
+def test_an_outer_product_sums_nothing_and_is_lettered_like_neither_operand(subscripts):
+    assert linalg._outer_product(subscripts) is None
+
+
+@pytest.mark.parametrize("subscripts, kind", [
+    ("ij,ijk->ijk", "multiply"), ("ijk,ij->ijk", "multiply"), ("ki,ijk->ijk", "multiply"),
+    ("ik,ij->ijk", "outer"), ("ki,ji->ijk", "outer"), ("ij,k->ijk", "outer"),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_a_short_last_axis_gives_einsums_products_laid_out_last_axis_first(subscripts, kind, dtype,
+                                                                           transposed):
+    # N-body's pairwise (32, 32, 3) cotangents: the same products as np.einsum (a product
+    # sums nothing, so exactly the same numbers), in memory as (k, i, j)
+    size = {"i": 12, "j": 9, "k": 3}
+    ins, _ = subscripts.split("->")
+    a, b = (_operand(spec, size, dtype, transposed) for spec in ins.split(","))
+    steps = linalg._with_kernels(((0, 1, subscripts),), (a.shape, b.shape))
+    assert steps[0][3][0] == kind
+    got = linalg._contract_pairwise(steps, [a, b])
+    want = np.einsum(subscripts, a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert got.strides[-1] == got.itemsize * got.size // got.shape[-1]  # the last axis outermost
+
+
+def test_a_size_one_axis_broadcasts_in_the_last_axis_first_product():
+    a = RNG.standard_normal((12, 1))
+    b = RNG.standard_normal((12, 9, 3))
+    c = RNG.standard_normal((1, 3))
+    for subscripts, x, y in (("ij,ijk->ijk", a, b), ("ik,ij->ijk", c, RNG.standard_normal((12, 9)))):
+        steps = linalg._with_kernels(((0, 1, subscripts),), (x.shape, y.shape))
+        assert steps[0][3][-1] is True or steps[0][3][0] == "outer"
+        np.testing.assert_array_equal(linalg._contract_pairwise(steps, [x, y]), np.einsum(subscripts, x, y))
+
+
+def test_nbody_pairwise_cotangents_are_laid_out_last_axis_first():
+    t2, d, w = RNG.standard_normal((32, 32)), RNG.standard_normal((32, 32, 3)), RNG.standard_normal(32)
+    g, v = RNG.standard_normal((32, 3)), RNG.standard_normal((32, 32))
+    d_bar = linalg.einsum_operand_cotangent(g, 1, "ij,ijk,j->ik", t2, d, w)
+    np.testing.assert_allclose(d_bar, np.einsum("ik,ij,j->ijk", g, t2, w), rtol=1e-15, atol=0)
+    dd_bar = linalg.einsum_operand_cotangent(v, 0, "ijk,ijk->ij", d, d)
+    np.testing.assert_array_equal(dd_bar, np.einsum("ij,ijk->ijk", v, d))
+    for x in (d_bar, dd_bar):
+        assert x.strides == (256, 8, 8192)  # (k, i, j) in memory: the sums over i and j run long
+
+
 def test_three_operand_steps_carry_their_shapes():
     """The kernels of later steps are planned for the shapes of the earlier steps' results."""
     steps = linalg._with_kernels(linalg._pairwise_steps("ik,ijk,j->ij", ((5, 3), (5, 5, 3), (5,))),
