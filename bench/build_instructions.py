@@ -13,8 +13,15 @@ million.  Requires valgrind on PATH and an interpreter with its symbols (pyenv's
     python bench/build_instructions.py --tree /tmp/base --tree . --workloads mlp,nbody
 
 Modes: `cold`, the first build in the process (the rules the function uses are lowered
-too), and `warm`, a second build after Compiler.clear() (the rules are lowered already).
+too), and `warm`, a second build after Compiler.clear() (the rules are lowered already);
+and, for the generated code rather than the compiler, `grad` and `primal`: three calls of
+the gradient (or of the plain NumPy function) after two warm-up calls, with one BLAS thread.
+An instruction is not a nanosecond (the gradient's interpreter work and memory traffic
+cost more per instruction than the primal's NumPy loops), but the counts move only with
+the code, so they show what a change to the generated code or the helpers does.
 Prints a markdown table of millions of instructions per workload, mode and tree.
+
+    python bench/build_instructions.py --tree /tmp/base --tree . --workloads nbody --modes grad,primal
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ import workloads as W
 data = W.make_data(name)
 args = W.call_args(name, data)
 f = W.FUNCTIONS[name]
+if mode in ("grad", "primal"):  # the generated code, in steady state
+    call = (lambda: zp.gradient(f, *args)) if mode == "grad" else (lambda: f(*args))
+    call()
+    call()
+    functools.reduce(lambda _, __: call(), range(3), None)
+    raise SystemExit
 if mode == "warm":
     zp.grad_source(f, args=args)
     api._compiler().clear()
@@ -45,10 +58,12 @@ functools.reduce(lambda _, __: zp.grad_source(f, args=args), [0], None)
 
 
 def count(tree: str, name: str, mode: str) -> int:
-    """Instructions executed by one build (callgrind's total inside functools.reduce)."""
+    """Instructions executed by one build, or by three calls (callgrind's total inside
+    functools.reduce)."""
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "callgrind.out")
-        env = dict(os.environ, PYTHONHASHSEED="0")
+        env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1")
         subprocess.run(
             ["valgrind", "--tool=callgrind", "--collect-atstart=no",
              "--toggle-collect=functools_reduce", f"--callgrind-out-file={out}",
