@@ -5,6 +5,8 @@ numbers as np.einsum), one that is a batch of matrix products as np.matmul
 (`_matmul_product`: einsum's numbers to rounding), for transposed letters, size-1 axes,
 views, dtypes and non-arrays."""
 
+import math
+
 import numpy as np
 import pytest
 from derivative_checks import fd_gradient
@@ -201,6 +203,54 @@ def test_nbody_pairwise_cotangents_are_laid_out_last_axis_first():
     np.testing.assert_array_equal(dd_bar, np.einsum("ij,ijk->ijk", v, d))
     for x in (d_bar, dd_bar):
         assert x.strides == (256, 8, 8192)  # (k, i, j) in memory: the sums over i and j run long
+
+
+def _random_short_last_axis_pairs(count):
+    """Two-operand einsums that sum nothing, with results whose last axis is short (2 to 4)
+    behind at least 64 entries: the steps laid out last axis first."""
+    import random
+
+    chooser = random.Random(43)
+    for _ in range(count):
+        out = "".join(chooser.sample("abcd", chooser.randint(2, 4)))
+        first = "".join(chooser.sample(out, chooser.randint(1, len(out))))
+        rest = [c for c in out if c not in first]  # (every letter of the result is in one)
+        shared = chooser.sample(first, chooser.randint(0 if rest else 1, len(first)))
+        second = "".join(chooser.sample(rest + shared, len(rest) + len(shared)))
+        size = {c: chooser.choice([4, 6, 9]) for c in out}
+        size[out[-1]] = chooser.choice([2, 3, 4])
+        if math.prod(size[c] for c in out[:-1]) < 64:
+            size[out[0]] = 64
+        yield f"{first},{second}->{out}", size, chooser.choice(["float64", "complex128", "int64"])
+
+
+@pytest.mark.parametrize("subscripts, size, dtype", list(_random_short_last_axis_pairs(60)))
+def test_random_short_last_axis_products_give_einsums_numbers(subscripts, size, dtype):
+    ins, _ = subscripts.split("->")
+    first, second = ins.split(",")
+    a = (3 * RNG.standard_normal(tuple(size[c] for c in first))).astype(dtype)
+    b = (3 * RNG.standard_normal(tuple(size[c] for c in second))).astype(dtype)
+    steps = linalg._with_kernels(((0, 1, subscripts),), (a.shape, b.shape))
+    kernel = steps[0][3]
+    assert kernel[0] == "outer" or kernel[0] == "multiply" and kernel[-1] is True
+    got = linalg._contract_pairwise(steps, [a, b])
+    want = np.einsum(subscripts, a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_larger_nbody_gradient_against_central_differences():
+    # 12 bodies: the pairwise (12, 12, 3) cotangents are laid out last axis first
+    m = RNG.random(12) + 0.5
+
+    def accel(x):
+        p = np.reshape(x, (12, 3))
+        d = p[None, :, :] - p[:, None, :]
+        r2 = np.einsum("ijk,ijk->ij", d, d) + 0.01
+        return np.sum(np.einsum("ij,ijk,j->ik", r2 ** -1.5, d, m) ** 2)
+
+    x = RNG.standard_normal(36)
+    np.testing.assert_allclose(zp.gradient(accel, x)[0], fd_gradient(accel, x), rtol=1e-6, atol=1e-7)
 
 
 def test_three_operand_steps_carry_their_shapes():
