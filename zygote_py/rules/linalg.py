@@ -236,7 +236,7 @@ def _short_last_axis(shape) -> bool:
     an axis of at most 4 (x, y, z of N-body's (32, 32, 3) pairwise differences) behind at
     least 64 entries.  NumPy runs a broadcasting multiply as one inner loop per run of the
     last axis, three entries at a time there, with a buffered copy of the broadcast operand
-    for each: 126 thousand instructions for N-body's `ij,ik->ijk` against 44 thousand with
+    for each: 122 thousand instructions for N-body's `ij,ik->ijk` against 47 thousand with
     the result laid out (k, i, j), where the inner loop runs over i and j together.  The
     values are the same products; only the result's strides differ (`_multiply_last_first`),
     and the operations that read it next (a sum with another such cotangent, the sums over
