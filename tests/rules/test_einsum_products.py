@@ -253,6 +253,40 @@ def test_a_larger_nbody_gradient_against_central_differences():
     np.testing.assert_allclose(zp.gradient(accel, x)[0], fd_gradient(accel, x), rtol=1e-6, atol=1e-7)
 
 
+def test_the_last_axis_first_kernel_has_both_derivatives():
+    # the kernel is a product: reverse mode takes its rule, forward mode (which runs rule
+    # code again for nested derivatives) takes it as bilinear rather than reading its body
+    b = RNG.standard_normal((12, 9, 1))
+
+    def h(x):
+        return np.sum(np.abs(linalg._multiply_last_first(np.reshape(x, (12, 9, 3)), b)) ** 2)
+
+    def h_complex(x):
+        return h(x) + np.sum(np.real(linalg._multiply_last_first(np.reshape(x, (12, 9, 3)) * (1 + 0.5j), b) ** 2))
+
+    x, v = RNG.standard_normal(324), RNG.standard_normal(324)
+    for fn in (h, h_complex):
+        np.testing.assert_allclose(zp.gradient(fn, x)[0], fd_gradient(fn, x), rtol=1e-6, atol=1e-6)
+        _, tangent = zp.jvp(fn, (x,), (v,))
+        np.testing.assert_allclose(tangent, (fn(x + 1e-6 * v) - fn(x - 1e-6 * v)) / 2e-6, rtol=1e-6)
+
+
+def test_a_nested_pullback_over_an_einsum_laid_out_last_axis_first():
+    # autograd's convolve checks: the back function of a pullback taken inside the function
+    # differentiated, with subscripts built while running (the einsum rule's general form)
+    a, c = RNG.standard_normal((12, 9)), RNG.standard_normal((12, 3))
+    operands = ("ijk", "ij")
+
+    def f(x):
+        subscripts = ",".join(operands) + "->ik"
+        d = np.reshape(x, (12, 9, 3)) * (1 + 0.5j)
+        _, back = zp.pullback(lambda d_: np.einsum(subscripts, d_, a), d)
+        return np.real(np.sum(back(c * (1 - 0.5j))[0] ** 2 * d))
+
+    x = RNG.standard_normal(324) * 0.3
+    np.testing.assert_allclose(zp.gradient(f, x)[0], fd_gradient(f, x), rtol=1e-6, atol=1e-6)
+
+
 def test_three_operand_steps_carry_their_shapes():
     """The kernels of later steps are planned for the shapes of the earlier steps' results."""
     steps = linalg._with_kernels(linalg._pairwise_steps("ik,ijk,j->ij", ((5, 3), (5, 5, 3), (5,))),

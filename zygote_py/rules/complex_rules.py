@@ -302,7 +302,7 @@ GRADIENT_HELPERS = (
     "zygote_py.rules.shapes._repeat_cotangent", "zygote_py.rules.shapes.like_input",
     "zygote_py.rules.linalg.matmul_cotangent_a", "zygote_py.rules.linalg.matmul_cotangent_b",
     "zygote_py.rules.linalg.dot_cotangent_a", "zygote_py.rules.linalg.dot_cotangent_b",
-    "zygote_py.rules.linalg.einsum_operand_cotangent",
+    "zygote_py.rules.linalg.einsum_operand_cotangent", "zygote_py.rules.linalg._multiply_last_first",
     "zygote_py.rules.factorizations.output_parts",
 )
 

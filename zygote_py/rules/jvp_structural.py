@@ -255,6 +255,7 @@ _MULTILINEAR_HELPERS = (
     "zygote_py.rules.linalg.tensordot_cotangent_a", "zygote_py.rules.linalg.tensordot_cotangent_b",
     "zygote_py.rules.linalg.matmul_tangent_left", "zygote_py.rules.linalg.matmul_tangent_right",
     "zygote_py.rules.linalg.dot_tangent_left", "zygote_py.rules.linalg.dot_tangent_right",
+    "zygote_py.rules.linalg._multiply_last_first",
 )
 
 

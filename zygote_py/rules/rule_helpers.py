@@ -37,7 +37,7 @@ from zygote_py.rules.linalg import (
 )
 from zygote_py.rules.reductions import _norm_axes
 from zygote_py.rules.registry import declare_complex_ok, vjp
-from zygote_py.runtime import unbroadcast, zeros_if_none
+from zygote_py.runtime import strong_zero, unbroadcast, zeros_if_none
 from zygote_py.runtime.transposes import dense_like, item_of
 
 # ---------------------------------------------------------------------------
@@ -117,6 +117,13 @@ def einsum_operand_cotangent_(g, y, ct, k, subscripts, *operands):
     replaced by h)>: the cotangent of ct is that einsum, and the cotangent of another
     operand j is C_j at ct of the swapped operands.  ops[k] itself does not enter."""
     return _einsum_operand_cotangent_parts(g, ct, k, subscripts, operands)
+
+
+@vjp(linalg._multiply_last_first, diff=("x", "y"))
+def multiply_last_first_(g, r, x, y):
+    """x * y laid out last axis first (an einsum cotangent kernel): a product's rule, the
+    strong zero included; forward mode takes it as bilinear (rules/jvp_structural.py)."""
+    return unbroadcast(strong_zero(g, g * y), x), unbroadcast(strong_zero(g, g * x), y)
 
 
 # ---------------------------------------------------------------------------
