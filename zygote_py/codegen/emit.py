@@ -315,11 +315,11 @@ class Emitter:
         """A helper that may write into an operand the code never reads again
         (`_add_index_cotangent`; its `_zp_spent_flags` map the operand to its flag) proves
         while running that nothing else holds it by its reference count: the caller's
-        variable alone.  That proof needs the operand written
-        as a local variable; an expression in its place (an item or attribute read, a
-        global, a cell, `np.asarray(v)`) may return an array that a container, an object or
-        another variable holds once, which the count cannot tell from the variable.  The
-        flag is written False there."""
+        variable alone.  That proof needs the operand written as a local variable; an
+        expression in its place (an item or attribute read, a global, a cell,
+        `np.asarray(v)`) may return an array that a container, an object or another
+        variable holds once, which the count cannot tell from the variable.  The flag is
+        written False there."""
         for operand, flag in spent_flags.items():
             if flag >= len(args) or operand >= len(args):
                 continue
