@@ -109,7 +109,13 @@ def _numeric_operands(da, db, y, a, b):
     return _as_array_tangent(da, a), _as_array_tangent(db, b)
 
 
-def jvp_add(da, db, y, a, b):
+# The ufuncs' forward rules take the ufunc's keyword options (order=, casting=, dtype=,
+# subok=) and ignore them, as the reverse rules do: they choose the result's layout or
+# type, not its derivative.  (out= and where= never reach a rule: the mutation transform
+# rewrites them first.)  operator.add and the rest share these rules and pass none.
+
+
+def jvp_add(da, db, y, a, b, **ufunc_options):
     if _is_sequence(y):  # concatenation (the result decides: `[a] + array` is an array)
         if da is None and db is None:
             return None
@@ -127,7 +133,7 @@ def dense_items(dx, seq):
     return dx if dx is not None else [None] * len(seq)
 
 
-def jvp_sub(da, db, y, a, b):
+def jvp_sub(da, db, y, a, b, **ufunc_options):
     da, db = _numeric_operands(da, db, y, a, b)
     if da is None:
         return None if db is None else fit_to(-db, y)
@@ -136,7 +142,7 @@ def jvp_sub(da, db, y, a, b):
     return da - db
 
 
-def jvp_mul(da, db, y, a, b):
+def jvp_mul(da, db, y, a, b, **ufunc_options):
     if _is_sequence(y):  # repetition: seq * n
         seq_dot, n = (da, b) if _is_sequence(a) else (db, a)
         return None if seq_dot is None else (list(seq_dot) * n if type(y) is list else tuple(seq_dot) * n)
@@ -150,17 +156,17 @@ def jvp_mul(da, db, y, a, b):
 # an infinite a).  The products test for nan once and only then look at the tangent.
 
 
-def jvp_truediv(da, db, y, a, b):
+def jvp_truediv(da, db, y, a, b, **ufunc_options):
     da, db = _numeric_operands(da, db, y, a, b)
     return add_terms(None if da is None else strong_zero(da, da / b),
                      None if db is None else strong_zero(db, -db * y / b))
 
 
-def jvp_neg(dx, y, x):
+def jvp_neg(dx, y, x, **ufunc_options):
     return None if dx is None else -dx
 
 
-def jvp_pos(dx, y, x):
+def jvp_pos(dx, y, x, **ufunc_options):
     return dx
 
 
@@ -178,10 +184,10 @@ for _primal in (operator.pos, np.positive):
     jvp(_primal)(jvp_pos)
 
 
-def jvp_pow(da, db, y, a, b):
+def jvp_pow(da, db, y, a, b, **ufunc_options):
     """d(a**b) = b a**(b-1) da (+ log(a) a**b db, by the reverse rule's transpose)."""
     if db is not None or _is_sequence(a) or _is_sequence(b):
-        return _pow_derived(da, db, y, a, b)
+        return _pow_derived(da, db, y, a, b, **ufunc_options)
     if da is None:
         return None
     if np.ndim(b) == 0 and b == 0:
@@ -201,7 +207,7 @@ def _pow_at_zero(b):
         return np.power(0.0, b - 1)
 
 
-def jvp_matmul(da, db, y, a, b):
+def jvp_matmul(da, db, y, a, b, **ufunc_options):
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):  # a user's own __matmul__
         return add_terms(None if da is None else da @ b, None if db is None else a @ db)
     return add_terms(None if da is None else matmul_tangent_left(da, b),
@@ -213,11 +219,11 @@ def jvp_dot(da, db, y, a, b, out=None):
                      None if db is None else dot_tangent_right(a, db))
 
 
-def _pow_derived(*args):
+def _pow_derived(*args, **ufunc_options):
     from .jvp_derived import derived_jvp
     # np.power's rule (the same body as operator.pow's): a list operand can only have come
     # from np.power (`list ** 2` raises), whose rule reads NumPy's array of it
-    return derived_jvp(registry.function_rule(np.power))(*args)
+    return derived_jvp(registry.function_rule(np.power))(*args, **ufunc_options)
 
 
 for _primal in (operator.pow, np.power):
@@ -361,7 +367,7 @@ jvp(operator.getitem)(jvp_getitem)
 
 def _method_linear(name):
     def jvp_method(dself, *rest, **kwargs):
-        y, obj, *args = rest
+        _y, obj, *args = rest
         if dself is None:
             return None
         if name == "sum" and (len(args) >= 5 or kwargs.get("initial") is not None):
