@@ -20,11 +20,21 @@ from ..ir.ops import loop_layout
 from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
 from ..runtime import tapes
+from ..runtime.writes import private_copy
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
 from .naming import Names
 from .unparse import unparse
 
 _EXPRESSION_OPS = {"const", "global", "cell", "call", "getattr", "tuple", "list", "dict", "method", "callv"}
+
+
+def _written_as_local_variable(op: Op, operand: int, args: list[ast.expr]) -> bool:
+    """Whether op's operand is written in its call as a local variable of the generated
+    code (not an expression, not a module global or closure cell read by its own name),
+    so that a reference count can tell whether anything besides that variable holds it."""
+    source = op.operands[operand].defining_op
+    return isinstance(args[operand], ast.Name) and \
+        (source is None or source.opcode not in ("global", "cell"))
 
 
 class Emitter:
@@ -288,6 +298,9 @@ class Emitter:
             spent_flags = getattr(fn, "_zp_spent_flags", None)
             if spent_flags:
                 self._keep_spent_flags_sound(op, args, spent_flags)
+            counted = getattr(fn, "_zp_counted_operands", None)
+            if counted:
+                self._pass_counted_operands_privately(op, args, counted)
             return call_expr(fn, attrs.get("expr"), args, attrs.get("kw", ()), attrs.get("star", ()),
                              self.binder)
         if code == "callv":
@@ -323,11 +336,20 @@ class Emitter:
         for operand, flag in spent_flags.items():
             if flag >= len(args) or operand >= len(args):
                 continue
-            source = op.operands[operand].defining_op
-            local = isinstance(args[operand], ast.Name) and \
-                (source is None or source.opcode not in ("global", "cell"))
-            if not local:
+            if not _written_as_local_variable(op, operand, args):
                 args[flag] = ast.Constant(False)
+
+    def _pass_counted_operands_privately(self, op: Op, args: list[ast.expr], counted: tuple) -> None:
+        """The helpers that zero a cotangent's region in place when its reference count
+        says only the caller's variable holds it (runtime/writes.py: undo_write_split,
+        overwritten_cotangent; `_zp_counted_operands`) are sound only for an operand written
+        as a local variable, as above.  An expression in its place is passed through
+        `private_copy`, an array of its own: the helper zeroes that copy, which it would
+        have made itself had the count seen the container's reference."""
+        for operand in counted:
+            if operand < len(args) and not _written_as_local_variable(op, operand, args):
+                private = self.binder.expr_for(private_copy, "_zp_private_copy")
+                args[operand] = ast.Call(private, [args[operand]], [])
 
     # -- statements -----------------------------------------------------------------
     def simple(self, op: Op) -> None:

@@ -456,6 +456,13 @@ def overwritten_cotangent(g, index):
     return out
 
 
+def private_copy(g):
+    """g, or where g is an array, a copy of it that nothing else holds: what generated code
+    passes to undo_write_split and overwritten_cotangent where g is an expression rather
+    than a variable (codegen/emit.py), whose reference count cannot prove g unshared."""
+    return g.copy() if type(g) is _ndarray else g
+
+
 def _refs_seen_by_helper(g) -> int:
     return sys.getrefcount(g)
 
@@ -959,5 +966,8 @@ for _fn in (write_item, write_item_augmented, augmented_write, augmented_write_i
     _fn._zp_writes = True
 # its pair is unpacked in the statement that calls it (codegen/emit.py: inlinable)
 undo_write_split._zp_unpacked = True
+# they zero g's region in place when its reference count proves only the caller's variable
+# holds it: generated code passes g as a local variable or through private_copy (emit.py)
+undo_write_split._zp_counted_operands = overwritten_cotangent._zp_counted_operands = (0,)
 store_item._zp_store = True  # written as `x[index] = value` (codegen/emit.py)
 
