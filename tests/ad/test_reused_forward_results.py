@@ -52,7 +52,7 @@ def test_gradient_matches_finite_differences(f, args):
 
 
 def _backward_code(source: str) -> str:
-    backward = source.split("for _ in reversed")[1]
+    backward = source.split("# grad of: for")[1]  # (the backward loop, and what follows)
     return "\n".join(line for line in backward.splitlines() if not line.strip().startswith("#"))
 
 

@@ -19,9 +19,10 @@ from ..ir.core import Block, Op, Value
 from ..ir.ops import loop_layout
 from ..analysis.bound import may_be_unbound
 from ..analysis.purity import is_pure
-from ..runtime import tapes
+from ..runtime import float_loops, tapes
 from ..runtime.writes import private_copy
 from .exprs import Binder, call_expr, constant_expr, names_read, split_arguments
+from .float_loops import FloatLoopPlan, float_loop_plan
 from .naming import Names
 from .unparse import unparse
 
@@ -48,6 +49,9 @@ class Emitter:
         self.annotate = annotate
         self.spill_tapes = False  # long tapes spill into typed blocks (see op_tape_new)
         self.tape_flag: dict[int, str] = {}  # id(tape push/pop) -> the loop's flag (tape_flags)
+        # the backward loop being written that may run on Python floats: (its `_zp_floats`
+        # variable, its plan); codegen/float_loops.py
+        self.float_loop: tuple[str, FloatLoopPlan] | None = None
         self.adjoint = False  # adjoint lines say "grad of:"; forward code quotes its line plainly
         self.named: set[str] = set()  # the user's variables (and their `_bar`s) keep their own statement
         self.lines: list[str] = []
@@ -301,8 +305,11 @@ class Emitter:
             counted = getattr(fn, "_zp_counted_operands", None)
             if counted:
                 self._pass_counted_operands_privately(op, args, counted)
-            return call_expr(fn, attrs.get("expr"), args, attrs.get("kw", ()), attrs.get("star", ()),
+            expr = call_expr(fn, attrs.get("expr"), args, attrs.get("kw", ()), attrs.get("star", ()),
                              self.binder)
+            if self.float_loop is not None and id(op) in self.float_loop[1].divisions:
+                expr = self._tested_division(expr, args)
+            return expr
         if code == "callv":
             func = self.expr(op.operands[0])
             args = [self.expr(v) for v in op.operands[1:]]
@@ -322,6 +329,19 @@ class Emitter:
             values = [self.expr(v) for v in op.operands]
             return ast.Dict(values[::2], values[1::2])
         raise NotImplementedError(code)
+
+    def _tested_division(self, quotient: ast.expr, args: list[ast.expr]) -> ast.expr:
+        """`a / b` in a backward loop that may run on Python floats: `a / b if type(b) is not
+        float or b else divide_scalars(a, b, _zp_floats)`, so that a zero divisor gives
+        NumPy's inf where the loop runs on floats standing for float64 scalars.  The
+        divisor is read twice: it is arithmetic on the loop's own values (no effects)."""
+        a, b = args
+        py_float = ast.Name(self.binder.bind(float, "_zp_float"), ast.Load())
+        test = ast.BoolOp(ast.Or(), [
+            ast.Compare(ast.Call(ast.Name("type", ast.Load()), [b], []), [ast.IsNot()], [py_float]), b])
+        divide = ast.Name(self.binder.bind(float_loops.divide_scalars, "_zp_divide_scalars"), ast.Load())
+        fallback = ast.Call(divide, [a, b, ast.Name(self.float_loop[0], ast.Load())], [])
+        return ast.IfExp(test, quotient, fallback)
 
     @staticmethod
     def _keep_spent_flags_sound(op: Op, args: list[ast.expr], spent_flags: dict[int, int]) -> None:
@@ -484,7 +504,12 @@ class Emitter:
         body = op.regions[0]
         layout = loop_layout(op)
         args = layout.carried
+        plan = float_loop_plan(op) if self.spill_tapes else None
         iterables = [self.expr(v) for v in layout.iterables]
+        if plan is not None and not isinstance(iterables[0], ast.Name):
+            steps = self.names.fresh("_zp_steps")  # read twice: by float_loop and the loop
+            self.line(f"{steps} = {unparse(iterables[0])}")
+            iterables = [ast.Name(steps, ast.Load())]
         self.carried_entry(op, args)
         targets = [self.name(t) if self.uses.get(t.id, 0) or t.id in self.grouped else "_"
                    for t in layout.targets]
@@ -498,9 +523,40 @@ class Emitter:
         self.binder.roots.add(kind)
         self.comment_for(op)
         self.tape_flags(body, header if kind == "range" else None, iterables)
+        if plan is not None:
+            self._enter_float_loop(plan, header, args)
         self.line(f"for {', '.join(targets)} in {unparse(header)}:")
-        self.emit_body(op, body, args)
+        try:
+            self.emit_body(op, body, args)
+        finally:
+            floats = self.float_loop
+            self.float_loop = None
+        if plan is not None:
+            leave = self.binder.bind(float_loops.leave_float_loop, "_zp_leave_float_loop")
+            names = [self.name(arg) for arg in args]
+            targets = names[0] if len(names) == 1 else ", ".join(names)
+            self.line(f"if {floats[0]} is not None:")
+            self.line(f"    {targets} = {leave}({floats[0]}, {', '.join(names)})")
         self.after_loop(op, args)
+
+    def _enter_float_loop(self, plan: FloatLoopPlan, steps: ast.expr, args: list[Value]) -> None:
+        """Before a backward loop that may run on Python floats (codegen/float_loops.py):
+        `_zp_floats = float_loop(tape, steps, width, ...)` where a block was spilled
+        (else None: a short tape is not worth converting), and the carried cotangents as
+        Python floats where it answered."""
+        floats = self.names.fresh("_zp_floats")
+        refills = self.tape_flag.get(id(plan.first_pop))
+        entry = self.binder.bind(float_loops.float_loop, "_zp_float_loop")
+        py_float = self.binder.bind(float, "_zp_float")
+        tape = unparse(self.expr(plan.first_pop.operands[0]))
+        carried = [self.name(arg) for arg in args]
+        call = f"{entry}({tape}, {unparse(steps)}, {plan.width}, {plan.float64_pops}, " \
+               f"{plan.divisions_read_tape}, {plan.settles!r}{''.join(', ' + c for c in carried)})"
+        self.line(f"{floats} = {call} if {refills} else None" if refills else f"{floats} = {call}")
+        self.line(f"if {floats} is not None:")
+        for name in carried:
+            self.line(f"    {name} = {py_float}({name})")
+        self.float_loop = (floats, plan)
 
     def tape_flags(self, body: Block, header: ast.expr | None, iterables: list[ast.expr]) -> None:
         """Before a loop, decide once whether its body's tape checks can be skipped.
@@ -688,8 +744,9 @@ class Emitter:
             refill = self.binder.bind(tapes.refill_tape, "_zp_refill_tape")
             flag = self.tape_flag.get(id(op))
             guard = f"{flag} and " if flag else ""
+            floats = self.float_loop[0] if self.float_loop and self.float_loop[1].first_pop is op else None
             self.line(f"if {guard}len({unparse(tape)}) == 1:")
-            self.line(f"    {refill}({unparse(tape)})")
+            self.line(f"    {refill}({unparse(tape)}{', ' + floats if floats else ''})")
         for result in reversed(op.results):  # pushed one by one: the last value comes off first
             self.assign([result], pop, op)
 

@@ -86,16 +86,32 @@ def spill_tape(tape: list, width: int = 1) -> None:
     tape[0].append((width, len(chunk), [_pack(chunk[k::width]) for k in range(width)]))
 
 
-def refill_tape(tape: list) -> None:
-    """Put the last spilled block back on tape (it holds only item 0 now)."""
+def refill_tape(tape: list, floats: list | None = None) -> None:
+    """Put the last spilled block back on tape (it holds only item 0 now).
+
+    floats: in a backward loop running on Python floats (runtime/float_loops.py), how
+    many of the values still to be refilled are the loop's own: those (the block's
+    last, popped first) come back as Python floats, the rest as they were saved."""
     width, n, columns = tape[0].pop()
-    if width == 1:
-        tape.extend(_unpack(*columns[0]))
+    own = 0 if floats is None else min(floats[0], n)
+    if own == n and width == 1 and columns[0][0] == "float64":
+        floats[0] -= own
+        tape.extend(columns[0][1].tolist())  # (a scalar loop's whole block: one column)
         return
+    values = _unpack(*columns[0]) if width == 1 else _interleaved(width, n, columns)
+    if own:
+        # float_loop checked that these are float64 scalars or Python floats
+        floats[0] -= own
+        values = list(values)
+        values[n - own:] = np.array(values[n - own:], dtype=_float64).tolist()
+    tape.extend(values)
+
+
+def _interleaved(width: int, n: int, columns: list) -> list:
     values = [None] * n
     for k, (kind, column) in enumerate(columns):
         values[k::width] = _unpack(kind, column)
-    tape.extend(values)
+    return values
 
 
 def open_tape(tape: list) -> list:
