@@ -254,3 +254,45 @@ def test_a_standalone_module_runs_the_loop_on_floats_as_zygote_py_does():
         got = module.grad_recurrence(x, STEPS)
         want = zp.gradient(recurrence, x, STEPS)[0]
         assert repr(got[0] if isinstance(got, tuple) else got) == repr(want)
+
+
+# -- random recurrences: float loops against the same code on float64 scalars ---------------
+
+
+def _random_expression(rng, depth):
+    if depth == 0 or rng.random() < 0.25:
+        return str(rng.choice(["x", "x", "y", "0.5", "2", "1.5", "-0.3"]))
+    kind = rng.integers(0, 7)
+    a = _random_expression(rng, depth - 1)
+    b = _random_expression(rng, depth - 1)
+    return [f"np.sin({a})", f"np.tanh({a})", f"np.exp(-({a}) * ({a}))", f"({a} + {b})",
+            f"({a} - {b})", f"({a} * {b})", f"({a} / (1.5 + {b} * {b}))"][kind]
+
+
+def _random_recurrence(seed):
+    rng = np.random.default_rng(seed)
+    body = [f"        x = 0.5 * x + 0.4 * np.tanh({_random_expression(rng, 3)})"]
+    if rng.random() < 0.5:
+        body.append(f"        y = 0.9 * y + 0.1 * {_random_expression(rng, 2)}")
+    return ("import numpy as np\n\n\ndef f(x, n):\n    y = x * 0.5\n    for _ in range(n):\n"
+            + "\n".join(body) + "\n    return x + y\n")
+
+
+def test_random_recurrences_give_the_same_bits_as_on_float64_scalars(tmp_path, recompiled):
+    import importlib.util
+
+    functions, running = [], 0
+    for seed in range(24):
+        path = tmp_path / f"recurrence_{seed}.py"
+        path.write_text(_random_recurrence(seed))
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        functions.append(module.f)
+        running += "_zp_float_loop(" in zp.grad_source(module.f, wrt=0, args=(np.float64(0.3), 3))
+    assert running >= 6  # enough of them qualify to say something
+    fast = [_grad(f, x, STEPS) for f in functions for x in (np.float64(0.3), -0.8)]
+    _without_float_loops(recompiled)
+    plain = [_grad(f, x, STEPS) for f in functions for x in (np.float64(0.3), -0.8)]
+    for k, ((a, a_warned), (b, b_warned)) in enumerate(zip(fast, plain)):
+        assert (_spelled(a), a_warned) == (_spelled(b), b_warned), _random_recurrence(k // 2)

@@ -98,7 +98,7 @@ def float_loop_plan(op: Op) -> FloatLoopPlan | None:
     # value id -> (carried indexes, True where a popped value) it is made from
     leaves: dict[int, tuple[frozenset[int], bool]] = {
         arg.id: (frozenset((k,)), False) for arg, k in zip(layout.carried, range(len(carried)))}
-    width, first_pop, divisions, settles = 0, None, set(), ()
+    width, first_pop, tape, divisions, settles = 0, None, None, set(), ()
     float64_pops, divisions_read_tape = False, True
     for inner in body.ops:
         if inner.regions:
@@ -111,6 +111,9 @@ def float_loop_plan(op: Op) -> FloatLoopPlan | None:
             settles = tuple(leaves[value.id][1] for value in inner.operands)
             continue
         if code == "tape_pop":
+            if tape is not None and inner.operands[0] is not tape:
+                return None  # pops from two tapes: the values counted would not be one tape's
+            tape = inner.operands[0]
             width += len(inner.results)
             if inner.attrs.get("first"):
                 first_pop = inner
