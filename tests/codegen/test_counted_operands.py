@@ -7,50 +7,29 @@ cannot tell them apart, and the helper zeroed the list's array (shown below on t
 helper itself)."""
 
 import ast
-import operator
 
 import numpy as np
 import pytest
+from emitted_operands import emitted_call, global_read, item_of_a_list, variable
 
-from zygote_py.codegen.emit import Emitter
-from zygote_py.codegen.exprs import Binder
-from zygote_py.codegen.naming import Liveness, Names
 from zygote_py.ir.builder import IRBuilder
 from zygote_py.ir.core import Block
 from zygote_py.runtime import writes
 
 
-def _emitted_call(helper, make_g):
-    """The call the emitter writes for helper(g, 1, ...) where g is make_g(builder, dy) and,
-    where make_g also gives one, the pending expression written in g's place."""
+def _emitted_call(helper, form):
+    """The call the emitter writes for helper(g, 1, ...) where g is written in the form
+    form(builder, dy) gives (emitted_operands.py)."""
     body = Block(["dy"])
     b = IRBuilder(body)
     dy = body.args[0]
-    g, g_expr = make_g(b, dy)
+    g, g_expr = form(b, dy)
     extra = [b.const(1)]
     if helper is writes.undo_write_split:
         extra += [dy, b.const(0.0), b.const(True)]
     call = b.call(helper, g, *extra)
     b.emit("return", [call], 0)
-    emitter = Emitter(Names(Liveness([body], []), set()), Binder({}, {}), {}, annotate=False)
-    if g_expr is not None:
-        emitter.pending[g.id] = g_expr
-        emitter._pending_values[g.id] = g
-    return emitter.build_expr(call.defining_op)
-
-
-def _variable(b, dy):
-    return b.call(np.negative, dy), None
-
-
-def _item_of_a_list(b, dy):
-    holder = b.emit("list", [dy], 1).result
-    g = b.call(operator.getitem, holder, b.const(0))
-    return g, ast.Subscript(ast.Name("holder", ast.Load()), ast.Constant(0), ast.Load())
-
-
-def _global_read(b, dy):
-    return b.emit("global", [], 1, {"name": "shared"}).result, None
+    return emitted_call(body, call.defining_op, g, g_expr)
 
 
 def _passed_privately(call: ast.Call) -> bool:
@@ -61,10 +40,10 @@ def _passed_privately(call: ast.Call) -> bool:
 @pytest.mark.parametrize("helper", [writes.overwritten_cotangent, writes.undo_write_split],
                          ids=lambda f: f.__name__)
 def test_only_a_local_variable_is_passed_as_it_is(helper):
-    call = _emitted_call(helper, _variable)
+    call = _emitted_call(helper, variable)
     assert isinstance(call.args[0], ast.Name) and not _passed_privately(call)
-    for make_g in (_item_of_a_list, _global_read):
-        call = _emitted_call(helper, make_g)
+    for form in (item_of_a_list, global_read):
+        call = _emitted_call(helper, form)
         assert _passed_privately(call), ast.unparse(call)
 
 

@@ -10,6 +10,7 @@ import types
 
 import numpy as np
 import pytest
+from emitted_operands import emitted_call, fresh_expression, global_read, item_of_a_list, variable
 
 import zygote_py as zp
 from zygote_py.aot.module import standalone_module
@@ -257,47 +258,21 @@ def test_the_helper_cannot_tell_a_variable_from_an_item_it_was_given():
     np.testing.assert_array_equal(holder[0], [2.0, 3.0, 1.0, 1.0])
 
 
-def _written_flag(make_acc):
-    """The last_read flag the emitter writes for a fused call whose accumulator is the value
-    make_acc(builder, dy) makes, written in the call as `acc_expr` (a pending expression),
-    or as its variable's name where acc_expr is None."""
-    from zygote_py.codegen.emit import Emitter
-    from zygote_py.codegen.exprs import Binder
-    from zygote_py.codegen.naming import Liveness, Names
-
+def _written_flag(form):
+    """The last_read flag the emitter writes for a fused call whose accumulator is written
+    in the form form(builder, dy) gives (emitted_operands.py)."""
     body = Block(["dy"])
     b = IRBuilder(body)
     dy = body.args[0]
-    acc, acc_expr = make_acc(b, dy)
+    acc, acc_expr = form(b, dy)
     b.emit("return", [_pair(b, acc, dy)], 0)
     fuse_adjoint_helpers(body)
     (fused,) = [op for op in body.walk() if op.opcode == "call" and op.attrs["fn"] is _add_index_cotangent]
     assert fused.operands[-1].owner.attrs["value"] is True  # the IR says: never read again
-    emitter = Emitter(Names(Liveness([body], []), set()), Binder({}, {}), {}, annotate=False)
-    if acc_expr is not None:
-        emitter.pending[acc.id] = acc_expr
-        emitter._pending_values[acc.id] = acc
-    call = emitter.build_expr(fused)
-    return call.args[-1].value
+    return emitted_call(body, fused, acc, acc_expr).args[-1].value
 
 
 def test_the_flag_is_written_false_unless_the_accumulator_is_a_local_variable():
-    import ast
-
-    def variable(b, dy):
-        return b.call(np.negative, dy), None
-
-    def item_of_a_list(b, dy):
-        holder = b.emit("list", [dy], 1).result
-        acc = b.call(operator.getitem, holder, b.const(0))
-        return acc, ast.Subscript(ast.Name("holder", ast.Load()), ast.Constant(0), ast.Load())
-
-    def global_read(b, dy):
-        return b.emit("global", [], 1, {"name": "shared"}).result, None
-
-    def fresh_expression(b, dy):  # (sound, but not told from `np.asarray(v)`: a copy too)
-        return b.call(np.negative, dy), ast.UnaryOp(ast.USub(), ast.Name("dy", ast.Load()))
-
     assert _written_flag(variable) is True
     assert _written_flag(item_of_a_list) is False
     assert _written_flag(global_read) is False

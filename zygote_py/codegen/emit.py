@@ -523,40 +523,38 @@ class Emitter:
         self.binder.roots.add(kind)
         self.comment_for(op)
         self.tape_flags(body, header if kind == "range" else None, iterables)
-        if plan is not None:
-            self._enter_float_loop(plan, header, args)
+        floats = self._enter_float_loop(plan, header, args) if plan is not None else None
         self.line(f"for {', '.join(targets)} in {unparse(header)}:")
         try:
             self.emit_body(op, body, args)
         finally:
-            floats = self.float_loop
             self.float_loop = None
-        if plan is not None:
+        if floats is not None:
             leave = self.binder.bind(float_loops.leave_float_loop, "_zp_leave_float_loop")
-            names = [self.name(arg) for arg in args]
-            targets = names[0] if len(names) == 1 else ", ".join(names)
-            self.line(f"if {floats[0]} is not None:")
-            self.line(f"    {targets} = {leave}({floats[0]}, {', '.join(names)})")
+            names = ", ".join(self.name(arg) for arg in args)
+            self.line(f"if {floats} is not None:")
+            self.line(f"    {names} = {leave}({floats}, {names})")
         self.after_loop(op, args)
 
-    def _enter_float_loop(self, plan: FloatLoopPlan, steps: ast.expr, args: list[Value]) -> None:
+    def _enter_float_loop(self, plan: FloatLoopPlan, steps: ast.expr, args: list[Value]) -> str:
         """Before a backward loop that may run on Python floats (codegen/float_loops.py):
         `_zp_floats = float_loop(tape, steps, width, ...)` where a block was spilled
         (else None: a short tape is not worth converting), and the carried cotangents as
-        Python floats where it answered."""
+        Python floats where it answered.  Returns the `_zp_floats` variable's name."""
         floats = self.names.fresh("_zp_floats")
-        refills = self.tape_flag.get(id(plan.first_pop))
+        refills = self.tape_flag[id(plan.first_pop)]  # (tape_flags gives every first pop one)
         entry = self.binder.bind(float_loops.float_loop, "_zp_float_loop")
         py_float = self.binder.bind(float, "_zp_float")
         tape = unparse(self.expr(plan.first_pop.operands[0]))
         carried = [self.name(arg) for arg in args]
         call = f"{entry}({tape}, {unparse(steps)}, {plan.width}, {plan.float64_pops}, " \
                f"{plan.divisions_read_tape}, {plan.settles!r}{''.join(', ' + c for c in carried)})"
-        self.line(f"{floats} = {call} if {refills} else None" if refills else f"{floats} = {call}")
+        self.line(f"{floats} = {call} if {refills} else None")
         self.line(f"if {floats} is not None:")
         for name in carried:
             self.line(f"    {name} = {py_float}({name})")
         self.float_loop = (floats, plan)
+        return floats
 
     def tape_flags(self, body: Block, header: ast.expr | None, iterables: list[ast.expr]) -> None:
         """Before a loop, decide once whether its body's tape checks can be skipped.

@@ -92,7 +92,8 @@ def float_loop_plan(op: Op) -> FloatLoopPlan | None:
     body = op.regions[0]
     if not layout.carried:
         return None  # no cotangent goes round the loop: nothing to run on floats
-    if any(t.id in _read_ids(body) for t in layout.targets):
+    read = _read_ids(body)
+    if any(t.id in read for t in layout.targets):
         return None  # the loop reads its counter (an int meeting a float)
     carried = {arg.id: k for k, arg in enumerate(layout.carried)}
     # value id -> (carried indexes, True where a popped value) it is made from

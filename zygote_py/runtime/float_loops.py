@@ -43,8 +43,10 @@ _isfinite = math.isfinite
 
 def float_loop(tape: list, steps, width: int, float64_pops: bool, divisions_read_tape: bool,
                settles: tuple, *carried) -> list | None:
-    """[values of spilled blocks still to convert] where the loop may run on Python floats
-    (and the tape's list holds its own values converted already), else None.
+    """Where the loop may run on Python floats, its state `[how many values of spilled
+    blocks are still the loop's own (refill_tape converts those), whether every carried
+    cotangent entered finite (leave_float_loop)]`, with the tape's list holding the loop's
+    values converted already; else None.
 
     float64_pops: every value popped must be a float64 scalar (else Python floats may be
     among them); divisions_read_tape: every division reads a value popped; settles: per
