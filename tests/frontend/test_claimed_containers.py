@@ -469,12 +469,13 @@ def test_two_threads_each_get_a_right_gradient_or_a_refusal():
     """The list is shared as in Python; each call claims it for its own length (its
     ledger is the thread's own), so a call that finds the other thread's call holding it
     is refused before it updates anything, never given a wrong number."""
-    SHARED[:] = []
+    zp.gradient(appends_to_the_shared_list, 0.5)  # compiled first: a build under a
+    SHARED[:] = []                                  # 1 us switch interval took half a minute
     outcomes = []
 
     def work(seed):
-        for i in range(15):
-            x = seed + 0.01 * i  # (no two calls append the same item)
+        for i in range(60):  # (a few hundred milliseconds: the calls interleave, and some
+            x = seed + 0.01 * i  # are refused, in most runs; no two calls append one item)
             try:
                 outcomes.append(("ok", x, zp.gradient(appends_to_the_shared_list, x)[0]))
             except zp.MutationError as err:

@@ -44,10 +44,12 @@ import types
 import numpy as np
 
 from .. import context, errors
+from ..errors import SourceLoc
 from ..runtime import built_objects, dispatch, outside_containers, writes
 from ..runtime import helpers as runtime
-from ..errors import SourceLoc
 from . import standalone_runtime as sr
+from .common import NotStandalone, display_path, hashable, is_internal, not_standalone_utility
+from .layout import ModuleLayout
 from .record import Recording
 from .sourcecopy import (
     array_literal,
@@ -59,8 +61,6 @@ from .sourcecopy import (
     rename,
     strip_unresolved_annotations,
 )
-from .common import NotStandalone, display_path, hashable, is_internal, not_standalone_utility
-from .layout import ModuleLayout
 from .units import GeneratedCode
 from .user_code import UserCode
 
@@ -274,23 +274,40 @@ class Builder(UserCode, GeneratedCode, ModuleLayout):
 
     # -- zygote_py's own helpers --------------------------------------------------
     def copy_internal(self, obj) -> str:
-        text = strip_unresolved_annotations(definition_source(obj)[0])
+        text, frees = _internal_source(obj)
         self.copied_modules.add(obj.__module__)
         name = self.fresh("_zp_" + obj.__name__.lstrip("_").removeprefix("zp_"), obj)
-        namespace = obj.__globals__ if isinstance(obj, types.FunctionType) else vars(sys.modules[obj.__module__])
+        namespace = _namespace_of(obj)
         mapping = {obj.__name__: name}  # the definition and its own recursive uses
-        if namespace.get("context") is context:
-            _check_context_reads(obj, text)
-        for free in free_globals(text + f"\n{obj.__name__}\n"):
+        for free in frees:
             if free in namespace and free != obj.__name__:
                 mapping[free] = self.atom(namespace[free], free)
-        text = rename(text, mapping)
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("zygote_py")):
-                raise NotStandalone(f"internal: {obj.__qualname__} imports from zygote_py and cannot "
-                                    "be copied", hint="report this as a bug")
-        self.helpers.append(text)
+        self.helpers.append(rename(text, mapping))
         return name
+
+
+def _namespace_of(obj) -> dict:
+    return obj.__globals__ if isinstance(obj, types.FunctionType) else vars(sys.modules[obj.__module__])
+
+
+@functools.cache
+def _internal_source(obj) -> tuple[str, tuple[str, ...]]:
+    """(the text of one of zygote_py's own helpers as a module copies it before renaming,
+    the global names it reads), checked to be copyable.
+
+    It depends on the helper alone (zygote_py's source does not change while it runs), so
+    it is worked out once per process: every module copies a hundred or so helpers, and a
+    batch of modules written by one process (several targets, the CLI's tests) copied the
+    same ones again each time, reading and tokenizing their source: two thirds of a dump.
+    An error is not cached; the same helper raises it again."""
+    text = strip_unresolved_annotations(definition_source(obj)[0])
+    if _namespace_of(obj).get("context") is context:
+        _check_context_reads(obj, text)
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("zygote_py")):
+            raise NotStandalone(f"internal: {obj.__qualname__} imports from zygote_py and cannot "
+                                "be copied", hint="report this as a bug")
+    return text, tuple(free_globals(text + f"\n{obj.__name__}\n"))
 
 
 def _check_context_reads(obj, text: str) -> None:

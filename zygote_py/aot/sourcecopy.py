@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import io
 import symtable
@@ -113,19 +114,10 @@ def rename(text: str, mapping: dict[str, str]) -> str:
     mapping = {k: v for k, v in mapping.items() if k != v}
     if not mapping:
         return text
-    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     edits: dict[int, list[tuple[int, int, str]]] = {}
-    for i, tok in enumerate(tokens):
-        if tok.type != tokenize.NAME or tok.string not in mapping:
-            continue
-        prev = tokens[i - 1] if i else None
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if prev is not None and prev.type == tokenize.OP and prev.string == ".":
-            continue
-        if nxt is not None and nxt.type == tokenize.OP and nxt.string == "=":
-            continue
-        row, col = tok.start
-        edits.setdefault(row, []).append((col, tok.end[1], mapping[tok.string]))
+    for name, row, col, end in _name_references(text):
+        if name in mapping:
+            edits.setdefault(row, []).append((col, end, mapping[name]))
     lines = text.splitlines(True)
     for row, changes in edits.items():
         line = lines[row - 1]
@@ -133,6 +125,26 @@ def rename(text: str, mapping: dict[str, str]) -> str:
             line = line[:start] + new + line[end:]
         lines[row - 1] = line
     return "".join(lines)
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_references(text: str) -> tuple[tuple[str, int, int, int], ...]:
+    """(name, line, column, end column) of every name token of text that is not an
+    attribute or a keyword argument: what `rename` may change.  Cached by the text itself:
+    the same helpers are renamed in every module a process writes."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    found = []
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.NAME:
+            continue
+        prev = tokens[i - 1] if i else None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if prev is not None and prev.type == tokenize.OP and prev.string == ".":
+            continue
+        if nxt is not None and nxt.type == tokenize.OP and nxt.string == "=":
+            continue
+        found.append((tok.string, tok.start[0], tok.start[1], tok.end[1]))
+    return tuple(found)
 
 
 def rename_def(text: str, old: str, new: str) -> str:
