@@ -40,7 +40,6 @@ from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
 from ...errors import InternalError, NoDerivativeRule
-from ...runtime.tangent_checks import refuse_key_tangent
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
 from ...ir.ops import loop_layout
@@ -52,6 +51,7 @@ from ...runtime import built_objects, dispatch, forward_writes, outside_containe
 from ...runtime import forward_dispatch as fwd
 from ...runtime import forward_objects as fob
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
+from ...runtime.tangent_checks import refuse_key_tangent
 from .inline import NOT_INLINED, Inliner
 from .objects import object_op
 from .writes import follow_write, mark_in_place
@@ -570,17 +570,15 @@ class ForwardTransform:
 
     def op_for(self, op):
         layout = loop_layout(op)
-        slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
         item_iters = {}
         for iterable, target in iteration_pairs(op):
             if self.t(iterable) is not None:
                 reverse = op.attrs["kind"] == "reversed"
                 item_iters[target.id] = self.helper(fwd.tangent_items, self.v(iterable),
                                                     self.t(iterable), self.ir.const(reverse))
-        inits = [self.t_or_none(layout.inits[k]) for k in slots]
         body_old = op.regions[0]
 
-        def transform_body(dense: set[int]) -> tuple[Block, Op]:
+        def transform_body(slots: list[int], dense: set[int]) -> tuple[Block, Op]:
             body = Block([a.hint for a in body_old.args])
             for old, new in zip(body_old.args, body.args):
                 self.vmap[old.id] = new
@@ -595,7 +593,7 @@ class ForwardTransform:
                         self.set_tangent(target, self.helper(fwd.next_tangent, item_iters[target.id]))
             return body, self.region(body_old, body)
 
-        body, term, dense = self.dense_loop(op, slots, inits, transform_body)
+        slots, inits, body, term, dense = self.carried_loop(op, layout, transform_body)
         self.check_dropped(body_old.ops[-1], slots)
         self.add_yield_tangents(term, body_old.ops[-1], slots)
         self.ir.loc = op.loc
@@ -604,6 +602,26 @@ class ForwardTransform:
         new = self.emit("for", operands, len(op.results) + len(slots), dict(op.attrs),
                         regions=[body], hints=hints)
         self.finish_loop(op, new, slots, dense)
+
+    def carried_loop(self, op: Op, layout, transform_body):
+        """(slots, their initial tangents, body, terminator, dense slots) of a loop: the
+        carried values whose tangents it carries are those the activity analysis finds
+        varied, and any other that the transformed body yields with a tangent, found by
+        transforming the body again with it.  A call that gradient code resolves while
+        running has a tangent even where none of its operands does (its handler decides:
+        its back's tangent), so a loop of a pullback can carry, say, a running total that
+        such calls return, which the analysis of operands does not see vary."""
+        term_old = op.regions[-1].ops[-1]
+        slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
+        while True:
+            inits = [self.t_or_none(layout.inits[k]) for k in slots]
+            body, term, dense = self.dense_loop(
+                op, slots, inits, lambda dense, slots=slots: transform_body(slots, dense))
+            more = [k for k, value in enumerate(term_old.operands)
+                    if k not in slots and self.t(value) is not None]
+            if not more:
+                return slots, inits, body, term, dense
+            slots = sorted({*slots, *more})
 
     def dense_loop(self, op: Op, slots: list[int], inits: list[Value], transform_body):
         """Transform a loop's body (transform_body(dense slots) -> (block, terminator)),
@@ -622,12 +640,10 @@ class ForwardTransform:
 
     def op_while(self, op):
         layout = loop_layout(op)
-        slots = [k for k, arg in enumerate(layout.carried) if arg.id in self.varied]
-        inits = [self.t_or_none(layout.inits[k]) for k in slots]
         cond_old, body_old = op.regions
         blocks = {}
 
-        def transform_body(dense: set[int]) -> tuple[Block, Op]:
+        def transform_body(slots: list[int], dense: set[int]) -> tuple[Block, Op]:
             cond = Block([a.hint for a in cond_old.args])
             body = Block([a.hint for a in body_old.args])
             for block_old, block_new in ((cond_old, cond), (body_old, body)):
@@ -642,7 +658,7 @@ class ForwardTransform:
             blocks["cond"] = cond
             return body, self.region(body_old, body)
 
-        body, term, dense = self.dense_loop(op, slots, inits, transform_body)
+        slots, inits, body, term, dense = self.carried_loop(op, layout, transform_body)
         cond = blocks["cond"]
         self.check_dropped(body_old.ops[-1], slots)
         self.add_yield_tangents(term, body_old.ops[-1], slots)
