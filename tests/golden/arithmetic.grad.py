@@ -14,7 +14,7 @@ def arithmetic_grad(x, y):
     dy_1 = _zp_check_scalar(_zp_y, _zp_return_loc)
     # grad of: return x * y + x / (1.0 + y * y) - 2.0 * x  cases.py:15
     t_5 = _zp_unbroadcast(dy_1, t_shape_1)
-    t_6 = _zp_unbroadcast(-dy_1, t_shape_2)
+    t_6 = _zp_unbroadcast(dy_1, t_shape_2)
     t_7 = _zp_unbroadcast(t_5, t_shape)
     t_8 = _zp_unbroadcast(t_5, t_2)
     del t_5
@@ -29,4 +29,4 @@ def arithmetic_grad(x, y):
     del t_12
     t_14 = _zp_summed_strong_times(t_7, y, x)
     t_15 = _zp_summed_strong_times(t_7, x, y)
-    return _zp_y, (t_6 * 2.0 + t_10 + t_14, t_13 * 2 + t_15)
+    return _zp_y, (-t_6 * 2.0 + t_10 + t_14, t_13 * 2 + t_15)

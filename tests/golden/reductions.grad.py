@@ -25,15 +25,17 @@ def reductions_grad(x):
     t_9 = t_8 * 2 * t
     del t, t_8
     t_10 = _zp_unbroadcast(t_9, x)
-    m_bar = _zp_unbroadcast(-t_9, m_shape)
+    t_11 = _zp_unbroadcast(t_9, m_shape)
     del t_9
+    m_bar = -t_11
+    del t_11
     x_bar_1 = _zp_accum(x_bar, t_10)
     del t_10, x_bar
     # grad of: m = np.mean(x, axis=0, keepdims=True)  cases.py:106
-    t_11 = _zp_reduced_size(x, 0)
-    t_12 = _zp_expand_reduced(m_bar / t_11, x, 0, True)
-    del m_bar, t_11
-    t_13 = _zp_like_input(t_12, x)
-    del t_12
-    x_bar_2 = _zp_accum(x_bar_1, t_13)
+    t_12 = _zp_reduced_size(x, 0)
+    t_13 = _zp_expand_reduced(m_bar / t_12, x, 0, True)
+    del m_bar, t_12
+    t_14 = _zp_like_input(t_13, x)
+    del t_13
+    x_bar_2 = _zp_accum(x_bar_1, t_14)
     return _zp_y, (x_bar_2,)

@@ -68,7 +68,11 @@ def add(g, y, a, b, out=None, **kwargs):
 
 @vjp(operator.sub, np.subtract)
 def subtract(g, y, a, b, out=None, **kwargs):
-    return unbroadcast(g, a), unbroadcast(-g, b)
+    """b's cotangent is negated after the sum that undoes its broadcast, on the smaller
+    array (`pos[None] - pos[:, None]`: 32 x 3 entries instead of 32 x 32 x 3).  A sum of
+    negated terms is the negated sum, rounding included; only an exact zero sum may
+    carry the other sign (-(0.0) where the terms' sum was +0.0)."""
+    return unbroadcast(g, a), -unbroadcast(g, b)
 
 
 @vjp(operator.mul, np.multiply, sequence=_repeat_rule, symmetric=("a", "b"))
