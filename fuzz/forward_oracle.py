@@ -12,7 +12,7 @@ asks two more questions of the same program at the same point:
   the oracle has just checked, with two step sizes (skipped where they disagree:
   a kink of the gradient within reach).
 
-Both may refuse (a `ZygoteError`: counted, allowed).  A wrong number is a
+Both may refuse (a `ZygoteError`, not an `InternalError`: counted, allowed).  A wrong number is a
 `wrong_gradient` outcome with the signature `wrong_jvp: ...` / `wrong_hessian: ...`;
 any other exception an `internal_error`.  The record of what was checked goes
 into `Outcome.forward` for the runner's table.
@@ -25,6 +25,7 @@ import traceback
 import numpy as np
 
 import zygote_py as zp
+from zygote_py.errors import InternalError
 
 from .loading import load_module, normalise
 from .outcome import INTERNAL, WRONG_GRADIENT, Outcome
@@ -96,8 +97,9 @@ def _wrapper_dir() -> str:
 
 
 def _failure(exc: BaseException, what: str) -> Outcome | None:
-    """None for a refusal (allowed), else the internal error."""
-    if isinstance(exc, zp.ZygoteError):
+    """None for a refusal (allowed), else the internal error (an InternalError too: a
+    defect zygote_py reports of itself, whatever its message)."""
+    if isinstance(exc, zp.ZygoteError) and not isinstance(exc, InternalError):
         return None
     kind = type(exc).__name__
     detail = "".join(traceback.format_exception(exc)[-6:])

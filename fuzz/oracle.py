@@ -2,12 +2,14 @@
 
 Outcomes:
   ok              value and gradient agree with plain Python and finite differences
-  refused         zygote_py raised a ZygoteError (allowed; counted)
+  refused         zygote_py raised a ZygoteError (allowed; counted), but not an
+                  InternalError, which is zygote_py reporting a defect of its own
   wrong_gradient  a gradient that disagrees with finite differences, or has the
                   wrong type / shape / structure (the one unacceptable outcome)
   wrong_primal    the value zp.withgradient returns differs from plain Python's,
                   or differentiating modified the arguments
-  internal_error  any other exception out of zygote_py, or a time-out (a defect)
+  internal_error  any other exception out of zygote_py (an InternalError included),
+                  or a time-out (a defect)
 and two that say the program itself is unusable and is skipped:
   invalid         plain Python raised, returned a non-finite or non-scalar value,
                   or wrote into its arguments
@@ -33,6 +35,7 @@ import traceback
 import numpy as np
 
 import zygote_py as zp
+from zygote_py.errors import InternalError
 
 from .forward_oracle import check_forward
 from .loading import load_module, normalise
@@ -141,6 +144,8 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
         value, grads_w = zp.withgradient(f, *work)
     except zp.ZygoteError as exc:
         kind = type(exc).__name__
+        if isinstance(exc, InternalError):  # zygote_py's own "this is a defect"
+            return Outcome(INTERNAL, f"{kind}: {exc}", f"{kind}: {normalise(str(exc))}")
         return Outcome(REFUSED, f"{kind}: {exc}", f"{kind}: {normalise(str(exc))}")
     except FuzzTimeout:
         raise

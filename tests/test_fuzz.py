@@ -28,6 +28,8 @@ if ROOT not in sys.path:
 
 import zygote_py as zp
 from fuzz import oracle
+from fuzz.exprs import FAMILIES
+from fuzz.forward_oracle import check_forward
 from fuzz.oracle import (
     INTERNAL,
     INVALID,
@@ -38,11 +40,10 @@ from fuzz.oracle import (
     WRONG_PRIMAL,
     classify_source,
 )
-from fuzz.exprs import FAMILIES
-from fuzz.forward_oracle import check_forward
 from fuzz.program import generate
 from fuzz.runner import Failure, regression_module, run, summary
 from fuzz.shrink import _family_edits, shrink
+from zygote_py.errors import InternalError
 
 SEED = 7
 COUNT = 300
@@ -285,6 +286,18 @@ def test_oracle_reports_internal_errors_and_wrong_primals(tmp_path, monkeypatch)
     monkeypatch.setattr(zp, "gradient", crash)
     internal = _classify(tmp_path, source)
     assert internal.kind == INTERNAL and internal.signature.startswith("KeyError")
+
+    def defect(*args, **kwargs):  # a ZygoteError, but zygote_py's report of its own defect
+        raise InternalError("the transform lost a value", None, "please report it")
+
+    monkeypatch.setattr(zp, "gradient", defect)
+    internal = _classify(tmp_path, source)
+    assert internal.kind == INTERNAL and internal.signature.startswith("InternalError")
+    def refusal(*args, **kwargs):
+        raise zp.NoDerivativeRule("no rule for it", None, "a hint")
+
+    monkeypatch.setattr(zp, "gradient", refusal)
+    assert _classify(tmp_path, source).kind == REFUSED
     monkeypatch.undo()
 
     real = zp.withgradient
@@ -379,6 +392,19 @@ def test_forward_oracle_finds_a_wrong_jvp_and_a_wrong_hessian(tmp_path, monkeypa
 
     failure, note = check_hessian(module.f, args, lambda a: a)
     assert note == "hessian failed" and failure.signature == "wrong_hessian: value"
+
+    def defect(f, x):  # zygote_py's report of its own defect is a failure, not a refusal
+        raise InternalError("the forward transform found a tangent it did not expect", None,
+                            "please report it")
+
+    monkeypatch.setattr(zp, "hessian", defect)
+    failure, note = check_hessian(module.f, args, lambda a: a)
+    assert note == "hessian failed" and failure.kind == INTERNAL
+    def refusal(f, x):
+        raise zp.NoDerivativeRule("not followed", None, "a hint")
+
+    monkeypatch.setattr(zp, "hessian", refusal)
+    assert check_hessian(module.f, args, lambda a: a)[1][0] == "hessian refused"
 
 
 def test_shrinker_drops_decorators_and_base_classes():
