@@ -140,6 +140,26 @@ def test_hessian_through_a_call_resolved_while_running_is_refused_clearly():
         np.testing.assert_allclose(H, fd_hessian(loss, np.array([0.3, 0.7])), rtol=1e-5, atol=1e-7)
 
 
+def _contracted_with_an_infinity(a):
+    # an einsum operand holds inf, so its cotangent repairs 0 * inf terms (the strong zero's
+    # strong_contraction, whose code forward mode cannot read: it has a `with` block)
+    e = np.exp(np.array([1000.0, 0.0]) + 0.46)
+    m = np.where(np.array([True, False])[:, None], 1.0,
+                 a * np.array([[0.79, 0.51, 0.02], [-0.28, 0.61, -0.46]]))
+    return np.sum(np.tanh(np.einsum("i,ij->j", e, m))) + np.sum(m * m) * 0.37
+
+
+def test_a_refusal_inside_zygote_pys_own_helpers_is_told_at_the_users_function():
+    with np.errstate(all="ignore"):
+        with pytest.raises(zp.ZygoteError) as caught:
+            zp.hessian(_contracted_with_an_infinity, 0.139)
+    err = caught.value
+    assert err.loc is None  # not a caret into zygote_py's source
+    assert "the gradient of '_contracted_with_an_infinity' cannot be differentiated again" in str(err)
+    assert "with blocks are not supported, in zygote_py/rules/strong_products.py:" in str(err)
+    assert "see docs/limitations.md" in str(err)
+
+
 def test_a_new_custom_rule_reaches_compiled_hessians():
     def bump(x):
         return x ** 3
