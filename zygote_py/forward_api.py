@@ -14,7 +14,6 @@ gradient and one forward pass over it (docs/how-it-works.md, "Forward mode").
 
 from __future__ import annotations
 
-import os
 import types
 
 import numpy as np
@@ -29,7 +28,7 @@ from .runtime import forward_dispatch
 from .runtime.built_objects import ObjectLedger
 from .runtime.forward_objects import ObjectTangents, materialize
 from .runtime.iterators import items_ahead_error
-from .runtime.library_code import is_library_file
+from .runtime.library_code import is_library_file, shown_path
 
 _MODES = ("auto", "forward", "reverse")
 
@@ -216,7 +215,7 @@ def _over_gradient(grad_fn, x, v, f, last=True):
             # a helper the gradient code calls (a rule's, or a library function's) that
             # forward mode read: its file and line are not the user's (a `with` block in
             # zygote_py's strong-zero repair, say), so they go into the detail
-            detail = f"{err.message}, in {_shown_path(where)}:{err.loc.line}"
+            detail = f"{err.message}, in {shown_path(where)}:{err.loc.line}"
         else:
             raise
         raise type(err)(f"the gradient of {getattr(f, '__name__', f)!r} cannot be differentiated "
@@ -224,13 +223,6 @@ def _over_gradient(grad_fn, x, v, f, last=True):
                         f"does not follow ({detail})", None,
                         "see docs/limitations.md (forward mode and Hessians), or use finite "
                         "differences of zp.gradient") from None
-
-
-def _shown_path(filename: str) -> str:
-    """zygote_py's own files from the package's folder (`zygote_py/rules/...`), others whole."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.abspath(filename)
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else path
 
 
 def hvp(f, x, v):

@@ -78,5 +78,6 @@ def _gradient_differences(f, x, h=1e-5):
 def test_hessian_through_a_loop_over_inactive_star_args(f, x, exact):
     hessian = zp.hessian(f, x)
     np.testing.assert_allclose(hessian, exact, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(np.reshape(hessian, np.shape(_gradient_differences(f, x))),
-                               _gradient_differences(f, x), rtol=1e-6, atol=1e-7)
+    differences = _gradient_differences(f, x)
+    np.testing.assert_allclose(np.reshape(hessian, differences.shape), differences,
+                               rtol=1e-6, atol=1e-7)

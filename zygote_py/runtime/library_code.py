@@ -21,11 +21,14 @@ import sysconfig
 from ..errors import NoDerivativeRule, SourceLoc, ZygoteError
 
 
+_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))  # zygote_py's folder
+
+
 def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")
              if key in paths}
-    roots.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))  # zygote_py itself
+    roots.add(_PACKAGE)  # zygote_py itself
     return tuple(sorted(roots))
 
 
@@ -48,6 +51,15 @@ def is_library_file(filename: str) -> bool:
     """Whether filename is in the standard library, site-packages or zygote_py."""
     path = os.path.realpath(filename)
     return any(path == root or path.startswith(root + os.sep) for root in _ROOTS)
+
+
+def shown_path(filename: str) -> str:
+    """A file of zygote_py's own from the package's folder (`zygote_py/rules/...`, the same in
+    every checkout), any other file whole."""
+    path = os.path.realpath(filename)
+    if path.startswith(_PACKAGE + os.sep):
+        return os.path.relpath(path, os.path.dirname(_PACKAGE))
+    return filename
 
 
 def restated_at_call(err: ZygoteError, callee, name: str, call_loc: SourceLoc | None) -> ZygoteError:
