@@ -1,6 +1,8 @@
 """Make the test helper packages (`corpus`, `error_cases`) importable by their
-short names, however pytest was started and whether or not `tests` is a package."""
+short names, however pytest was started and whether or not `tests` is a package;
+verify the IR at every stage; keep the collector's full passes to what a test file made."""
 
+import gc
 import sys
 from pathlib import Path
 
@@ -32,3 +34,17 @@ def _verify_ir_after_every_pass():
 
     with context.observing(VerifyEveryStage()):
         yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last test of a file (its module fixtures torn down), collect what it left
+    and freeze the rest: the collector's later full passes then walk only what later files
+    make.  The suite keeps every file's module, functions and compiled code alive, so the
+    heap grows to about a million objects, and without this the collector's full passes
+    took 130 of the suite's 523 s.  Frozen objects are still freed when their last
+    reference goes; only a cycle among them that becomes garbage later is not collected."""
+    yield
+    if nextitem is None or getattr(nextitem, "path", None) != getattr(item, "path", None):
+        gc.collect()
+        gc.freeze()

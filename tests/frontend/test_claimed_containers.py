@@ -8,6 +8,7 @@ were there before the call are constants).  Every path that cannot be followed i
 with a MutationError at the user's line, never a wrong number."""
 
 import copy
+import gc
 import sys
 import threading
 
@@ -483,6 +484,12 @@ def test_two_threads_each_get_a_right_gradient_or_a_refusal():
 
     threads = [threading.Thread(target=work, args=(s,)) for s in (1, 2)]
     interval = sys.getswitchinterval()
+    # The collector's full passes walk every object the process holds, and in the whole
+    # suite that is millions: under a 1 us switch interval they took this test from
+    # under a second alone to 51 s.  Frozen, what exists before the threads start is
+    # left out of those passes (what the calls make is still collected).
+    gc.collect()
+    gc.freeze()
     sys.setswitchinterval(1e-6)  # switch threads often: the calls interleave
     try:
         for t in threads:
@@ -491,6 +498,7 @@ def test_two_threads_each_get_a_right_gradient_or_a_refusal():
             t.join()
     finally:
         sys.setswitchinterval(interval)
+        gc.unfreeze()
     done = [o for o in outcomes if o[0] == "ok"]
     assert len(SHARED) == len(done) and done
     for outcome in outcomes:
