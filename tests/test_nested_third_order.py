@@ -166,7 +166,7 @@ def test_a_loop_in_the_innermost_function():
 
 def test_a_captured_value_in_the_innermost_function():
     # w * z ** 4 with w captured: a call the innermost gradient code resolves while running
-    # (runtime/reverse_dispatched.py), and w's own third-order mixed derivative
+    # (calls/reverse_dispatched.py), and w's own third-order mixed derivative
     def d2(x, w):
         return zp.gradient(lambda y: zp.gradient(lambda z: w * z ** 4, y)[0], x)[0]
 

@@ -3,7 +3,7 @@
 Re-exports only; see api.py for the functions and errors.py for the errors.
 """
 
-from .runtime import dispatch as _dispatch  # noqa: F401  (imported now, not at the first gradient)
+from .calls import dispatch as _dispatch  # noqa: F401  (imported now, not at the first gradient)
 from . import rules as _rules  # noqa: F401  (registers the derivative rules)
 from .api import (
     adjoint,

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import context
 from .callables import call_plan
+from .calls.implicit import Collector, cell_value, holds_parameter
 from .codegen.tracebacks import placed_at_user_line, refused_by_rule, with_user_frames
 from .compiler import COMPILER
 from .errors import ZygoteError
@@ -27,7 +28,6 @@ from .kinds import is_active, scalar_kinds  # noqa: F401  (aot and tests import 
 from .params import Grads, Params
 from .runtime.built_objects import ObjectLedger, settle_seed
 from .runtime.helpers import check_scalar
-from .runtime.implicit import Collector, cell_value, holds_parameter
 from .runtime.iterators import items_ahead_error
 from .tree import finalize  # noqa: F401  (aot imports it from here)
 

@@ -5,8 +5,8 @@ may be a process-wide flag, since two threads (or two nested calls) can be in
 different gradient calls at once:
 
   - `compiler`: the Compiler that run-time dispatch asks for the pullbacks of
-    callees it meets (runtime/dispatch.py reaches the compiler only this way,
-    so the runtime layer does not import the driver);
+    callees it meets (calls/dispatch.py reaches the compiler only this way,
+    so run-time dispatch does not import the driver);
   - `collector`: the Grads being filled by a Params call (`zp.gradient(thunk,
     zp.params(...))`), where `deposit` adds what generated code hands it; its
     presence also means that callees resolved at run time are built in their
@@ -78,7 +78,7 @@ class Context:
         self.reals = reals
         # the ObjectLedger of the objects this call builds (runtime/built_objects.py)
         self.objects = objects
-        # forward mode's tangents of the attributes it wrote (runtime/forward_objects.py)
+        # forward mode's tangents of the attributes it wrote (calls/forward_objects.py)
         self.object_tangents = object_tangents
 
     @property

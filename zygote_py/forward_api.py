@@ -21,12 +21,12 @@ import numpy as np
 from . import context
 from .api import jacobian as _reverse_jacobian
 from .callables import call_plan
+from .calls import forward_dispatch
+from .calls.forward_objects import ObjectTangents, materialize
 from .codegen.tracebacks import placed_at_user_line, refused_by_rule
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_compiler import FORWARD
-from .runtime import forward_dispatch
 from .runtime.built_objects import ObjectLedger
-from .runtime.forward_objects import ObjectTangents, materialize
 from .runtime.iterators import items_ahead_error
 from .runtime.library_code import is_library_file, shown_path
 
@@ -56,7 +56,7 @@ def _jvp(f, primals, tangents, undo_writes=False):
     plan = call_plan(f, primals, {})
     targs = (None,) * plan.skip + tangents
     # attribute writes: the reverse ledger that writes and (over gradient code) its backward
-    # use, and the book of the written attributes' tangents (runtime/forward_objects.py)
+    # use, and the book of the written attributes' tangents (calls/forward_objects.py)
     ledger = ObjectLedger()  # (this call's own, as every zp.gradient call has its own)
     book = ObjectTangents(at_call_state=undo_writes)
     with context.using(compiler=FORWARD, collector=None, objects=ledger, object_tangents=book):

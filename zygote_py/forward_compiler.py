@@ -12,7 +12,7 @@ closure cells, where the guards hold for them, as reverse mode's `Entry.rebound`
 builds the pullbacks that reverse mode inside forward mode needs (a Hessian
 differentiates a compiled gradient forward: docs/how-it-works.md).
 
-The forward dispatcher (runtime/forward_dispatch.py) reaches this compiler only
+The forward dispatcher (calls/forward_dispatch.py) reaches this compiler only
 through the Context (context.py), which zp.jvp sets.
 """
 
@@ -23,13 +23,13 @@ import types
 import weakref
 
 from .ad.forward import ForwardTransform
+from .calls import forward_dispatched  # noqa: F401  (forward over run-time dispatched calls)
 from .codegen.forward import generate_forward
 from .codegen.generate import compile_generated
 from .codegen.naming import function_name
 from .collector_pause import collector_paused
 from .compiler import Build, Compiler, _guards_hold, _show
 from .frontend.lower_containers import defined_in_generated_code
-from .runtime import forward_dispatched  # noqa: F401  (forward over run-time dispatched calls)
 from .transforms.dce import dce
 
 

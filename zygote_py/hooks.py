@@ -12,7 +12,7 @@
 Each of the first three is an ordinary function with a custom rule
 (`registry.register_custom`), so the compiler treats a call of one like a call
 of any function with an `@zp.adjoint` rule: resolved while running, through
-runtime/dispatch.py, in loops, helpers, closures and Params calls alike.
+calls/dispatch.py, in loops, helpers, closures and Params calls alike.
 Called outside a gradient they just return their value (f(*args)).
 
 The collector of `retained()` is found through a contextvar of this module:
@@ -27,10 +27,10 @@ import contextvars
 
 import numpy as np
 
+from .calls import dispatch
 from .errors import ZygoteError
 from .rules.registry import register_custom
 from .rules.untracked import no_grad  # noqa: F401  (re-exported: zp.no_grad)
-from .runtime import dispatch
 from .tree import finalize, flatten, zeros_like
 
 

@@ -21,7 +21,7 @@ forward mode (forward-over-reverse, as zp.hessian does):
   (the same symmetry of second derivatives).
 
 Third derivatives: gradient code that calls one of these rules, differentiated forward
-(runtime/forward_dispatched.py), needs the tangent of the rule's own back: a third
+(calls/forward_dispatched.py), needs the tangent of the rule's own back: a third
 derivative of f.  Each rule registers it (`fd.register_custom_forward`), read off
 `vjp_pairing` -- <J(a)^T s, d>, whose gradient is every result of Inner.forward at once
 -- differentiated in reverse (reverse over f's reverse code) and then forward (see
@@ -60,6 +60,10 @@ from .api import gradient as _gradient
 from .api import pullback as _pullback
 from .api import withgradient as _withgradient
 from .callables import call_plan
+from .calls import forward_dispatch as fd
+from .calls import reverse_dispatched  # noqa: F401  (reverse over calls gradient code resolved while running)
+from .calls.dispatch import active_cells
+from .calls.flat_calls import carries_derivative
 from .errors import NoDerivativeRule, ZygoteError
 from .forward_api import _is_data, dense_tangent, nested_refusal, real_where_real
 from .forward_api import hessian as _hessian
@@ -68,11 +72,7 @@ from .forward_api import jacobian as _jacobian
 from .forward_api import jvp as _jvp
 from .forward_compiler import FORWARD
 from .rules.registry import register_custom
-from .runtime import forward_dispatch as fd
-from .runtime import reverse_dispatched  # noqa: F401  (reverse over calls gradient code resolved while running)
 from .runtime.built_objects import ObjectLedger
-from .runtime.dispatch import active_cells
-from .runtime.flat_calls import carries_derivative
 from .tree import accumulate, flatten, unflatten
 
 _UNDERIVED = "has no derivative with respect to its argument"
@@ -1123,7 +1123,7 @@ fd.register_custom_forward(_jacobian, _jacobian_back_forward)
 
 # -- third derivatives through a call gradient code resolved while running -------------------
 #
-# runtime/reverse_dispatched.py makes `y, back = dispatch.call(f, operands, ...)` in gradient
+# calls/reverse_dispatched.py makes `y, back = dispatch.call(f, operands, ...)` in gradient
 # code differentiable in reverse; forward mode over that, with the operands moving, needs a
 # third derivative of f (the tangent of d/de J(x + e r_bar)^T g).  For a registered rule or a
 # Python function called by position on floats and arrays, it is `_third` on a wrapper
@@ -1229,7 +1229,7 @@ def _dispatched_third(helper, hargs, g, r_bar, hargs_dot, g_dot, r_bar_dot, loc)
     """reverse_dispatched's third-order provider: the tangent of apply_dispatched's rule's back
     (None, (.., d/de J(x + e r_bar)^T g, ..), J r_bar) along the operands' tangents, g_dot and
     r_bar_dot, by _third on the call's wrapper."""
-    from .runtime import dispatch
+    from .calls import dispatch
 
     def refuse(why):
         return NoDerivativeRule(

@@ -8,7 +8,7 @@ A `Params` set names arrays by identity, so it finds them wherever the loss
 reads them: a module global, a closure cell, an attribute, an item of a list
 or dict.  The compiler (see ad/implicit.py) marks such reads; the code it
 generates for a Params call hands each one's cotangent to the run-time
-collector (runtime/implicit.py), whose result api.py returns as a `Grads`.
+collector (calls/implicit.py), whose result api.py returns as a `Grads`.
 Code generated for ordinary calls has no such reads marked and pays nothing.
 
 This module is the public side only: `params`, `Params`, `Grads`, and

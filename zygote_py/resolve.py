@@ -1,7 +1,7 @@
 """What a call, a method call or an attribute read means: the one resolver.
 
 The static reverse transform (ad/reverse/calls.py), run-time dispatch
-(runtime/dispatch.py) and the dispatcher of standalone modules
+(calls/dispatch.py) and the dispatcher of standalone modules
 (aot/standalone_runtime.py) all ask these functions, so the three cannot
 disagree.  A callee resolves, in this order, to
 

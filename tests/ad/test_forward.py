@@ -250,7 +250,7 @@ def test_errors_at_the_users_line():
         return Opaque(x)
 
     # an object built in the function: its tangent is the dict of its attributes' tangents
-    # (runtime/forward_objects.py)
+    # (calls/forward_objects.py)
     y, dy = zp.jvp(builds, (X,), (V,))
     assert isinstance(y, Opaque) and set(dy) == {"v"} and np.array_equal(dy["v"], V)
 

@@ -10,8 +10,8 @@ import numpy as np
 import zygote_py as zp
 from zygote_py.ad import reverse
 from zygote_py.ad.reverse.reads import ConstantReads
+from zygote_py.calls.implicit import deposit
 from zygote_py.compiler import COMPILER
-from zygote_py.runtime.implicit import deposit
 
 W_READ = np.array([[0.5, -1.0], [2.0, 0.25]])
 

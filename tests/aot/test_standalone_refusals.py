@@ -16,8 +16,8 @@ import pytest
 import zygote_py as zp
 from zygote_py.aot import standalone_runtime as sr
 from zygote_py.aot.module import standalone_module
+from zygote_py.calls import dispatch
 from zygote_py.rules import registry
-from zygote_py.runtime import dispatch
 from zygote_py.runtime.complex_guard import VARY_ON_COMPLEX
 
 

@@ -1,5 +1,5 @@
 """A bound method used as a value (`layer.step` passed on, or named and called): its
-cotangent is its receiver's (runtime/dispatch.py: attribute_cotangent)."""
+cotangent is its receiver's (calls/dispatch.py: attribute_cotangent)."""
 
 import numpy as np
 

@@ -1,5 +1,5 @@
 """Forward mode over gradient code through the calls that gradient resolved while running
-(runtime/forward_dispatched.py): every kind of callee run-time dispatch decides -- Python
+(calls/forward_dispatched.py): every kind of callee run-time dispatch decides -- Python
 functions of any signature, bound methods, callable objects, partials, lru_cache wrappers,
 registered rules on containers and index tricks, methods with rules of library objects --
 differentiated again.  Each Hessian is checked against central differences of the
@@ -162,7 +162,7 @@ def test_an_object_operator_method_is_refused():
 
 def test_a_captured_variable_bound_on_one_branch():
     # a closure whose captured variable is assigned on one branch only; forward mode reads
-    # captured variables when the function starts (runtime/forward_dispatch.py refuses one
+    # captured variables when the function starts (calls/forward_dispatch.py refuses one
     # still unassigned there, as gradient code's `_zp_back` can be, rather than fail inside)
     def make(x, scaled):
         if scaled:
@@ -180,7 +180,7 @@ def test_a_captured_variable_bound_on_one_branch():
 
 
 def test_an_unbound_captured_variable_is_named():
-    from zygote_py.runtime.forward_dispatch import _unbound_cell
+    from zygote_py.calls.forward_dispatch import _unbound_cell
 
     def outer():
         def inner():

@@ -1,7 +1,7 @@
 """zp.hessian, zp.hvp and a forward zp.jacobian of a gradient through calls the gradient
 resolves while it runs (`m.step(x)` of a captured or global object, a method called on an
 argument, a callable held in an attribute) of functions that write or build objects
-(runtime/forward_dispatched.py: the callee's compiled pullback runs once, by forward mode,
+(calls/forward_dispatched.py: the callee's compiled pullback runs once, by forward mode,
 which follows its writes in the book of attribute tangents).  Each Hessian is checked
 against central differences of zp.gradient on fresh objects, and symmetric
 (tests/forward_object_checks.py); one against a Hessian derived by hand; the objects are

@@ -1,4 +1,4 @@
-"""Forward mode through attribute writes (runtime/forward_objects.py, ad/forward/objects.py):
+"""Forward mode through attribute writes (calls/forward_objects.py, ad/forward/objects.py):
 a tangent per written attribute, kept by the object, so that every later read -- through
 another name, a list holding the object, a method, a function it is passed to -- sees it;
 objects built in the function; zp.hessian (forward over the gradient, whose backward puts

@@ -1,4 +1,4 @@
-"""runtime/implicit.py: the collector that generated code deposits into during a Params
+"""calls/implicit.py: the collector that generated code deposits into during a Params
 call, found through the current Context, and the holds_parameter walker behind guards."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 
 import zygote_py as zp
 from zygote_py import context
-from zygote_py.runtime.implicit import Collector, current_params, deposit, holds_parameter
+from zygote_py.calls.implicit import Collector, current_params, deposit, holds_parameter
 
 
 class Layer:

@@ -85,7 +85,7 @@ def test_forward_mode_through_a_partial():
 
 def test_second_order_through_a_partial_made_inside():
     """Forward over reverse follows the call of a partial the gradient resolved while
-    running (runtime/forward_dispatched.py): the Hessian against central differences of
+    running (calls/forward_dispatched.py): the Hessian against central differences of
     the gradient."""
     def loss(w):
         return bound_positional(X, w)
@@ -118,7 +118,7 @@ def closures_in_star_args(x):
 
 
 def test_closures_passed_in_star_args_keep_their_gradient():
-    """A closure over x inside *args or **keywords carries x's derivative (runtime/flat_calls.py
+    """A closure over x inside *args or **keywords carries x's derivative (calls/flat_calls.py
     carries_derivative); it used to be dropped, giving half of this gradient."""
     got = _check(closures_in_star_args, 0.7)
     np.testing.assert_allclose(got[0], 4.0 * 0.7 + 2.0)

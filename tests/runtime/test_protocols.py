@@ -1,5 +1,5 @@
 """Python's operator protocol and NumPy's hand-off to objects while running
-(runtime/protocols.py, resolve.operator_candidates / numpy_handoff): the
+(calls/protocols.py, resolve.operator_candidates / numpy_handoff): the
 object's own methods decide, or the call is an error -- never the rule written
 for arrays.  End-to-end classes are in tests/corpus/operator_overloading.py."""
 

@@ -1,5 +1,5 @@
 """Reverse mode over gradient code through the calls that gradient resolved while running
-(runtime/reverse_dispatched.py): `y, back = dispatch.call(f, ...)` and `back(g)` in a
+(calls/reverse_dispatched.py): `y, back = dispatch.call(f, ...)` and `back(g)` in a
 pullback program, differentiated in reverse (the pairing third derivatives differentiate,
 nested.vjp_pairing) and then forward.  Each third derivative is checked against central
 differences of the Hessian zp.hessian gives (float64), in both modes; what is not followed
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-from zygote_py.runtime import dispatch, reverse_dispatched
+from zygote_py.calls import dispatch, reverse_dispatched
 
 EPS = 1e-5
 X = np.array([0.4, -0.7, 1.1])

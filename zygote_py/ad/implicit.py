@@ -4,7 +4,7 @@ For a `zp.gradient(thunk, zp.params(...))` call the compiler builds a separate
 *implicit* variant of every function the thunk reaches.  In it, a read of a
 module global (or of a data attribute of a module or class) whose value holds
 an array of the Params being differentiated is treated as an input, as if it were an active argument: its
-cotangent is computed and, at the read, handed to `runtime.implicit.deposit`, which adds
+cotangent is computed and, at the read, handed to `calls.implicit.deposit`, which adds
 what reaches a parameter into the Grads being filled.  Calls of user functions
 are differentiated even when no argument is active, since the callee may read
 parameters itself.  Closure cells go the way they already go for closures:
@@ -27,10 +27,10 @@ from __future__ import annotations
 import types
 
 from ..analysis.activity import may_read_parameters
+from ..calls import implicit as implicit_runtime
+from ..calls.implicit import current_params, holds_parameter
 from ..errors import NoDerivativeRule
 from ..ir.core import Function, Op, Value
-from ..runtime import implicit as implicit_runtime
-from ..runtime.implicit import current_params, holds_parameter
 from .reverse.adjoint import AdjointBuilder, adjoint_of
 from .reverse.reads import ConstantReads
 

@@ -78,7 +78,7 @@ def builds_object(fn) -> bool:
 def object_operator(fn, op: Op, plain) -> bool:
     """An operator with no derivative between numbers and arrays (`//`, `%`, `&`, `~`,
     ...) applied to an operand that may be an object: the object's own method decides,
-    and may carry a derivative (decided while running, runtime/dispatch.py)."""
+    and may carry a derivative (decided while running, calls/dispatch.py)."""
     from ..resolve import OPERATOR_METHODS
 
     try:

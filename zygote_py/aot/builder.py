@@ -44,8 +44,9 @@ import types
 import numpy as np
 
 from .. import context, errors
+from ..calls import dispatch
 from ..errors import SourceLoc
-from ..runtime import built_objects, dispatch, outside_containers, writes
+from ..runtime import built_objects, outside_containers, writes
 from ..runtime import helpers as runtime
 from . import standalone_runtime as sr
 from .common import NotStandalone, display_path, hashable, is_internal, not_standalone_utility

@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from .. import __version__, context
-from ..runtime import dispatch
+from ..calls import dispatch
 from ..runtime.built_objects import ObjectLedger
 from ..analysis.receivers import assumed_array_params
 from ..api import _prepare, scalar_kinds

@@ -63,13 +63,13 @@ from ..kinds import found_attribute
 from ..runtime.built_objects import (ObjectLedger, construct, dataclass_init, gathered_cotangents,
                                      is_dataclass_init, is_tracked, settle_seed, with_effects)
 from ..runtime.containers import refuse_container_update
-from ..runtime.dispatch import _custom as custom_pullback
-from ..runtime.dispatch import _record_pullback as record_pullback
-from ..runtime.dispatch import attribute_cotangent_of
-from ..runtime.dispatch import active_cells as cells_holding_derivatives
-from ..runtime.flat_calls import _origins as origins_of
-from ..runtime.flat_calls import _spread as spread
-from ..runtime.flat_calls import carries_derivative
+from ..calls.dispatch import _custom as custom_pullback
+from ..calls.dispatch import _record_pullback as record_pullback
+from ..calls.dispatch import attribute_cotangent_of
+from ..calls.dispatch import active_cells as cells_holding_derivatives
+from ..calls.flat_calls import _origins as origins_of
+from ..calls.flat_calls import _spread as spread
+from ..calls.flat_calls import carries_derivative
 from ..resolve import NONDIFF as NO_DERIVATIVE  # NONDIFF here is the table
 from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, METHOD,
                        OPERATOR_METHODS, PROPERTY, RECEIVER, RECORD, RULE, STATIC, getattr_hook,
@@ -77,8 +77,8 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, 
                        resolve, resolve_attribute, resolve_method)
 from ..runtime.outside_containers import _only_the_holder as references_when_held_once
 from ..runtime.outside_containers import settle_claim
-from ..runtime.protocols import call_operator, refuse_numpy_object_operands
-from ..runtime.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
+from ..calls.protocols import call_operator, refuse_numpy_object_operands
+from ..calls.dispatch import _Flat as Flat  # copied into the module as _zp_Flat
 
 PULLBACKS: dict = {}
 FUNCTION_RULES: dict = {}
@@ -117,7 +117,7 @@ def bars_by_argument(sig, flat, bars_by_param):
 def rule_pullback(rule, fn_call, flat, n_prefix, loc):
     """(y, back) for a copied rule; back gives the cotangents of the prefix then each operand.
 
-    Refuses what zygote_py refuses in process (runtime/flat_calls.py: _rule_pullback): a
+    Refuses what zygote_py refuses in process (calls/flat_calls.py: _rule_pullback): a
     complex operand of a rule declared for real values only, and an option the rule has
     no derivative for (`where=` of np.max) in a call that carries a derivative."""
     sig, vjp, diff, sequence_vjp, complex_vjp, unsupported, qualname = rule
@@ -179,7 +179,7 @@ def without_prefix(flat, n_prefix):
 
 
 def prefixed_pullback(f, flat, prefix=()):
-    """What runtime/dispatch.py's _function_pullback gives, for the copies of
+    """What calls/dispatch.py's _function_pullback gives, for the copies of
     runtime/built_objects.py (construct, dataclass_init): (y, back) of f(*prefix, *flat),
     back(g) -> (cotangent of f's cells, *one per prefix argument, *one per operand)."""
     if is_dataclass_init(f):  # a dataclass's generated __init__ has no source: replayed
@@ -357,7 +357,7 @@ def call(f, operands, spec, loc):
 
 def object_operands(f, flat, loc):
     """dispatch._object_operands: Python's operator protocol and NumPy's hand-off to an
-    object's method, with this module's pullbacks (runtime/protocols.py)."""
+    object's method, with this module's pullbacks (calls/protocols.py)."""
     if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
         found = call_operator(f, tuple(flat.args), method_pullback(loc), carries_derivative,
                               failure(loc))

@@ -653,7 +653,7 @@ class Emitter:
 
     def op_dyncall(self, op: Op) -> None:
         """`y, back = _zp_call(f, (operands...), spec, loc)` (see dispatch.py)."""
-        from ..runtime import dispatch
+        from ..calls import dispatch
 
         kind = op.attrs["dyn_kind"]
         kw = op.attrs.get("kw", ())

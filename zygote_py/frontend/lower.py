@@ -340,7 +340,7 @@ class Lowerer(WriteLowering, ResultAliasLowering, ExprLowering, StmtLowering, Co
         if star or None in kw or params.vararg or params.kwarg:
             # `f(*xs)`, `f(a, **opts)`, `def f(*args, **kw)`: how the arguments bind is only
             # known while running (or binds into a tuple or dict the function makes), so the
-            # nested function is made a value and called as one (runtime/dispatch.py)
+            # nested function is made a value and called as one (calls/dispatch.py)
             callee = self.closure_value(fn, call)
             self.escape_to_call(None, operands)
             return self.emit("callv", [callee, *operands], attrs={"kw": kw, "star": star},

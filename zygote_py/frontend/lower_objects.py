@@ -19,7 +19,7 @@ arguments, in a method, is `super(__class__, self)` where
 `__class__` is the class the method was defined in (the cell Python makes for
 it) and `self` the method's first parameter; it lowers to `super_of(cls,
 self)`, and a method called on it is resolved while running
-(runtime/dispatch.py: call_method), through the MRO after that class.
+(calls/dispatch.py: call_method), through the MRO after that class.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ _PLAIN_BUILTINS = frozenset(getattr(builtins, n) for n in (
     "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip", "map"))
 # modules whose functions return new objects or objects reached from their arguments
 _LIBRARY_MODULES = ("numpy", "scipy", "math", "cmath", "operator", "_operator",
-                    "zygote_py.runtime.", "zygote_py.rules.")
+                    "zygote_py.runtime.", "zygote_py.calls.", "zygote_py.rules.")
 
 
 def join(a, b):

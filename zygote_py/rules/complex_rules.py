@@ -15,7 +15,7 @@ direction.  Here:
   too.  A real-valued output's cotangent is real: these take np.real(g),
   since a complex g reaching a real value carries a meaningless imaginary part.
 
-Every other rule refuses a complex value (ad/reverse/calls.py, runtime/dispatch.py).
+Every other rule refuses a complex value (ad/reverse/calls.py, calls/dispatch.py).
 """
 
 from __future__ import annotations

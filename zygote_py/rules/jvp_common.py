@@ -16,7 +16,7 @@ It returns y's tangent (None for zero).  Written here, for speed:
 
 The forward rule of a linear function carries `linear = True`: its Jacobian does not depend
 on the values of the arguments, so forward mode over the rule's pullback (gradient code
-differentiated again, runtime/forward_dispatched.py) knows that only the cotangent moves.
+differentiated again, calls/forward_dispatched.py) knows that only the cotangent moves.
 
 The structural functions (iterators, dict views, the helpers of gradient code) are in
 jvp_structural.py; every other rule gets its jvp from jvp_derived.py.  tests/rules/test_jvp_rules.py

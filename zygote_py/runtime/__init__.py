@@ -1,12 +1,11 @@
-"""The run-time layer: what generated code calls while it runs.
+"""The run-time helpers: what generated code and the derivative rules call while it runs.
 
 `helpers` holds the cotangent helpers (unbroadcast, accum, ...) that generated
 code and rule bodies call; they are re-exported here so that rule modules can
-write `from zygote_py.runtime import unbroadcast`.  `dispatch` resolves calls
-whose meaning can only be decided from the real object at run time;
-`implicit` fills the Grads of a Params call from the reads generated code
-reports; `objects` answers questions about classes (properties, slots) that
-both ask.
+write `from zygote_py.runtime import unbroadcast`.  `objects` answers questions
+about classes (properties, slots).  Everything here sits below the rules: run-time
+dispatch, which decides what a call means from the real object and looks the rules
+up, is the layer above them, in zygote_py/calls/.
 """
 
 from .helpers import (  # noqa: F401

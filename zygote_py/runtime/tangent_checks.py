@@ -1,5 +1,5 @@
 """Forward-mode refusals shared by the jvp rules (rules/jvp_structural.py) and the forward
-dispatcher (runtime/forward_dispatch.py), with what a zero tangent is: places where a tangent would be dropped without a
+dispatcher (calls/forward_dispatch.py), with what a zero tangent is: places where a tangent would be dropped without a
 word -- items read from an object by its own `__iter__`, a dict key with a tangent -- raise
 instead.  Kept below both in the layers (tests/test_layering.py)."""
 

@@ -3,7 +3,7 @@
 `obj.name = v` is lowered to `set_attribute(obj, 'name', v, loc)`
 (frontend/lower_objects.py).  Its tangent cannot travel with an SSA value: every
 later read of `obj.name`, through any name of the object, must see v's tangent.
-So the transform turns the write into a call of runtime/forward_objects.py's
+So the transform turns the write into a call of calls/forward_objects.py's
 `attribute_write`, which writes as reverse mode does and records v's tangent
 under the object in the forward-mode call's book; attribute reads of values that
 may be objects go through `attribute_read`, which finds it there (transform.py).
@@ -12,15 +12,15 @@ Over gradient code (zp.hessian), the backward's `take_attribute` (the cotangent
 the reads after a write gathered, and the old value put back) and
 `released_cotangent` (an object from outside let go) get the tangents of those
 cotangents from the book's slots, which the reads' cotangent deposits fill
-(runtime/forward_dispatched.py hands a tracked object's deposit to the book).
+(calls/forward_dispatched.py hands a tracked object's deposit to the book).
 Each call returns (value, tangent), unpacked here.
 """
 
 from __future__ import annotations
 
+from ...calls import forward_objects as fob
 from ...ir.core import Op
 from ...runtime import built_objects
-from ...runtime import forward_objects as fob
 
 
 def object_op(tr, op: Op) -> None:

@@ -10,14 +10,14 @@ one and costs nothing; `None` is the zero tangent while running.
     (analysis/receivers.py), is followed by a call of the rule's forward rule
     `jvp(dx..., y, *args)` -- the zero tangent of an inactive argument is None;
   - any other call, method call or attribute read carrying a tangent goes
-    through the forward dispatcher (runtime/forward_dispatch.py), which
+    through the forward dispatcher (calls/forward_dispatch.py), which
     returns `(value, tangent)`: rules, Python functions (transformed in turn),
     methods, callable objects and closures are decided there from the object;
   - containers: a tuple, list or dict literal's tangent is the same literal of
     the items' tangents; unpacking, appends and dict updates have helpers;
   - a closure's tangent holds the tangents of the values it captures;
   - attribute writes (`obj.name = v`) keep v's tangent by the object, in the call's book
-    (objects.py, runtime/forward_objects.py): every attribute read of a value that may be
+    (objects.py, calls/forward_objects.py): every attribute read of a value that may be
     an object, and every call of user code, asks the book, tangent or not;
   - an `if` yields its results' tangents as extra results; a loop carries the
     tangents of its carried values as extra slots (which slots vary is read
@@ -39,6 +39,9 @@ from ...analysis.claims import unneeded_claims
 from ...analysis.complexity import complex_values
 from ...analysis.receivers import ARRAY, value_levels
 from ...analysis.scalars import scalar_values
+from ...calls import dispatch
+from ...calls import forward_dispatch as fwd
+from ...calls import forward_objects as fob
 from ...errors import InternalError, NoDerivativeRule
 from ...ir.builder import IRBuilder
 from ...ir.core import Block, Function, Op, Value, iteration_pairs
@@ -47,9 +50,7 @@ from ...kinds import is_complex_kind
 from ...resolve import CALLABLE, CONSTRUCT, FUNCTION, METHOD, NONDIFF, RECEIVER, RULE, resolve
 from ...rules import registry
 from ...rules.jvp_complex import forward_rule
-from ...runtime import built_objects, dispatch, forward_writes, outside_containers, writes
-from ...runtime import forward_dispatch as fwd
-from ...runtime import forward_objects as fob
+from ...runtime import built_objects, forward_writes, outside_containers, writes
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ...runtime.tangent_checks import refuse_key_tangent
 from .inline import NOT_INLINED, Inliner
@@ -348,7 +349,7 @@ class ForwardTransform:
 
     def plain(self, op: Op, helper, head: Value, operands, name=None):
         """`y, y_dot = helper(head, [name,] (args), spec, loc)`: a call with no tangent that
-        may read attributes written with one (runtime/forward_objects.py)."""
+        may read attributes written with one (calls/forward_objects.py)."""
         kw = op.attrs.get("kw", ())
         star = op.attrs.get("star", ())
         npos = len(operands) - len(kw)
@@ -383,7 +384,7 @@ class ForwardTransform:
 
     def object_roots(self) -> list[int]:
         """ids of the results whose tangent may come from attributes written with tangents
-        (runtime/forward_objects.py) even when no operand has one: reads of attributes of
+        (calls/forward_objects.py) even when no operand has one: reads of attributes of
         values that may be objects, calls of code of the user's, the writes' old values."""
         out = []
         for op in self.fn.walk():

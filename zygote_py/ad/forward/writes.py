@@ -28,10 +28,10 @@ where the old tangent is read by nothing after the write.
 
 from __future__ import annotations
 
+from ...calls import forward_objects as fob
 from ...ir.core import Function, Op, Value, value_block
 from ...runtime import built_objects, outside_containers, writes
 from ...runtime import forward_containers as fc
-from ...runtime import forward_objects as fob
 from ...runtime import forward_writes as fw
 
 # the gradient-code helpers that save, restore or check, whose results carry no tangent

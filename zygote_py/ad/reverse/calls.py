@@ -24,6 +24,7 @@ import types
 import numpy as np
 
 from ...analysis.activity import attribute_is_nondifferentiable, object_operator
+from ...calls import dispatch
 from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
@@ -32,7 +33,6 @@ from ...ir.core import Op, Value, is_inside, value_block
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
                         RULE, UNKNOWN, no_rule, resolve)
 from ...rules import registry
-from ...runtime import dispatch
 from ...runtime import helpers as runtime
 from ...runtime.built_objects import check_underived_argument, is_dataclass_init
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
@@ -172,7 +172,7 @@ def _interchangeable_operands(subscripts: str, operands) -> list[tuple[int, int]
 
 
 def _resolved_while_running(fn) -> bool:
-    """Callables the run-time dispatcher sees through (runtime/dispatch.py: call): a
+    """Callables the run-time dispatcher sees through (calls/dispatch.py: call): a
     bound method of a Python function (a class method), a functools.partial, an
     lru_cache wrapper."""
     if isinstance(fn, types.MethodType):

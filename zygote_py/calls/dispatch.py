@@ -39,15 +39,15 @@ from ..resolve import (ATTRIBUTE, CALLABLE, CLASS, CONSTRUCT, CUSTOM, FUNCTION, 
                        getattr_hook, is_plain_operand, no_rule, numpy_handoff,
                        reads_bound_method, resolve, resolve_attribute, resolve_method)
 from ..rules import registry
+from ..runtime.built_objects import (construct, dataclass_init, deposit, deposit_whole,
+                                     is_dataclass_init, is_tracked, with_effects)
+from ..runtime.complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
+from ..runtime.containers import refuse_container_update
+from ..runtime.library_code import restated_at_call
 from ..tree import child_cotangent, keyed_cotangent
-from .complex_guard import VARY_ON_COMPLEX, complex_error, is_complex
 from .flat_calls import (_Flat, _origins, _positional_rule, _positional_rule_pullback,
                          _rule_pullback, _spread, carries_derivative)
 from .flat_calls import ints_are_reals  # noqa: F401  (standalone modules replace it: aot/builder.py)
-from .containers import refuse_container_update
-from .built_objects import (construct, dataclass_init, deposit, deposit_whole, is_dataclass_init,
-                            is_tracked, with_effects)
-from .library_code import restated_at_call
 from .protocols import call_operator, refuse_numpy_object_operands
 
 
@@ -294,7 +294,7 @@ def _record_pullback(cls, flat: _Flat):
 
 def _object_operands(f, flat: _Flat, loc):
     """(y, back) of f(...) when an operand is an object whose own methods decide what the
-    call means (runtime/protocols.py): Python's operator protocol, NumPy handing a
+    call means (calls/protocols.py): Python's operator protocol, NumPy handing a
     reduction to the object's method; None when f's registered rule applies."""
     if type(f) is types.BuiltinFunctionType and f in OPERATOR_METHODS:
         found = call_operator(f, tuple(flat.args), _method_pullback, carries_derivative,

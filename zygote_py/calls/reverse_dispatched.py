@@ -3,7 +3,7 @@
 Generated gradient code calls `y, back = dispatch.call(f, operands, spec, loc)` (or
 `dispatch.call_method(obj, name, operands, spec, loc)`) where the compiler could not decide
 what a call means, and later `back(g)`.  Forward mode follows that pair through the
-handlers of runtime/forward_dispatched.py.  This module makes the same code differentiable
+handlers of calls/forward_dispatched.py.  This module makes the same code differentiable
 in *reverse* (reverse over reverse: a vjp of a vjp, and the pairing `nested.vjp_pairing`
 that third derivatives differentiate), by a custom rule for each of the two helpers.
 
@@ -36,11 +36,11 @@ import types
 from .. import context
 from ..errors import NoDerivativeRule
 from ..rules.registry import register_custom
+from ..runtime.built_objects import is_tracked
 from ..tree import accumulate
 from . import dispatch
 from . import forward_dispatch as fd
 from . import forward_dispatched as fdd
-from .built_objects import is_tracked
 
 
 class _Helper:

@@ -20,7 +20,7 @@ import types
 import numpy as np
 
 from .. import context, tree
-from .objects import class_property
+from ..runtime.objects import class_property
 
 _ndarray = np.ndarray
 

@@ -60,11 +60,11 @@ from ..resolve import (
 )
 from ..rules import registry
 from ..rules.registry import forward_rule
+from ..runtime.helpers import flag_function  # noqa: F401  (the forward transform emits it)
+from ..runtime.iterators import Items, Pass
+from ..runtime.tangent_checks import CellTangents, has_tangent, refuse_object_iteration  # noqa: F401
 from . import dispatch
-from .helpers import flag_function  # noqa: F401  (the forward transform emits it)
-from .iterators import Items, Pass
 from .protocols import refuse_numpy_object_operands
-from .tangent_checks import CellTangents, has_tangent, refuse_object_iteration  # noqa: F401
 
 # Functions whose forward-mode meaning is given by a handler rather than their source: the
 # API's own differentiation functions (forward_api.py registers zp.gradient's).  Filled once,
@@ -571,12 +571,12 @@ def _padded(targs, n):
 
 
 # -- forward over reverse: the pullbacks run-time dispatch made ------------------------------
-# (runtime/forward_dispatched.py follows the calls themselves, `_zp_call(f, ...)` in
+# (calls/forward_dispatched.py follows the calls themselves, `_zp_call(f, ...)` in
 # gradient code, and registers itself as the handler of dispatch.call and call_method)
 
 
-_RUNTIME_PULLBACK_MODULES = ("zygote_py.runtime.dispatch", "zygote_py.runtime.flat_calls",
-                             "zygote_py.runtime.forward_dispatched")
+_RUNTIME_PULLBACK_MODULES = ("zygote_py.calls.dispatch", "zygote_py.calls.flat_calls",
+                             "zygote_py.calls.forward_dispatched")
 
 
 def _is_runtime_pullback(f) -> bool:

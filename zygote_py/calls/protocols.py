@@ -5,7 +5,7 @@ NotImplemented, `type(b).__radd__(b, a)` (first, when type(b) is a subclass
 of type(a) overriding it); `np.sum(obj)` on an object that is not an ndarray
 means `obj.sum(axis=None, out=None)`.  When an operand of such a call is an
 object of a user type, the registered rule of `operator.add` or `np.sum` is
-not what runs, so neither run-time dispatcher (runtime/dispatch.py and the
+not what runs, so neither run-time dispatcher (calls/dispatch.py and the
 copy standalone modules carry, aot/standalone_runtime.py) may apply it.  The
 decisions are resolve.py's (`operator_candidates`, `numpy_handoff`); this
 module runs them, with the dispatcher's own way of differentiating a Python

@@ -54,10 +54,11 @@ from .. import context
 from ..errors import MutationError, NoDerivativeRule, ZygoteError
 from ..resolve import CONSTRUCT, PROPERTY, RULE, getattr_hook, resolve, resolve_attribute
 from ..rules import registry
+from ..runtime import built_objects, writes
+from ..runtime.containers import refuse_container_update
 from ..tree import accumulate, is_active
-from . import built_objects, dispatch, writes
+from . import dispatch
 from . import forward_dispatch as fwd
-from .containers import refuse_container_update
 
 
 class Written(dict):

@@ -8,7 +8,7 @@ to those arguments.  `_rule_pullback` (any call) and `_positional_rule_pullback`
 turn a registered rule into `(y, back)`, a complex operand choosing the rule's
 complex form.  `carries_derivative` says which operands get a cotangent (ints
 too, when the running gradient call differentiates them as reals).
-runtime/dispatch.py builds on these; standalone modules carry a copy of `_Flat`.
+calls/dispatch.py builds on these; standalone modules carry a copy of `_Flat`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from .. import context
 from ..errors import NoDerivativeRule
 from ..kinds import is_active
 from ..rules import registry
+from ..runtime.built_objects import is_tracked
+from ..runtime.complex_guard import complex_error, is_complex
 from ..tree import LIST, kind_of, zeros_like
-from .built_objects import is_tracked
-from .complex_guard import complex_error, is_complex
 
 
 class _Flat:

@@ -70,13 +70,14 @@ from ..resolve import (
     resolve_method,
 )
 from ..rules import registry
+from ..runtime import built_objects
+from ..runtime.built_objects import is_tracked
+from ..runtime.helpers import make_closure
 from ..tree import keyed_cotangent
-from . import built_objects, dispatch, forward_objects
+from . import dispatch, forward_objects
 from . import forward_dispatch as fd
-from .built_objects import is_tracked
 from .flat_calls import _Flat, _origins, _spread, carries_derivative
 from .protocols import refuse_numpy_object_operands
-from .helpers import make_closure
 
 
 class _Arrangeable(fd.CallTangent):
