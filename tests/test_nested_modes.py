@@ -231,7 +231,7 @@ def test_what_nesting_cannot_follow_is_refused():
 
     # a third derivative whose innermost gradient code has a call decided while running (the
     # captured w's type is not known to the compiler) is followed since reverse mode
-    # differentiates those calls (tests/runtime/test_reverse_dispatched.py): third(x, x) is
+    # differentiates those calls (tests/calls/test_reverse_dispatched.py): third(x, x) is
     # 12 x^3, through w and through z both
     def third(x, w):
         return zp.gradient(lambda z: zp.pullback(lambda u: w * u ** 4, z)[1](1.0)[0], x)[0]

@@ -214,7 +214,7 @@ def _attribute_write(x, h):
 
 
 def test_attribute_writes_are_followed():
-    # (forward mode follows attribute writes: tests/runtime/test_forward_objects.py)
+    # (forward mode follows attribute writes: tests/calls/test_forward_objects.py)
     h = _Holder(1.0)
     y, t = zp.jvp(_attribute_write, (X.copy(), h), (np.ones_like(X), None))
     assert np.isclose(y, np.sum(2.0 * X * X)) and np.isclose(t, np.sum(4.0 * X))

@@ -4,7 +4,7 @@
 reflected method first), and NumPy's hand-off of reductions to the object's
 method of the same name.  Objects are passed in and built inside (NamedTuples
 passed in, which these finite differences do not perturb, are checked in
-tests/runtime/test_protocols.py)."""
+tests/calls/test_protocols.py)."""
 
 from typing import NamedTuple
 

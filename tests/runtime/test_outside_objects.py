@@ -283,7 +283,7 @@ def test_a_call_run_without_derivatives_after_a_write_is_refused_not_lost():
 
 
 def test_forward_mode_follows_the_write():
-    # (forward mode through attribute writes: tests/runtime/test_forward_objects.py)
+    # (forward mode through attribute writes: tests/calls/test_forward_objects.py)
     def f(o, x):
         o.state = o.state * x
         return o.state

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
+from tests.calls import bound_method_cases as cases
 from tests.corpus.finite_diff import numerical_gradient
-from tests.runtime import bound_method_cases as cases
 
 H = np.array([1.0, 2.0])
 

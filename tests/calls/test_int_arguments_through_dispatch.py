@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-from runtime import int_argument_cases as cases
+from calls import int_argument_cases as cases
 
 
 def _d_dn(f, n, x, h=1e-6):

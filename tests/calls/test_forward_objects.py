@@ -189,7 +189,7 @@ def test_a_property_reads_the_attributes_written_before_it():
 
 def test_a_method_that_writes_under_a_hessian_is_followed():
     # (a method of a captured object: the gradient resolves the call while it runs;
-    # tests/runtime/test_forward_dispatched_writes.py has the cases in full)
+    # tests/calls/test_forward_dispatched_writes.py has the cases in full)
     def make():
         cell = Cell(0.8, 0.3)
 
