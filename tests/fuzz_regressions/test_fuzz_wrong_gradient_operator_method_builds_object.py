@@ -8,7 +8,7 @@ An operator on an object built inside f (`Vec(a, b) + 2.0 * Vec(c, 0.5)`) calls 
 class's own `__add__` / `__rmul__`, which builds a new object.  The back of such a
 method must run even when no cotangent reaches its result directly (the object's
 cotangent lives in the ledger of built objects), and run-time dispatch marks it so;
-the operator-protocol path (runtime/protocols.py, dispatch._object_operands) dropped
+the operator-protocol path (calls/protocols.py, dispatch._object_operands) dropped
 the mark, so the backs never ran and every gradient was None.
 """
 
