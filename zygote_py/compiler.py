@@ -43,7 +43,7 @@ from .resolve import is_array_or_number
 from .rules.registry import qualified_name
 from .runtime.helpers import check_scalar
 from .runtime.library_code import restated_at_call
-from .runtime.outside_containers import plain_value
+from .runtime.outside_containers import immutable_value, plain_value
 from .transforms.simplify import simplify
 
 
@@ -522,6 +522,9 @@ def _guards_hold(guards, cells: dict | None = None) -> bool:
             except ValueError:
                 return False
             if not plain_value(held):
+                return False
+        elif kind == "immutable":  # a global passed on as data nothing can write into
+            if not immutable_value(where.get(name)):
                 return False
         elif kind == "plain_attribute":  # module or class data read unchecked (the same)
             if not plain_value(getattr(where, name, None)):

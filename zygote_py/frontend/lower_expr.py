@@ -25,7 +25,7 @@ from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as _outside
-from ..runtime.outside_containers import plain_value
+from ..runtime.outside_containers import immutable_value, plain_value
 from . import runtime_forms
 from .lower_containers import defined_in_generated_code
 from .scope import resolve_free, signature_of
@@ -237,6 +237,13 @@ class ExprLowering:
             if value.hint.startswith("_zp_") and getattr(root, "_zp_generated", None) is not None \
                     or defined_in_generated_code(root):
                 return value
+        elif immutable_value(obj):
+            # numbers, strings or a tuple of them: nothing a callee does can write into
+            # them (`s, v = cfg; s -= v` rebinds s), so passing the global on is not a
+            # write into program state; the code is rebuilt if the global changes
+            self.guards.append(("immutable", where, name, None))
+            self.alias_class(value).external = None
+            return value
         elif plain_value(obj):
             self.guards.append(("plain", where, name, None))
             return value
