@@ -225,7 +225,9 @@ class ExprLowering:
         """A read of a global or cell value that may be (or hold) a list or dict is checked,
         where it is read, against those a function of the gradient call claimed
         (runtime/outside_containers.py: check_outside_read).  A global that holds an array
-        or a number now is not, and the code is rebuilt if that changes (the guard "plain").
+        or a number now is not, and the code is rebuilt if that changes (the guard "plain");
+        one that holds only numbers or strings, or a tuple of them, is not even state outside
+        the function, since nothing can be written into it (the guard "immutable").
         A closure cell is checked whatever it holds now -- another closure of the same code
         may hold a list there, and a guard would rebuild the code for every such switch --
         except the cells generated code binds its own helpers and constants to, and the
@@ -240,7 +242,8 @@ class ExprLowering:
         elif immutable_value(obj):
             # numbers, strings or a tuple of them: nothing a callee does can write into
             # them (`s, v = cfg; s -= v` rebinds s), so passing the global on is not a
-            # write into program state; the code is rebuilt if the global changes
+            # write into program state; the code is rebuilt (and such a call refused)
+            # once the global holds anything else
             self.guards.append(("immutable", where, name, None))
             self.alias_class(value).external = None
             return value
