@@ -43,7 +43,8 @@ from .resolve import is_array_or_number
 from .rules.registry import qualified_name
 from .runtime.helpers import check_scalar
 from .runtime.library_code import restated_at_call
-from .runtime.outside_containers import immutable_value, plain_value
+from .runtime.outside_containers import plain_value
+from .runtime.writes import immutable_value
 from .transforms.simplify import simplify
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import zygote_py as zp
-from zygote_py.runtime.outside_containers import immutable_value
+from zygote_py.runtime.writes import immutable_value
 
 CONFIG = (0.5, 0.2)
 GAIN = 2.0

@@ -25,7 +25,8 @@ from ..ir.core import Value
 from ..runtime import containers as forms
 from ..runtime import iterators as _iterators
 from ..runtime import outside_containers as _outside
-from ..runtime.outside_containers import immutable_value, plain_value
+from ..runtime.outside_containers import plain_value
+from ..runtime.writes import immutable_value
 from . import runtime_forms
 from .lower_containers import defined_in_generated_code
 from .scope import resolve_free, signature_of

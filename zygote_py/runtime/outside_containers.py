@@ -256,37 +256,6 @@ def plain_value(value) -> bool:
     return isinstance(module, str) and module.startswith("zygote_py.")
 
 
-# Exactly these types: a subclass of float or int may define an in-place operator
-_IMMUTABLE_TYPES = frozenset({int, float, complex, bool, str, bytes, type(None)})
-_INPLACE = ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
-            "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
-            "__irshift__", "__setitem__", "__delitem__")
-
-
-def immutable_value(value, depth: int = 0) -> bool:
-    """Nothing can be written into value, nor into anything it holds: a Python number,
-    string, bytes or None, a NumPy number or bool, or a tuple (or a plain named tuple)
-    of such values.  A module global holding one can be passed to a function that writes
-    into its argument (`s, v = cfg; s -= v` rebinds s to a new number), where an array
-    would be written into (frontend/lower_expr.py: the guard "immutable")."""
-    kind = type(value)
-    if kind in _IMMUTABLE_TYPES:
-        return True
-    if isinstance(value, (np.number, np.bool_)):
-        return kind.__module__ == "numpy"
-    if isinstance(value, tuple) and depth < 16 and (kind is tuple or _plain_named_tuple(kind)):
-        return all(immutable_value(item, depth + 1) for item in value)
-    return False
-
-
-def _plain_named_tuple(kind: type) -> bool:
-    """A named tuple's class (collections.namedtuple, typing.NamedTuple) that gives its
-    instances no __dict__ and adds no in-place operator or item write."""
-    return hasattr(kind, "_fields") and all(
-        "__slots__" in vars(base) and not vars(base)["__slots__"] for base in kind.__mro__[:-2]) \
-        and all(getattr(kind, name, None) is getattr(tuple, name, None) for name in _INPLACE)
-
-
 def _line(loc) -> str:
     """`file.py:12` for a location: a SourceLoc, or a standalone module's "path/file.py:12:5"."""
     if isinstance(loc, str) and loc.count(":") >= 2:

@@ -121,6 +121,29 @@ def updates_in_place(y) -> bool:
     return any(hasattr(kind, name) for name in _IN_PLACE_OPERATORS)
 
 
+# Exactly these types: a subclass of float or int may define an in-place operator
+_IMMUTABLE_TYPES = frozenset({int, float, complex, bool, str, bytes, type(None)})
+
+
+def immutable_value(value, depth: int = 0) -> bool:
+    """Nothing can be written into value, nor into anything it holds: a Python number,
+    string, bytes or None, a NumPy number or bool, or a tuple (or a named tuple with no
+    instance __dict__, in-place operator or item write of its own) of such values.  A
+    module global holding one can be passed to a function that does `y op= v` on it, or
+    on a number it unpacked from it: that rebinds, where an array would be written into
+    (frontend/lower_expr.py: the guard "immutable")."""
+    kind = type(value)
+    if kind in _IMMUTABLE_TYPES:
+        return True
+    if isinstance(value, (np.number, np.bool_)):
+        return kind.__module__ == "numpy"
+    if isinstance(value, tuple) and depth < 16 and (kind is tuple or (
+            hasattr(kind, "_fields") and not hasattr(value, "__dict__")
+            and not updates_in_place(value) and not hasattr(kind, "__setitem__"))):
+        return all(immutable_value(item, depth + 1) for item in value)
+    return False
+
+
 def _in_place_update(y, loc, name):
     return MutationError(
         f"augmented assignment would update this {type(y).__name__} in place (Python calls its "
