@@ -10,6 +10,7 @@ per workload.  Usage:
     git archive main | tar -x -C /tmp/base          # the tree to compare against
     python bench/cputime.py --tree /tmp/base --tree . --workloads mlp,nbody
     python bench/cputime.py --tree . --retain        # with zp.retain_freed_memory()
+    python bench/cputime.py --tree . --hold          # each result kept until the next call
 
 Workloads: those of bench/workloads.py, and `fill` and `heat` of bench/mutation.py.
 
@@ -28,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 _CHILD = r"""
 import json, os, sys, time
-tree, bench, name, n, retain = sys.argv[1:6]
+tree, bench, name, n, retain, hold = sys.argv[1:7]
 sys.path[:0] = [tree, bench]
 import numpy as np
 import zygote_py as zp
@@ -50,8 +51,12 @@ else:
 zp.gradient(f, *args)
 def best(fn, n):
     out = []
+    kept = None
     for _ in range(n):
-        t0 = time.process_time(); fn(); out.append(time.process_time() - t0)
+        if hold == "1":  # the last result kept until the next call returns
+            t0 = time.process_time(); kept = fn(); out.append(time.process_time() - t0)
+        else:
+            t0 = time.process_time(); fn(); out.append(time.process_time() - t0)
     return min(out)
 for _ in range(2):
     f(*args); zp.gradient(f, *args)
@@ -64,10 +69,10 @@ DEFAULT = "mlp,rnn,elementwise,small_ops,scalar_loop_n,nbody,lstm,transformer,fi
 # also: long_loop (W9, a million steps: pass --samples 3)
 
 
-def _measure(tree: str, name: str, n: int, retain: bool) -> dict:
+def _measure(tree: str, name: str, n: int, retain: bool, hold: bool = False) -> dict:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [sys.executable, "-c", _CHILD, os.path.abspath(tree), HERE, name, str(n),
-           "1" if retain else "0"]
+           "1" if retain else "0", "1" if hold else "0"]
     if hasattr(os, "sched_setaffinity"):
         cpu = max(os.sched_getaffinity(0))
         cmd = ["taskset", "-c", str(cpu), *cmd] if _has_taskset() else cmd
@@ -90,6 +95,8 @@ def main(argv=None) -> None:
     p.add_argument("--workloads", default=DEFAULT)
     p.add_argument("--samples", type=int, default=20, help="samples per cell (the smallest is kept)")
     p.add_argument("--retain", action="store_true", help="call zp.retain_freed_memory() first")
+    p.add_argument("--hold", action="store_true",
+                   help="keep each result until the next call returns (a training loop's way)")
     opts = p.parse_args(argv)
     trees = opts.tree or ["."]
     print("| workload | " + " | ".join(f"{t} primal | {t} gradient (ratio)" for t in trees) + " |")
@@ -97,7 +104,7 @@ def main(argv=None) -> None:
     for name in opts.workloads.split(","):
         cells = []
         for tree in trees:
-            r = _measure(tree, name, opts.samples, opts.retain)
+            r = _measure(tree, name, opts.samples, opts.retain, opts.hold)
             cells.append(f"{_ms(r['primal'])} | {_ms(r['grad'])} ({r['grad'] / r['primal']:.2f}x)")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 

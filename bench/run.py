@@ -21,7 +21,11 @@ because this 2-core machine has slow spells that can last a whole process.
 The table has one row per workload with the steady-state gradient time
 (median of repeats) and one row per workload in a "first call" section; each
 cell shows the time and its ratio to the NumPy primal (the plain function,
-no gradient) measured in the same run.  A system that errors, times out or
+no gradient).  A steady-state ratio is paired: the system's own process times the
+primal too, a batch of primal calls before each batch of gradient calls, and the
+ratio is the median of the batches' ratios, so that the machine's drift between
+one process and the next (up to half of a primal's time on a shared 2-core host)
+does not enter it (``--unpaired``: the ratio of the two processes' medians).  A system that errors, times out or
 crashes shows "fails" with the reason in a footnote; a wrong gradient shows
 "wrong"; a missing package shows "not installed".  The table and the raw
 numbers are written to ``bench/results/latest.md`` and ``latest.json``.
@@ -57,6 +61,10 @@ def run_worker(python, system, workload, opts):
     cmd = [python, os.path.join(HERE, "worker.py"), "--system", system, "--workloads", workload]
     cmd += ["--budget", str(opts.budget), "--min-reps", str(opts.min_reps)]
     cmd += ["--max-reps", str(opts.max_reps)]
+    if opts.hold:
+        cmd.append("--hold")
+    if not opts.unpaired and system != BASELINE:
+        cmd.append("--paired")
     env = dict(os.environ, PYTHONHASHSEED="0")
     if opts.threads:
         # Read by NumPy's BLAS, torch and XLA at start-up (see systems/*.py).
@@ -192,13 +200,18 @@ class Footnotes:
 
 
 def cell(res, key, base, system, workload, notes):
-    """One table cell for result ``res``: time and ratio, or a status."""
+    """One table cell for result ``res``: time and ratio, or a status.  A steady-state
+    ratio is the worker's own paired one where it has one (`timing.measure_paired`),
+    else the ratio to the NumPy column's median."""
     status = res.get("status", "fails")
     if status == "ok":
         t = res.get(key)
         if t is None:
             return "—"
-        ratio = f" ({fmt_ratio(t / base)})" if base else ""
+        if key == "median_s" and res.get("paired_ratio") is not None:
+            ratio = f" ({fmt_ratio(res['paired_ratio'])})"
+        else:
+            ratio = f" ({fmt_ratio(t / base)})" if base else ""
         return f"{fmt_time(t)}{ratio}"
     if status == "not installed":
         return "not installed"
@@ -273,8 +286,14 @@ def render_report(results, versions, opts, meta):
         "Steady state: median time of one gradient call (warm, in its own process; "
         f"best of {opts.rounds} such processes); first call: the very first gradient call "
         "in a fresh process (setup, tracing, transform, compile and run; best of "
-        f"{opts.rounds}).  Ratios are to the NumPy primal's median (the plain function, "
-        "no gradient) from the same run.  Threads: "
+        f"{opts.rounds}).  "
+        + ("Ratios are to the NumPy primal's median (the plain function, no gradient) from "
+           "the same run.  " if opts.unpaired else
+           "Steady-state ratios are paired: each system's process also times the NumPy "
+           "primal, batch for batch with the gradient, and the ratio is the median of the "
+           "batches' ratios; first-call ratios are to the NumPy column's median.  ")
+        + ("Each result is kept until the next call returns (`--hold`).  " if opts.hold else "")
+        + "Threads: "
         + (f"{opts.threads} per library." if opts.threads else "each library's default.")
         + f"  Load average before/after: {_fmt_load(meta['load_before'])} / "
         f"{_fmt_load(meta['load_after'])}.",
@@ -334,6 +353,10 @@ def parse_args(argv=None):
         help="where latest.md and latest.json go",
     )
     p.add_argument("--no-save", action="store_true", help="print only; write no files")
+    p.add_argument("--hold", action="store_true", help="keep each gradient until the next call "
+                   "returns, as a training loop's `g = gradient(...)` does (default: release it)")
+    p.add_argument("--unpaired", action="store_true", help="steady-state ratios to the NumPy "
+                   "column's median, without timing the primal again beside each system")
     opts = p.parse_args(argv)
     # Columns always in the canonical order, whatever order they were asked in.
     chosen = parse_list(opts.systems, list(SYSTEMS), "system")

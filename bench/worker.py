@@ -48,7 +48,7 @@ pin_threads()
 
 import timing
 import workloads
-from systems import SYSTEMS
+from systems import SYSTEMS, numpy_primal
 
 MARKER = "BENCH_JSON "
 
@@ -110,7 +110,13 @@ def run_workload(mod, name, opts):
             out.update(status="wrong", error=msg)
             return out
         stage = "timing"
-        stats = timing.measure(grad_fn, opts.budget, opts.min_reps, opts.max_reps)
+        if opts.paired and name in workloads.FUNCTIONS:
+            primal = numpy_primal.prepare(name, data)()
+            stats = timing.measure_paired(grad_fn, primal, opts.budget, opts.min_reps,
+                                          opts.max_reps, hold=opts.hold)
+        else:
+            stats = timing.measure(grad_fn, opts.budget, opts.min_reps, opts.max_reps,
+                                   hold=opts.hold)
         out.update(stats, status="ok")
     except Exception as exc:  # noqa: BLE001 - any failure of a system is a result
         out["error"] = f"[{stage}] {short_error(exc)}"
@@ -140,6 +146,11 @@ def parse_args(argv=None):
     p.add_argument("--max-reps", type=int, default=21)
     p.add_argument("--quick", action="store_true", help="few repeats (budget 0.3 s, 3-5 reps)")
     p.add_argument("--traceback", action="store_true", help="print tracebacks to stderr")
+    p.add_argument("--hold", action="store_true",
+                   help="keep each result until the next call returns (a training loop's way)")
+    p.add_argument("--paired", action="store_true",
+                   help="time the NumPy primal in this process too, batch for batch "
+                   "(timing.measure_paired)")
     opts = p.parse_args(argv)
     if opts.quick:
         opts.budget, opts.min_reps, opts.max_reps = 0.3, 3, 5
