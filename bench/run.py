@@ -25,9 +25,10 @@ no gradient).  A steady-state ratio is paired: the system's own process times th
 primal too, a batch of primal calls before each batch of gradient calls, and the
 ratio is the median of the batches' ratios, so that the machine's drift between
 one process and the next (up to half of a primal's time on a shared 2-core host)
-does not enter it (``--unpaired``: the ratio of the two processes' medians).  A system that errors, times out or
-crashes shows "fails" with the reason in a footnote; a wrong gradient shows
-"wrong"; a missing package shows "not installed".  The table and the raw
+does not enter it (``--unpaired``: the ratio of the two processes' medians).  A
+system that errors, times out or crashes shows "fails" with the reason in a
+footnote; a wrong gradient shows "wrong"; a missing package shows "not
+installed".  The table and the raw
 numbers are written to ``bench/results/latest.md`` and ``latest.json``.
 """
 

@@ -12,7 +12,7 @@ With ``hold``, each call's result stays referenced until the next call returns, 
 ``g = gradient(...)`` keeps the last step's gradient during the next step of a
 training loop.  Without it each result is released at once; glibc then returns the
 freed memory to the system at every call and takes page faults to get it back on
-the next (docs/performance.md, "A result held, as a training loop holds it").
+the next (docs/performance.md, "Paired ratios and held results").
 """
 
 import math
@@ -43,34 +43,32 @@ def plan(per_call_s, budget_s, min_reps, max_reps):
     return batch, max(min_reps, min(max_reps, reps))
 
 
-def measure(fn, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, hold=False):
-    """Median per-call time of ``fn`` after ``warmup`` untimed-for-result calls
-    (``hold``: each result kept until the next call returns; see the module's note).
+def _timed_batch(fn, batch, hold, kept=None):
+    """Per-call seconds of ``batch`` calls of ``fn``, and the last result where ``hold``
+    (else None: each result released at once, inside the timed span, as a bare ``fn()``
+    releases it)."""
+    t0 = time.perf_counter()
+    for _ in range(batch):
+        kept = fn()
+        if not hold:
+            kept = None
+    return (time.perf_counter() - t0) / batch, kept
 
-    Returns a dict: ``median_s``, ``min_s``, ``samples`` (per-call seconds),
-    ``batch`` (calls per sample), ``reps`` (number of samples)."""
+
+def _warm_up(fn, warmup, hold):
+    """``warmup`` calls of ``fn``: (the last call's seconds, its result where ``hold``)."""
     est = kept = None
     for _ in range(max(1, warmup)):
         est, kept = time_call(fn)
-    if not hold:
-        kept = None
-    batch, reps = plan(est, budget_s, min_reps, max_reps)
-    samples = []
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        if hold:
-            for _ in range(batch):
-                kept = fn()
-        else:
-            for _ in range(batch):
-                fn()
-        samples.append((time.perf_counter() - t0) / batch)
+    return est, (kept if hold else None)
+
+
+def _stats(samples, batch, reps, cpu0, wall0):
+    """The summary of a timed loop that started at process time cpu0, wall time wall0."""
     # CPU time of all threads over wall time: ~1 single-threaded, up to the
     # core count when a library's thread pool is busy; well below 1 means the
     # process was waiting for the CPU (another job on the machine).
     cpu_ratio = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-9)
-    del kept
     q1, _, q3 = statistics.quantiles(samples, n=4) if len(samples) > 1 else samples * 3
     return {
         "median_s": statistics.median(samples),
@@ -83,6 +81,22 @@ def measure(fn, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, hold=False):
     }
 
 
+def measure(fn, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, hold=False):
+    """Median per-call time of ``fn`` after ``warmup`` untimed-for-result calls
+    (``hold``: each result kept until the next call returns; see the module's note).
+
+    Returns a dict: ``median_s``, ``min_s``, ``samples`` (per-call seconds),
+    ``batch`` (calls per sample), ``reps`` (number of samples)."""
+    est, kept = _warm_up(fn, warmup, hold)
+    batch, reps = plan(est, budget_s, min_reps, max_reps)
+    samples = []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for _ in range(reps):
+        seconds, kept = _timed_batch(fn, batch, hold, kept)
+        samples.append(seconds)
+    return _stats(samples, batch, reps, cpu0, wall0)
+
+
 def measure_paired(fn, primal, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, hold=False):
     """``measure(fn)``, with the NumPy primal timed in the same process, batch for batch.
 
@@ -93,13 +107,8 @@ def measure_paired(fn, primal, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, 
     median of the samples' ratios (per-call gradient time over per-call primal time);
     the budget covers both.  Adds ``primal_median_s``, ``paired_ratio`` and
     ``paired_ratios`` to what ``measure`` returns."""
-    est = kept = None
-    for _ in range(max(1, warmup)):
-        primal()
-        est, kept = time_call(fn)
-    if not hold:
-        kept = None
-    est_primal, _ = time_call(primal)
+    est_primal, _ = _warm_up(primal, warmup, False)
+    est, kept = _warm_up(fn, warmup, hold)
     batch = max(1, math.ceil(MIN_BATCH_S / max(est, 1e-9)))
     batch_primal = max(1, math.ceil(MIN_BATCH_S / max(est_primal, 1e-9)))
     per_rep = batch * est + batch_primal * est_primal
@@ -107,30 +116,12 @@ def measure_paired(fn, primal, budget_s=2.0, min_reps=3, max_reps=21, warmup=1, 
     samples, primal_samples = [], []
     cpu0, wall0 = time.process_time(), time.perf_counter()
     for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(batch_primal):
-            primal()
-        primal_samples.append((time.perf_counter() - t0) / batch_primal)
-        t0 = time.perf_counter()
-        if hold:
-            for _ in range(batch):
-                kept = fn()
-        else:
-            for _ in range(batch):
-                fn()
-        samples.append((time.perf_counter() - t0) / batch)
-    cpu_ratio = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-9)
-    del kept
+        primal_samples.append(_timed_batch(primal, batch_primal, False)[0])
+        seconds, kept = _timed_batch(fn, batch, hold, kept)
+        samples.append(seconds)
     ratios = [g / p for g, p in zip(samples, primal_samples)]
-    q1, _, q3 = statistics.quantiles(samples, n=4) if len(samples) > 1 else samples * 3
     return {
-        "median_s": statistics.median(samples),
-        "iqr_s": q3 - q1,
-        "cpu_ratio": cpu_ratio,
-        "min_s": min(samples),
-        "samples": samples,
-        "batch": batch,
-        "reps": reps,
+        **_stats(samples, batch, reps, cpu0, wall0),
         "primal_median_s": statistics.median(primal_samples),
         "paired_ratio": statistics.median(ratios),
         "paired_ratios": ratios,

@@ -110,7 +110,7 @@ def run_workload(mod, name, opts):
             out.update(status="wrong", error=msg)
             return out
         stage = "timing"
-        if opts.paired and name in workloads.FUNCTIONS:
+        if opts.paired:
             primal = numpy_primal.prepare(name, data)()
             stats = timing.measure_paired(grad_fn, primal, opts.budget, opts.min_reps,
                                           opts.max_reps, hold=opts.hold)

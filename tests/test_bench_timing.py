@@ -1,5 +1,6 @@
-"""bench/timing.py's `hold`: whether the last result is still referenced while the next
-call runs (a training loop's `g = gradient(...)` keeps it; page faults depend on it)."""
+"""bench/timing.py: `hold` (whether the last result is still referenced while the next
+call runs, as a training loop's `g = gradient(...)` keeps it; page faults depend on it)
+and `measure_paired` (the NumPy primal timed batch for batch beside the gradient)."""
 
 import importlib.util
 import os
@@ -50,19 +51,40 @@ def test_paired_samples_time_a_primal_batch_before_each_gradient_batch():
     calls = []
     stats = _timing().measure_paired(lambda: calls.append("f"), lambda: calls.append("p"),
                                      budget_s=0.001, min_reps=4, max_reps=4, warmup=1)
-    timed = "".join(calls[3:])  # after the warm-up's p, f and the primal's estimate
+    assert calls[:2] == ["p", "f"]  # the warm-up calls
+    timed = "".join(calls[2:])
     blocks = [b for b in timed.replace("pf", "p|f").replace("fp", "f|p").split("|") if b]
     assert stats["reps"] == 4 and len(blocks) == 8
     assert [b[0] for b in blocks] == ["p", "f"] * 4 and all(len(set(b)) == 1 for b in blocks)
 
 
-def test_paired_ratio_is_the_median_of_the_samples_ratios():
-    import time
+class _Clock:
+    """A stand-in for the `time` module whose clocks move only when a call says so."""
 
-    stats = _timing().measure_paired(lambda: time.sleep(0.004), lambda: time.sleep(0.002),
-                                     budget_s=0.05, min_reps=5, max_reps=5)
-    ratios = stats["paired_ratios"]
-    assert len(ratios) == 5
-    assert stats["paired_ratio"] == sorted(ratios)[2]
-    assert 1.4 < stats["paired_ratio"] < 2.8  # 4 ms against 2 ms, with the sleeps' overshoot
-    assert 0.0015 < stats["primal_median_s"] < 0.01
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    process_time = perf_counter
+
+
+def test_paired_ratio_is_the_median_of_the_samples_ratios():
+    timing = _timing()
+    clock = timing.time = _Clock()
+    costs = iter([4.0, 4.0, 8.0, 4.0, 4.0, 4.0, 12.0])  # one gradient call per sample's batch
+
+    def gradient():
+        clock.now += next(costs, 4.0)
+
+    def primal():
+        clock.now += 2.0
+
+    stats = timing.measure_paired(gradient, primal, budget_s=100.0, min_reps=5, max_reps=5)
+    # the warm-up takes 4 and the five samples' gradients 4, 8, 4, 4, 4 (12 unused):
+    # the samples' ratios 2, 4, 2, 2, 2 and their median 2 (their mean would be 2.4)
+    assert stats["batch"] == 1 and stats["reps"] == 5
+    assert stats["paired_ratios"] == [2.0, 4.0, 2.0, 2.0, 2.0]
+    assert stats["paired_ratio"] == 2.0
+    assert stats["primal_median_s"] == 2.0 and stats["median_s"] == 4.0
