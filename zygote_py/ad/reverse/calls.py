@@ -29,7 +29,8 @@ from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
 from ...analysis.scalars import int_indices
-from ...ir.core import Op, Value, is_inside, value_block
+from ...ir.core import Op, Value, enclosing_ops, is_inside, value_block
+from ...ir.purity import is_pure
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
                         RULE, UNKNOWN, no_rule, resolve)
 from ...rules import registry
@@ -387,11 +388,20 @@ _REUSABLE = frozenset({np.sin, np.cos, np.exp, np.tanh, np.sinh, np.cosh, np.sqr
 
 def _reuse_forward_results(builder: AdjointBuilder, splice, values: dict, bound: dict,
                            result: Value, outputs: dict) -> dict:
-    """`np.sin(x)` in a spliced rule (cos's adjoint), of a number x, where the forward
-    computes `np.sin(x)` of the same x in the same block: read the forward's value (a
-    tape slot in a loop) instead of computing it again.  Numbers only, so nothing large
-    is kept alive for it, and only where nothing writes in place (a number never changes,
-    and the forward's op runs whenever the op being differentiated does)."""
+    """`np.sin(x)` in a spliced rule (cos's adjoint) where the forward computes `np.sin(x)`
+    of the same x in the same block: read the forward's value instead of computing it
+    again (the forward's op runs whenever the op being differentiated does).
+
+    - x a number: anywhere, a tape slot in a loop (a float a step);
+    - x an exact real float ndarray (`builder.shapes`: made from the arguments by NumPy's
+      own elementwise functions, so `np.sin` is NumPy's ufunc, whose result depends on x
+      alone) outside loops: one array kept from the forward to the adjoint, where
+      computing it again would allocate one of the same size.  Not in a loop, where
+      keeping it would take a tape slot of an array a step: memory growing with the
+      trip count, for a pass the adjoint can make again.  And only where the forward
+      cannot change the kept array (`_forward_cannot_write`).
+
+    Never where the function writes in place (builder.restoring)."""
     primal_op = result.defining_op
     if builder.restoring or primal_op is None or primal_op.block is None:
         return outputs
@@ -403,7 +413,8 @@ def _reuse_forward_results(builder: AdjointBuilder, splice, values: dict, bound:
                 or op.attrs.get("kw") or op.attrs.get("star") or op.regions:
             continue
         primal = primal_of.get(op.operands[0].id)
-        if primal is None or primal.id not in builder.scalars:
+        if primal is None or not (primal.id in builder.scalars
+                                  or _array_kept_whole(builder, primal, primal_op)):
             continue
         same = next((other for other in primal_op.block.ops
                      if other.opcode == "call" and other.attrs["fn"] is op.attrs["fn"]
@@ -422,6 +433,32 @@ def _reuse_forward_results(builder: AdjointBuilder, splice, values: dict, bound:
             for inner in region.walk():
                 inner.operands = [mapping.get(v.id, v) for v in inner.operands]
     return {k: mapping.get(v.id, v) for k, v in outputs.items()}
+
+
+def _array_kept_whole(builder: AdjointBuilder, primal: Value, primal_op: Op) -> bool:
+    """Whether a ufunc's result of the array primal may be read back from the forward (see
+    _reuse_forward_results): primal an exact real float ndarray, outside loops, in a
+    forward that cannot change an array behind the compiler's back."""
+    if primal.id not in builder.shapes:
+        return False
+    if any(op.opcode in ("for", "while") for op in enclosing_ops(primal_op.block)):
+        return False
+    return _forward_cannot_write(builder.fn)
+
+
+# ops of a forward that cannot write into an array: a call must be pure besides (is_pure:
+# no random, no print, no user function, whose writes ad/reverse/writes.py sees only
+# where it knows them); method calls, calls of values and pullback calls may do anything
+_INERT_OPCODES = frozenset({"const", "global", "cell", "tuple", "list", "dict", "unpack",
+                            "getattr", "if", "yield", "return", "assert", "raise", "undef"})
+
+
+def _forward_cannot_write(fn) -> bool:
+    """Whether no op of the forward fn can write into an array: every call pure, and no
+    op that runs code the compiler does not see (ad/reverse/writes.py handles the writes
+    it sees; a function with one never reuses an array: builder.restoring)."""
+    return all(op.opcode in _INERT_OPCODES or op.opcode == "call" and is_pure(op)
+               for op in fn.walk())
 
 
 def _twin_arguments(rule, bound: dict, needed: list[str]) -> tuple[str, str] | None:
