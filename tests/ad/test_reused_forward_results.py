@@ -49,6 +49,14 @@ def _rotation(t):
     return np.sum(c * s + np.sinh(t) * np.cosh(t) + np.exp(t) * np.sqrt(np.exp(t)))
 
 
+def _rotation_beside_a_loop(t):
+    c, s = np.cos(t), np.sin(t)
+    y = c * s
+    for _ in range(3):
+        y = y * 0.5 + t
+    return np.sum(y)
+
+
 def _rotation_in_branch(t, flag):
     if flag:
         y = np.sin(t) * np.cos(t)
@@ -97,6 +105,7 @@ CASES = [
     (_arrays, (np.linspace(-1.0, 1.0, 4),)),
     (_invariant_in_loop, (np.linspace(-1.0, 1.0, 4),)),
     (_rotation, (_T,)),
+    (_rotation_beside_a_loop, (_T,)),
     (_rotation_in_branch, (_T, True)),
     (_rotation_in_branch, (_T, False)),
     (_cos_written, (_T,)),
@@ -135,7 +144,8 @@ def _adjoint_code(source: str) -> str:
     return "\n".join(line for line in backward.splitlines() if not line.strip().startswith("#"))
 
 
-@pytest.mark.parametrize("f, args", [(_rotation, (_T,)), (_rotation_in_branch, (_T, True))])
+@pytest.mark.parametrize("f, args", [(_rotation, (_T,)), (_rotation_in_branch, (_T, True)),
+                                     (_rotation_beside_a_loop, (_T,))])
 def test_arrays_outside_loops_are_read_from_the_forward(f, args):
     adjoint = _adjoint_code(zp.grad_source(f, args=args))
     for name in ("np.sin", "np.cos", "np.sinh", "np.cosh", "np.exp"):

@@ -106,6 +106,9 @@ class AdjointBuilder:
         self.numeric: set[int] = set()
         # loop accumulators that only accum_owned has made (add_loop_slot): added into in place
         self.owned: set[int] = set()
+        # whether no op of fn can write into an array (calls.py: _forward_cannot_write), found
+        # once when a rule's adjoint first asks
+        self.forward_cannot_write: bool | None = None
         self.numeric_forward = _numeric_forward(fn)
         # writes into arrays and the regions holding them: visited without a cotangent too
         # (their adjoints undo the writes for the adjoints of earlier ops: writes.py)
@@ -271,7 +274,7 @@ class AdjointBuilder:
         if entering is not None:  # the array the loop was entered with (same_object_slots),
             return self.fetch(entering)  # or the same item read before (merged_reads)
         region = value_block(value)
-        if region is None or not _inside_loop(region):
+        if region is None or not inside_loop(region):
             return value
         op = value.defining_op
         if op is not None and op.opcode == "const":  # a literal: write it again, don't save it
@@ -298,7 +301,7 @@ class AdjointBuilder:
         if region is None or op is None or op.opcode == "const" \
                 or value.id in self.scalars or value.id in self.fetched:
             return self.fetch(value)
-        if _inside_loop(region):
+        if inside_loop(region):
             if _rule_reads_output(op):
                 return self.fetch(value)
         elif op.opcode != "call" or value.id not in self.varied or _rule_may_read_output(op):
@@ -376,7 +379,7 @@ def _code_reads_output(code) -> bool:
     return False
 
 
-def _inside_loop(block: Block) -> bool:
+def inside_loop(block: Block) -> bool:
     while block is not None and block.parent is not None:
         if block.parent.opcode in ("for", "while"):
             return True

@@ -29,7 +29,7 @@ from ...errors import NoDerivativeRule
 from ...analysis.complexity import is_complex_constant
 from ...analysis.receivers import decided_by_operands
 from ...analysis.scalars import int_indices
-from ...ir.core import Op, Value, enclosing_ops, is_inside, value_block
+from ...ir.core import Op, Value, is_inside, value_block
 from ...ir.purity import is_pure
 from ...resolve import (CALLABLE, CONSTRUCT, CUSTOM, FUNCTION, METHOD, NONDIFF, RECEIVER, RECORD,
                         RULE, UNKNOWN, no_rule, resolve)
@@ -39,7 +39,7 @@ from ...runtime.built_objects import check_underived_argument, is_dataclass_init
 from ...runtime.complex_guard import VARY_ON_COMPLEX, refuse_complex
 from ..splice import COTANGENT, OUTPUT, Splice, bind_call
 from ..values import produces_numeric
-from .adjoint import AdjointBuilder, adjoint_of
+from .adjoint import AdjointBuilder, adjoint_of, inside_loop
 from .callees import CalleeRef, bind_parameters, callee_kind
 from .control import guarded
 from .objects import adjoint_object_call, effect_guarded
@@ -439,18 +439,20 @@ def _array_kept_whole(builder: AdjointBuilder, primal: Value, primal_op: Op) -> 
     """Whether a ufunc's result of the array primal may be read back from the forward (see
     _reuse_forward_results): primal an exact real float ndarray, outside loops, in a
     forward that cannot change an array behind the compiler's back."""
-    if primal.id not in builder.shapes:
+    if primal.id not in builder.shapes or inside_loop(primal_op.block):
         return False
-    if any(op.opcode in ("for", "while") for op in enclosing_ops(primal_op.block)):
-        return False
-    return _forward_cannot_write(builder.fn)
+    if builder.forward_cannot_write is None:
+        builder.forward_cannot_write = _forward_cannot_write(builder.fn)
+    return builder.forward_cannot_write
 
 
 # ops of a forward that cannot write into an array: a call must be pure besides (is_pure:
 # no random, no print, no user function, whose writes ad/reverse/writes.py sees only
 # where it knows them); method calls, calls of values and pullback calls may do anything
+# (a branch or loop op itself writes nothing: fn.walk() visits the ops in its regions)
 _INERT_OPCODES = frozenset({"const", "global", "cell", "tuple", "list", "dict", "unpack",
-                            "getattr", "if", "yield", "return", "assert", "raise", "undef"})
+                            "getattr", "if", "for", "while", "yield", "return", "assert",
+                            "raise", "undef"})
 
 
 def _forward_cannot_write(fn) -> bool:
