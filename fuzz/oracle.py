@@ -182,11 +182,12 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
             have = gradient_at(g[i], path)
             if not abs(have - want) <= RTOL * abs(want) + ATOL * scale:
                 where = "".join(f"[{k!r}]" for _, k in path)
-                if want == 0.0 and _quantised(f, args, i, path, have):
+                if _quantised(f, args, i, path, have, want):
                     return Outcome(UNSTABLE, f"arg{i}{where}: the value moves in steps wider "
                                    "than finite differences' own (a low-precision "
                                    "intermediate, such as NumPy's float16 sine of a bool): "
-                                   "flat at their step, with the gradient's slope wider")
+                                   "at their step they miss its part of the slope, which "
+                                   "wider spans show to be the gradient's")
                 if _only_at_the_point(f, args, i, path):
                     return Outcome(UNSTABLE, f"arg{i}{where}: the gradient differs from finite "
                                    "differences at this point only (a tie or a branch "
@@ -207,23 +208,31 @@ def _classify(f, args: tuple, forward: bool = True) -> Outcome:
 QUANTISED_SPANS = (2e-2, 5e-2)  # relative: wide enough to span many float16 rounding steps
 
 
-def _quantised(f, args: tuple, i: int, path: tuple, have: float) -> bool:
-    """Whether a derivative that finite differences see as exactly 0 is the slope the
+def _quantised(f, args: tuple, i: int, path: tuple, have: float, want: float = 0.0) -> bool:
+    """Whether the gradient `have`, where finite differences see `want`, is the slope the
     value follows over wider spans: the least-squares slope of 21 values across each of
-    QUANTISED_SPANS agrees with the gradient (to 5%).  A value computed in float16
-    somewhere (`np.sin(b)` of a bool b is float16, and `2.0 + np.float16(0)` stays one
-    under NumPy 2) moves in rounding steps, flat at finite differences' step.  A program
+    QUANTISED_SPANS agrees with the gradient (to 5%) and not with finite differences.  A
+    value computed in float16 somewhere (`np.sin(b)` of a bool b is float16, and
+    `2.0 + np.float16(0)` stays one under NumPy 2) moves in rounding steps, flat at finite
+    differences' step: they see 0, or only the slope of the rest of the value when a
+    float16 part is added to a float64 one (fuzz seed 20261422, program 700).  A program
     whose value is truly constant there is flat over the spans too, so a nonzero gradient
-    of it keeps its verdict."""
+    of it keeps its verdict.  Samples where the value is not finite (a span that reaches a
+    division by `np.sin(False)`) are left out of the fit; at least half must remain."""
     x = float(get_at(args[i], path))
     try:
         for span in QUANTISED_SPANS:
             offsets = np.linspace(-span, span, 21) * max(1.0, abs(x))
-            values = [scalar_value(f(*copy.deepcopy(
-                args[:i] + (replace_at(args[i], path, x + d),) + args[i + 1:])))
-                for d in offsets]
-            slope = float(np.polyfit(offsets, values, 1)[0])
-            if slope == 0.0 or not abs(slope - have) <= 0.05 * abs(slope):
+            with np.errstate(all="ignore"):
+                values = np.array([scalar_value(f(*copy.deepcopy(
+                    args[:i] + (replace_at(args[i], path, x + d),) + args[i + 1:])))
+                    for d in offsets])
+            finite = np.isfinite(values)
+            if finite.sum() < 11:
+                return False
+            slope = float(np.polyfit(offsets[finite], values[finite], 1)[0])
+            if slope == 0.0 or not abs(slope - have) <= 0.05 * abs(slope) \
+                    or abs(slope - want) <= 0.05 * abs(slope):
                 return False
     except Exception:  # noqa: BLE001 -- anything odd a step away keeps the verdict
         return False

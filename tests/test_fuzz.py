@@ -191,6 +191,29 @@ def test_oracle_does_not_judge_a_float16_intermediate():
     assert oracle._quantised(lambda x: float(np.float16(x) * np.float16(3)), (0.3456,), 0, (), 3.0)
 
 
+def _float16_beside_float64(a0, a1):
+    # fuzz seed 20261422, program 700, shrunk: the list's mean is a float16 (a sine of a
+    # bool is one), added to a float64 sum of a1: finite differences at 1e-6 see the
+    # sum's slope alone (1.0), zygote_py the whole slope (1 + cos(-0.98) / (2 sin(1)))
+    v11 = [math.sin(t12) / np.sin(t12 > -1.0) for t12 in a1]
+    v14 = sum(t15 for _, t15 in enumerate(a1, start=1))
+    return np.mean(v11) + v14
+
+
+def test_oracle_does_not_judge_a_float16_part_of_a_float64_value():
+    args = (None, np.array([-0.98, 0.5]))
+    outcome = oracle.classify_function(_float16_beside_float64, args)
+    if isinstance(np.sin(np.True_), np.float16) and isinstance(1.0 / np.float16(1), np.float16):
+        assert outcome.kind == UNSTABLE and "low-precision" in outcome.detail
+    else:  # NumPy 1.x promotes the Python float: float64 throughout, judged (and right)
+        assert outcome.kind == OK
+    grad = zp.gradient(_float16_beside_float64, *args)[1]
+    want = 1.0 + np.cos(args[1]) / (2 * np.sin(1.0))
+    np.testing.assert_allclose(grad, want, rtol=1e-3)  # (np.sin(True) is float16's 0.8413)
+    # a slope that finite differences already see is not explained away
+    assert not oracle._quantised(lambda x: 3.0 * x, (0.3456,), 0, (), 3.0, 3.0)
+
+
 def test_oracle_refused_kink_and_invalid(tmp_path):
     refused = _classify(
         tmp_path,
